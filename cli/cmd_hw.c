@@ -1,0 +1,337 @@
+/*
+ * cmd_hw.c -- 'paraplan hw list|show|export|calibrations|diff': the hardware database.
+ */
+#include "config.h"
+#include "cli/cli.h"
+
+#include <cJSON.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+	"usage: paraplan hw list [--json] [--db FILE]\n"
+	"       paraplan hw show NAME [--json] [--db FILE]\n"
+	"       paraplan hw export [--out FILE] [--db FILE]\n"
+	"       paraplan hw calibrations [--json] [--db FILE]\n"
+	"       paraplan hw diff RUN_A RUN_B [--json] [--db FILE]\n"
+	"\n"
+	"The hardware database holds GPUs, systems (node types), prices, calibration runs and\n"
+	"fitted cost-model parameters.  It lives in --db FILE, else $PARAPLAN_DB, else\n"
+	"$XDG_DATA_HOME/paraplan/hardware.db, and is created from the built-in defaults.\n"
+	"\n"
+	"  list          GPUs and systems\n"
+	"  show NAME     every figure of a GPU or system with its source and whether it is a\n"
+	"                datasheet, fitted or measured figure; prices; cost-model parameters\n"
+	"  export        SQL that recreates the user's data (calibrations, imports, fits)\n"
+	"  calibrations  calibration and import runs\n"
+	"  diff A B      compare the measurements of two runs\n"
+	"\n"
+	"Examples:\n"
+	"  paraplan hw list\n"
+	"  paraplan hw show dgx-h100\n"
+	"  paraplan hw export --out my-cluster.sql\n";
+
+static const char *
+str(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static double
+num(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsNumber(v) ? v->valuedouble : 0.0;
+}
+
+static void
+print_list(const cJSON *doc)
+{
+	char a[32], b[32];
+	const char *gh[] = {"GPU", "vendor", "arch", "memory", "HBM", "BF16 dense", "FP8 dense"};
+	cli_table *t = cli_table_new(7, gh, "lllrrrr");
+	const cJSON *g;
+	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(doc, "gpus"))
+	{
+		cli_table_addf(t, 0, "%s", str(g, "name"));
+		cli_table_addf(t, 1, "%s", str(g, "vendor"));
+		cli_table_addf(t, 2, "%s", str(g, "arch"));
+		cli_table_addf(t, 3, "%s", cli_bytes(num(g, "memory_bytes"), a, sizeof a));
+		cli_table_addf(t, 4, "%s", cli_si(num(g, "hbm_gbps") * 1e9, "B/s", b, sizeof b));
+		cli_table_addf(t, 5, "%.1f TFLOP/s", num(g, "bf16_tflops"));
+		if (num(g, "fp8_tflops") > 0)
+			cli_table_addf(t, 6, "%.1f TFLOP/s", num(g, "fp8_tflops"));
+		else
+			cli_table_addf(t, 6, "-");
+	}
+	cli_table_print(t, stdout);
+	cli_table_free(t);
+	putchar('\n');
+	const char *sh[] = {"system", "GPU", "GPUs/node", "scale-up (per GPU)", "scale-out", "description"};
+	t = cli_table_new(6, sh, "llrlll");
+	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(doc, "systems"))
+	{
+		cli_table_addf(t, 0, "%s", str(g, "name"));
+		cli_table_addf(t, 1, "%s", str(g, "gpu"));
+		cli_table_addf(t, 2, "%.0f", num(g, "gpus_per_node"));
+		cli_table_addf(t, 3, "%s %.0f GB/s, %.0f-GPU domain", str(g, "scaleup"), num(g, "scaleup_gbps"),
+			       num(g, "scaleup_domain"));
+		if (num(g, "nics_per_node") > 0)
+			cli_table_addf(t, 4, "%.0f x %.0f Gb/s %s", num(g, "nics_per_node"), num(g, "nic_gbit"), str(g, "scaleout"));
+		else
+			cli_table_addf(t, 4, "none");
+		cli_table_addf(t, 5, "%s", str(g, "description"));
+	}
+	cli_table_print(t, stdout);
+	cli_table_free(t);
+}
+
+static void
+print_figures(const cJSON *arr)
+{
+	const char *h[] = {"figure", "value", "unit", "origin", "source"};
+	cli_table *t = cli_table_new(5, h, "lrlll");
+	const cJSON *f;
+	cJSON_ArrayForEach(f, arr)
+	{
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(f, "value");
+		cli_table_addf(t, 0, "%s", str(f, "field"));
+		if (cJSON_IsString(v))
+			cli_table_addf(t, 1, "%s", v->valuestring);
+		else if (v != NULL && v->valuedouble == floor(v->valuedouble) && fabs(v->valuedouble) < 1e15)
+			cli_table_addf(t, 1, "%.0f", v->valuedouble);
+		else
+			cli_table_addf(t, 1, "%.6g", v ? v->valuedouble : 0.0);
+		cli_table_addf(t, 2, "%s", str(f, "unit"));
+		cli_table_addf(t, 3, "%s%s", str(f, "origin"),
+			       !strcmp(str(f, "confidence"), "high") ? "" : !strcmp(str(f, "confidence"), "low") ? " (low confidence)"
+														 : " (unverified)");
+		cli_table_addf(t, 4, "%s", str(f, "source"));
+	}
+	cli_table_print(t, stdout);
+	cli_table_free(t);
+}
+
+static void
+print_show(const cJSON *doc)
+{
+	printf("%s %s\n\n", str(doc, "kind"), str(doc, "name"));
+	print_figures(cJSON_GetObjectItemCaseSensitive(doc, "figures"));
+	const cJSON *gpu = cJSON_GetObjectItemCaseSensitive(doc, "gpu");
+	if (gpu != NULL) {
+		printf("\nGPU %s\n\n", str(gpu, "name"));
+		print_figures(cJSON_GetObjectItemCaseSensitive(gpu, "figures"));
+	}
+	const cJSON *prices = cJSON_GetObjectItemCaseSensitive(doc, "prices");
+	if (cJSON_GetArraySize(prices) > 0) {
+		printf("\nPrices\n\n");
+		const char *h[] = {"provider", "kind", "price", "per GPU", "date", "source"};
+		cli_table *t = cli_table_new(6, h, "llrrll");
+		const cJSON *p;
+		cJSON_ArrayForEach(p, prices)
+		{
+			cli_table_addf(t, 0, "%s", str(p, "provider"));
+			cli_table_addf(t, 1, "%s", str(p, "kind"));
+			cli_table_addf(t, 2, "$%.2f/%s", num(p, "usd"), str(p, "unit"));
+			if (num(p, "usd_per_gpu_hour") > 0)
+				cli_table_addf(t, 3, "$%.2f/GPU-h", num(p, "usd_per_gpu_hour"));
+			else
+				cli_table_addf(t, 3, "$%.0f/GPU", num(p, "usd_per_gpu"));
+			cli_table_addf(t, 4, "%s", str(p, "date"));
+			cli_table_addf(t, 5, "%s", str(p, "source"));
+		}
+		cli_table_print(t, stdout);
+		cli_table_free(t);
+	}
+	const cJSON *cm = cJSON_GetObjectItemCaseSensitive(doc, "cost_model");
+	const cJSON *params = cm ? cJSON_GetObjectItemCaseSensitive(cm, "parameters")
+				 : cJSON_GetObjectItemCaseSensitive(doc, "parameters");
+	if (cJSON_GetArraySize(params) > 0) {
+		printf("\nCost-model parameters\n\n");
+		const char *h[] = {"parameter", "value", "provenance", "how it was obtained"};
+		cli_table *t = cli_table_new(4, h, "lrll");
+		const cJSON *p;
+		cJSON_ArrayForEach(p, params)
+		{
+			if (cm == NULL && cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(p, "in_use")))
+				continue;
+			cli_table_addf(t, 0, "%s", str(p, "key"));
+			cli_table_addf(t, 1, "%.6g", num(p, "value"));
+			cli_table_addf(t, 2, "%s", cm ? str(p, "provenance") : str(p, "origin"));
+			cli_table_addf(t, 3, "%s", str(p, "method"));
+		}
+		cli_table_print(t, stdout);
+		cli_table_free(t);
+	}
+	if (cm != NULL) {
+		const cJSON *mc = cJSON_GetObjectItemCaseSensitive(cm, "measured_collectives");
+		if (cJSON_GetArraySize(mc) > 0) {
+			printf("\nMeasured collectives\n\n");
+			const char *h[] = {"op", "ranks", "nodes", "sizes", "max busbw"};
+			cli_table *t = cli_table_new(5, h, "lrrrr");
+			const cJSON *p;
+			cJSON_ArrayForEach(p, mc)
+			{
+				cli_table_addf(t, 0, "%s", str(p, "op"));
+				cli_table_addf(t, 1, "%.0f", num(p, "ranks"));
+				cli_table_addf(t, 2, "%.0f", num(p, "nodes"));
+				cli_table_addf(t, 3, "%.0f", num(p, "sizes"));
+				cli_table_addf(t, 4, "%.1f GB/s", num(p, "max_busbw_gbps"));
+			}
+			cli_table_print(t, stdout);
+			cli_table_free(t);
+		}
+		printf("\nThe cost model uses: %s.\n", str(cm, "applies"));
+	}
+	const cJSON *systems = cJSON_GetObjectItemCaseSensitive(doc, "systems");
+	if (cJSON_GetArraySize(systems) > 0) {
+		printf("\nSystems with this GPU:");
+		const cJSON *s;
+		cJSON_ArrayForEach(s, systems) printf(" %s", s->valuestring);
+		putchar('\n');
+	}
+}
+
+static void
+print_runs(const cJSON *arr)
+{
+	if (cJSON_GetArraySize(arr) == 0) {
+		printf("no calibration or import runs yet ('paraplan calibrate', 'paraplan import nccl-tests')\n");
+		return;
+	}
+	const char *h[] = {"run", "system", "kind", "status", "started", "host", "rows", "note"};
+	cli_table *t = cli_table_new(8, h, "rllllrrl");
+	const cJSON *r;
+	cJSON_ArrayForEach(r, arr)
+	{
+		cli_table_addf(t, 0, "%.0f", num(r, "id"));
+		cli_table_addf(t, 1, "%s", str(r, "system"));
+		cli_table_addf(t, 2, "%s", str(r, "kind"));
+		cli_table_addf(t, 3, "%s", str(r, "status"));
+		cli_table_addf(t, 4, "%s", str(r, "started"));
+		cli_table_addf(t, 5, "%s", str(r, "host"));
+		cli_table_addf(t, 6, "%.0f", num(r, "collective_rows") + num(r, "gemm_rows") + num(r, "bandwidth_rows"));
+		cli_table_addf(t, 7, "%s", str(r, "note"));
+	}
+	cli_table_print(t, stdout);
+	cli_table_free(t);
+}
+
+static void
+print_diff(const cJSON *doc)
+{
+	const cJSON *rows = cJSON_GetObjectItemCaseSensitive(doc, "rows");
+	if (cJSON_GetArraySize(rows) == 0) {
+		printf("runs %.0f and %.0f share no measurements of the same kind and size\n", num(doc, "run_a"),
+		       num(doc, "run_b"));
+		return;
+	}
+	const char *h[] = {"kind", "measurement", "run A", "run B", "change"};
+	cli_table *t = cli_table_new(5, h, "llrrr");
+	const cJSON *r;
+	cJSON_ArrayForEach(r, rows)
+	{
+		const char *unit = !strcmp(str(r, "kind"), "gemm") ? "TFLOP/s" : "GB/s";
+		cli_table_addf(t, 0, "%s", str(r, "kind"));
+		cli_table_addf(t, 1, "%s", str(r, "what"));
+		cli_table_addf(t, 2, "%.2f %s", num(r, "a"), unit);
+		cli_table_addf(t, 3, "%.2f %s", num(r, "b"), unit);
+		cli_table_addf(t, 4, "%+.1f%%", 100.0 * num(r, "change"));
+	}
+	cli_table_print(t, stdout);
+	cli_table_free(t);
+}
+
+int
+cmd_hw(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"db", required_argument, NULL, 'd'}, {"json", no_argument, NULL, 'j'},
+		{"out", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+	};
+	const char *db_path = NULL, *out_path = NULL;
+	bool json = false;
+	int c;
+	optind = 1;
+	opterr = 0;
+	/* GNU getopt_long moves the positional arguments (subcommand, names) after the options. */
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			db_path = optarg;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'o':
+			out_path = optarg;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		default:
+			return cli_bad_option("hw", c, argv);
+		}
+	}
+	if (optind >= argc)
+		return cli_usage("hw", "missing subcommand (list, show, export, calibrations, diff)");
+	const char *sub = argv[optind++];
+	int nargs = argc - optind;
+	char **args = argv + optind;
+	int want = !strcmp(sub, "show") ? 1 : !strcmp(sub, "diff") ? 2 : 0;
+	if (strcmp(sub, "list") && strcmp(sub, "show") && strcmp(sub, "export") && strcmp(sub, "calibrations") &&
+	    strcmp(sub, "diff"))
+		return cli_usage("hw", "unknown subcommand \"%s\" (expected list, show, export, calibrations or diff)", sub);
+	if (nargs != want)
+		return cli_usage("hw", "'hw %s' takes %d argument%s, got %d", sub, want, want == 1 ? "" : "s", nargs);
+	if (out_path != NULL && strcmp(sub, "export") != 0)
+		return cli_usage("hw", "--out applies to 'hw export' only");
+	long long ra = 0, rb = 0;
+	if (want == 2) {
+		if (cli_int("hw", "RUN_A", args[0], 1, INT64_MAX, &ra) != 0 || cli_int("hw", "RUN_B", args[1], 1, INT64_MAX, &rb) != 0)
+			return 2;
+	}
+
+	hw_db *db;
+	int rc = cli_open_db(db_path, 0, &db);
+	if (rc != 0)
+		return rc;
+	char err[512] = "";
+	cJSON *doc = NULL;
+	int status = 0;
+	if (!strcmp(sub, "list")) {
+		rc = hw_list(db, &doc, err, sizeof err);
+		if (rc == 0)
+			json ? cli_print_json(doc) : print_list(doc);
+	} else if (!strcmp(sub, "show")) {
+		rc = hw_show(db, args[0], &doc, err, sizeof err);
+		if (rc == 0)
+			json ? cli_print_json(doc) : print_show(doc);
+	} else if (!strcmp(sub, "calibrations")) {
+		rc = hw_runs(db, &doc, err, sizeof err);
+		if (rc == 0)
+			json ? cli_print_json(doc) : print_runs(doc);
+	} else if (!strcmp(sub, "diff")) {
+		rc = hw_run_diff(db, ra, rb, &doc, err, sizeof err);
+		if (rc == 0)
+			json ? cli_print_json(doc) : print_diff(doc);
+	} else {
+		char *sql = NULL;
+		rc = hw_export(db, &sql, err, sizeof err);
+		if (rc == 0) {
+			if (out_path != NULL)
+				rc = pp_write_file_atomic(out_path, sql, strlen(sql), err, sizeof err);
+			else
+				fputs(sql, stdout);
+		}
+		free(sql);
+	}
+	if (rc != 0)
+		status = cli_fail(rc, err);
+	cJSON_Delete(doc);
+	hw_close(db);
+	return status;
+}

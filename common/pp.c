@@ -1,0 +1,352 @@
+/*
+ * pp.c -- shared helpers: error messages, growable arrays and strings, whole-file reads,
+ * atomic writes, number parsing.  See pp.h for the conventions.
+ */
+#include "config.h"
+#include "common/pp.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int
+pp_err(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+	if (err != NULL && errlen > 0) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+int
+pp_grow(void **pp, size_t *cap, size_t need, size_t elsz)
+{
+	if (need <= *cap)
+		return 0;
+	size_t ncap = *cap ? *cap : 8;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2)
+			return PP_ENOMEM;
+		ncap *= 2;
+	}
+	if (elsz != 0 && ncap > SIZE_MAX / elsz)
+		return PP_ENOMEM;
+	void *p = realloc(*pp, ncap * elsz);
+	if (p == NULL)
+		return PP_ENOMEM;
+	*pp = p;
+	*cap = ncap;
+	return 0;
+}
+
+int
+pp_read_file(const char *path, size_t maxlen, char **out, size_t *len, char *err, size_t errlen)
+{
+	*out = NULL;
+	if (len)
+		*len = 0;
+	FILE *f = fopen(path, "rb");
+	if (f == NULL)
+		return pp_err(err, errlen, errno == ENOENT ? PP_ENOTFOUND : PP_EIO,
+			      "%s: cannot open: %s", path, strerror(errno));
+	struct stat st;
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		return pp_err(err, errlen, PP_EINPUT, "%s: is a directory, expected a file", path);
+	}
+	size_t cap = 0, n = 0;
+	char *buf = NULL;
+	for (;;) {
+		if (PP_GROW(buf, cap, n + 65536 + 1) != 0) {
+			free(buf);
+			fclose(f);
+			return pp_err(err, errlen, PP_ENOMEM, "%s: out of memory", path);
+		}
+		size_t got = fread(buf + n, 1, cap - n - 1, f);
+		n += got;
+		if (n > maxlen) {
+			free(buf);
+			fclose(f);
+			return pp_err(err, errlen, PP_EINPUT, "%s: file is larger than %zu bytes", path, maxlen);
+		}
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		int e = errno;
+		free(buf);
+		fclose(f);
+		return pp_err(err, errlen, PP_EIO, "%s: read error: %s", path, strerror(e));
+	}
+	fclose(f);
+	buf[n] = '\0';
+	*out = buf;
+	if (len)
+		*len = n;
+	return 0;
+}
+
+int
+pp_write_file_atomic(const char *path, const void *data, size_t len, char *err, size_t errlen)
+{
+	size_t plen = strlen(path);
+	char *tmp = malloc(plen + 16);
+	if (tmp == NULL)
+		return pp_err(err, errlen, PP_ENOMEM, "%s: out of memory", path);
+	snprintf(tmp, plen + 16, "%s.tmpXXXXXX", path);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		int e = errno;
+		free(tmp);
+		return pp_err(err, errlen, PP_EIO, "%s: cannot create: %s", path, strerror(e));
+	}
+	const char *p = data;
+	size_t left = len;
+	while (left > 0) {
+		ssize_t w = write(fd, p, left);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			close(fd);
+			unlink(tmp);
+			free(tmp);
+			return pp_err(err, errlen, PP_EIO, "%s: write failed: %s", path, strerror(e));
+		}
+		p += w;
+		left -= (size_t)w;
+	}
+	/* mkstemp makes the file 0600; a report or export should be readable like any file. */
+	mode_t um = umask(0);
+	umask(um);
+	(void)fchmod(fd, 0666 & ~um);
+	if (fsync(fd) != 0 && errno != EINVAL) {
+		int e = errno;
+		close(fd);
+		unlink(tmp);
+		free(tmp);
+		return pp_err(err, errlen, PP_EIO, "%s: fsync failed: %s", path, strerror(e));
+	}
+	if (close(fd) != 0 || rename(tmp, path) != 0) {
+		int e = errno;
+		unlink(tmp);
+		free(tmp);
+		return pp_err(err, errlen, PP_EIO, "%s: cannot write: %s", path, strerror(e));
+	}
+	free(tmp);
+	return 0;
+}
+
+int
+pp_mkdirs(const char *path, char *err, size_t errlen)
+{
+	size_t n = strlen(path);
+	char *p = malloc(n + 1);
+	if (p == NULL)
+		return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+	memcpy(p, path, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (p[i] != '/' && p[i] != '\0')
+			continue;
+		char c = p[i];
+		p[i] = '\0';
+		if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+			int e = errno;
+			int rc = pp_err(err, errlen, PP_EIO, "%s: cannot create directory: %s", p, strerror(e));
+			free(p);
+			return rc;
+		}
+		p[i] = c;
+	}
+	struct stat st;
+	int rc = 0;
+	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+		rc = pp_err(err, errlen, PP_EIO, "%s: not a directory", path);
+	free(p);
+	return rc;
+}
+
+void
+pp_str_addn(pp_str *s, const char *text, size_t n)
+{
+	if (s->oom)
+		return;
+	if (PP_GROW(s->buf, s->cap, s->len + n + 1) != 0) {
+		s->oom = true;
+		return;
+	}
+	memcpy(s->buf + s->len, text, n);
+	s->len += n;
+	s->buf[s->len] = '\0';
+}
+
+void
+pp_str_add(pp_str *s, const char *text)
+{
+	pp_str_addn(s, text, strlen(text));
+}
+
+void
+pp_str_vaddf(pp_str *s, const char *fmt, va_list ap)
+{
+	if (s->oom)
+		return;
+	va_list cp;
+	va_copy(cp, ap);
+	int n = vsnprintf(NULL, 0, fmt, cp);
+	va_end(cp);
+	if (n < 0)
+		return;
+	if (PP_GROW(s->buf, s->cap, s->len + (size_t)n + 1) != 0) {
+		s->oom = true;
+		return;
+	}
+	vsnprintf(s->buf + s->len, (size_t)n + 1, fmt, ap);
+	s->len += (size_t)n;
+}
+
+void
+pp_str_addf(pp_str *s, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	pp_str_vaddf(s, fmt, ap);
+	va_end(ap);
+}
+
+char *
+pp_str_detach(pp_str *s)
+{
+	char *b = s->buf;
+	if (b == NULL && !s->oom)
+		b = calloc(1, 1);
+	if (s->oom) {
+		free(s->buf);
+		b = NULL;
+	}
+	s->buf = NULL;
+	s->len = s->cap = 0;
+	s->oom = false;
+	return b;
+}
+
+void
+pp_str_free(pp_str *s)
+{
+	free(s->buf);
+	s->buf = NULL;
+	s->len = s->cap = 0;
+	s->oom = false;
+}
+
+static const char *
+skip_blanks(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
+
+int
+pp_parse_i64(const char *s, int64_t *out)
+{
+	if (s == NULL)
+		return PP_EUSAGE;
+	s = skip_blanks(s);
+	if (*s == '\0')
+		return PP_EUSAGE;
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (errno == ERANGE)
+		return PP_ERANGE;
+	if (end == s || *skip_blanks(end) != '\0')
+		return PP_EUSAGE;
+	*out = (int64_t)v;
+	return 0;
+}
+
+int
+pp_parse_double(const char *s, double *out)
+{
+	if (s == NULL)
+		return PP_EUSAGE;
+	s = skip_blanks(s);
+	if (*s == '\0')
+		return PP_EUSAGE;
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s || *skip_blanks(end) != '\0')
+		return PP_EUSAGE;
+	if (errno == ERANGE || !isfinite(v))
+		return PP_ERANGE;
+	*out = v;
+	return 0;
+}
+
+int
+pp_parse_count(const char *s, double *out)
+{
+	if (s == NULL)
+		return PP_EUSAGE;
+	s = skip_blanks(s);
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s)
+		return PP_EUSAGE;
+	if (errno == ERANGE || !isfinite(v))
+		return PP_ERANGE;
+	static const struct { const char *sfx; double mul; } units[] = {
+		{"Ki", 1024.0}, {"Mi", 1048576.0}, {"Gi", 1073741824.0}, {"Ti", 1099511627776.0},
+		{"K", 1e3}, {"k", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12}, {"P", 1e15},
+	};
+	const char *rest = skip_blanks(end);
+	if (*rest != '\0') {
+		size_t i;
+		for (i = 0; i < sizeof units / sizeof units[0]; i++) {
+			size_t n = strlen(units[i].sfx);
+			if (strncmp(rest, units[i].sfx, n) == 0 && *skip_blanks(rest + n) == '\0') {
+				v *= units[i].mul;
+				break;
+			}
+		}
+		if (i == sizeof units / sizeof units[0])
+			return PP_EUSAGE;
+	}
+	if (!isfinite(v))
+		return PP_ERANGE;
+	*out = v;
+	return 0;
+}
+
+bool
+pp_strlcpy(char *dst, const char *src, size_t n)
+{
+	if (n == 0)
+		return false;
+	size_t l = strlen(src);
+	if (l >= n) {
+		memcpy(dst, src, n - 1);
+		dst[n - 1] = '\0';
+		return false;
+	}
+	memcpy(dst, src, l + 1);
+	return true;
+}
+
+bool
+pp_ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && memcmp(s + a - b, suffix, b) == 0;
+}

@@ -1,0 +1,243 @@
+/*
+ * hw.h -- the hardware database and the cost model.
+ *
+ * The database (SQLite) holds GPUs, systems (node types), prices, calibration runs with their
+ * GEMM, memory-bandwidth and collective measurements, fitted cost-model parameters and
+ * validation runs.  Its schema is versioned with PRAGMA user_version and migrated forward on
+ * open.  The default data (hardware/data/ (SQL), every figure with its source) is compiled in;
+ * those rows carry origin 'default' and are refreshed when the binary's defaults change, while
+ * rows that calibration, import or the user added are never touched by a refresh.
+ *
+ * The cost model (hw_cost) binds one system: it turns a GEMM, a memory-bound kernel, an
+ * attention kernel or a collective into seconds, and says where each number came from:
+ * measured (a calibration table, interpolated), fitted (parameters fitted to measurements) or
+ * datasheet (peak figures times default efficiencies).  A hw_cost is read-only once built and
+ * may be shared by threads.
+ *
+ * Ownership: hw_db and hw_cost are opaque and released with hw_close / hw_cost_free; cJSON
+ * trees returned to the caller are freed with cJSON_Delete.  Nothing here prints or exits.
+ */
+#ifndef HW_H
+#define HW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct cJSON;
+typedef struct hw_db hw_db;
+typedef struct hw_cost hw_cost;
+
+/* Schema version this build writes (PRAGMA user_version). */
+#define HW_SCHEMA_VERSION 2
+
+/* ---- data types ---------------------------------------------------------------------------- */
+
+typedef enum hw_dtype {
+	HW_FP64, HW_FP32, HW_TF32, HW_FP16, HW_BF16, HW_FP8, HW_INT8, HW_INT4, HW_NDTYPES
+} hw_dtype;
+
+const char *hw_dtype_name(hw_dtype t);
+int hw_dtype_parse(const char *s, hw_dtype *out); /* 0, or PP_EUSAGE for an unknown name */
+double hw_dtype_bytes(hw_dtype t);               /* 8, 4, 4, 2, 2, 1, 1, 0.5 */
+
+/* ---- opening ------------------------------------------------------------------------------- */
+
+enum {
+	HW_OPEN_READONLY = 1 << 0, /* never write: no migration, no defaults refresh */
+};
+
+/* Opens the database at path; NULL means the default location: $PARAPLAN_DB, else
+ * $XDG_DATA_HOME/paraplan/hardware.db (XDG_DATA_HOME defaults to ~/.local/share).  A missing
+ * file is created from the defaults.  ":memory:" gives a private in-memory copy of the
+ * defaults.  When the default location cannot be written, an in-memory copy of the defaults
+ * is used instead and hw_notice() says so.  An explicit path that cannot be opened, a file
+ * that is not a database, or a schema newer than this build is an error. */
+int hw_open(const char *path, unsigned flags, hw_db **out, char *err, size_t errlen);
+void hw_close(hw_db *db);
+const char *hw_path(const hw_db *db);   /* the file, or ":memory:" */
+const char *hw_notice(const hw_db *db); /* a one-line notice for stderr, or NULL */
+bool hw_readonly(const hw_db *db);
+
+/* The compiled-in default data, as SQL text (for tests and 'hw export --defaults'). */
+const char *hw_defaults_sql(void);
+
+/* ---- GPUs and systems ---------------------------------------------------------------------- */
+
+typedef struct hw_gpu {
+	char name[48];
+	char vendor[16];
+	char arch[24];
+	double memory_bytes;   /* usable device memory as the driver reports it */
+	double hbm_gbps;       /* peak memory bandwidth, GB/s (1e9 B/s) */
+	double l2_bytes;
+	int sms;               /* streaming multiprocessors (CUs on AMD) */
+	double boost_mhz;      /* clock the tensor peak is quoted at */
+	double tdp_w;
+	double peak_tflops[HW_NDTYPES]; /* dense peaks; 0 where the dtype is not supported */
+} hw_gpu;
+
+typedef struct hw_system {
+	char name[48];
+	char description[128];
+	hw_gpu gpu;
+	int gpus_per_node;
+	char scaleup[16];          /* nvswitch, nvlink, pcie, xgmi */
+	double scaleup_gbps;       /* per GPU, one direction, GB/s */
+	int scaleup_domain;        /* GPUs in one scale-up (NVLink) domain */
+	int nics_per_node;
+	double nic_gbit;           /* per NIC, Gb/s */
+	char scaleout[16];         /* ib-hdr, ib-ndr, efa, roce, tcp, none */
+	double scaleup_latency_us; /* per-collective latency inside the domain */
+	double scaleout_latency_us;/* per-collective latency across nodes */
+	double oversubscription;   /* fabric oversubscription above the leaf (1 = non-blocking) */
+	double node_power_kw;      /* maximum power of one node */
+} hw_system;
+
+int hw_gpu_get(hw_db *db, const char *name, hw_gpu *out, char *err, size_t errlen);
+int hw_system_get(hw_db *db, const char *name, hw_system *out, char *err, size_t errlen);
+/* Names of all systems, sorted; *names is one malloc'd block the caller frees. */
+int hw_system_names(hw_db *db, char ***names, size_t *n, char *err, size_t errlen);
+
+/* GPUs and systems as a JSON document {"gpus": [...], "systems": [...]}. */
+int hw_list(hw_db *db, struct cJSON **out, char *err, size_t errlen);
+/* Every figure of a GPU or system with its source and origin (datasheet, measured, fitted),
+ * its prices, fitted parameters and calibration runs. */
+int hw_show(hw_db *db, const char *name, struct cJSON **out, char *err, size_t errlen);
+/* SQL text that recreates the user's data (every row whose origin is not 'default'). */
+int hw_export(hw_db *db, char **sql, char *err, size_t errlen);
+
+/* ---- prices -------------------------------------------------------------------------------- */
+
+typedef struct hw_price {
+	char provider[48];
+	char kind[24];    /* on-demand, reserved-1y, reserved-3y, spot, capacity-block, purchase */
+	double usd;       /* in `unit` */
+	char unit[16];    /* gpu-hour, node-hour, gpu, node */
+	char date[16];
+	char source[256];
+	char subject_kind[8];    /* "system" (priced as this system) or "gpu" (priced per GPU) */
+	double usd_per_gpu_hour; /* rentals normalized per GPU-hour; 0 for purchases */
+	double usd_per_gpu;      /* purchases normalized per GPU; 0 for rentals */
+} hw_price;
+
+/* Prices that apply to a system: its own rows and its GPU's rows, newest first.  *out is
+ * malloc'd. */
+int hw_prices(hw_db *db, const char *system, hw_price **out, size_t *n, char *err, size_t errlen);
+/* The price the planner uses by default, per GPU-hour: the newest on-demand rental of the system
+ * itself, else the median of its GPU's on-demand prices.  PP_ENOTFOUND when there is none. */
+int hw_default_price(hw_db *db, const char *system, hw_price *out, char *err, size_t errlen);
+
+/* ---- fitted parameters --------------------------------------------------------------------- */
+
+/* Parameters of the cost model, per GPU (scope "gpu") or per system (scope "system").  Origins
+ * in order of precedence: measured, fitted, user, default. */
+typedef struct hw_param {
+	double value;
+	char origin[12];
+	char method[160];
+	char source[200];
+} hw_param;
+
+/* Looks a parameter up; PP_ENOTFOUND when no row exists. */
+int hw_param_get(hw_db *db, const char *scope, const char *subject, const char *key, hw_param *out);
+/* Stores a fitted (or measured/user) parameter, replacing one of the same origin. */
+int hw_param_set(hw_db *db, const char *scope, const char *subject, const char *key, double value,
+		 const char *origin, const char *method, const char *source, int64_t run_id, char *err, size_t errlen);
+
+/* ---- calibration runs ---------------------------------------------------------------------- */
+
+typedef enum hw_coll {
+	HW_ALL_REDUCE, HW_ALL_GATHER, HW_REDUCE_SCATTER, HW_ALL_TO_ALL, HW_BROADCAST, HW_REDUCE,
+	HW_SEND_RECV, HW_NCOLL
+} hw_coll;
+const char *hw_coll_name(hw_coll op); /* all_reduce, all_gather, ... */
+int hw_coll_parse(const char *s, hw_coll *out);
+/* nccl-tests' bus-bandwidth factor: busbw = algbw * factor (2(n-1)/n for all-reduce ...). */
+double hw_coll_busbw_factor(hw_coll op, int ranks);
+
+typedef struct hw_run_info {
+	const char *system;  /* must exist in the database */
+	const char *kind;    /* "calibrate" or "import" */
+	const char *host, *driver, *cuda, *nccl, *gpu_name, *note;
+	int nodes, gpus_per_node;
+} hw_run_info;
+
+typedef struct hw_coll_row {
+	hw_coll op;
+	int ranks, nodes;
+	int64_t bytes;       /* nccl-tests 'size' */
+	double time_s;
+	double algbw_gbps, busbw_gbps;
+	bool in_place;
+	const char *dtype, *algorithm, *origin;
+} hw_coll_row;
+
+typedef struct hw_run hw_run;
+/* A run is one write transaction: rows added to it appear together at hw_run_commit, or not at
+ * all (hw_run_abort, an error, or the process dying before the commit). */
+int hw_run_begin(hw_db *db, const hw_run_info *info, hw_run **out, char *err, size_t errlen);
+int64_t hw_run_id(const hw_run *run);
+int hw_run_add_coll(hw_run *run, const hw_coll_row *row, char *err, size_t errlen);
+int hw_run_add_gemm(hw_run *run, int device, hw_dtype dtype, int64_t m, int64_t n, int64_t k, double time_s,
+		    char *err, size_t errlen);
+int hw_run_add_membw(hw_run *run, int device, const char *kind, int64_t bytes, double time_s, char *err,
+		     size_t errlen);
+int hw_run_commit(hw_run *run, bool complete, char *err, size_t errlen); /* frees run */
+void hw_run_abort(hw_run *run);                                           /* frees run */
+
+/* Calibration runs as JSON (newest first), and a comparison of two runs' measurements. */
+int hw_runs(hw_db *db, struct cJSON **out, char *err, size_t errlen);
+int hw_run_diff(hw_db *db, int64_t a, int64_t b, struct cJSON **out, char *err, size_t errlen);
+
+/* Stores a validation run (predicted vs measured step time of a replayed plan). */
+int hw_validation_add(hw_db *db, const char *system, const char *plan_json, double predicted_s, double measured_s,
+		      int steps, const char *note, char *err, size_t errlen);
+
+/* ---- the cost model ------------------------------------------------------------------------ */
+
+typedef enum hw_prov { HW_PROV_MEASURED, HW_PROV_FITTED, HW_PROV_DATASHEET, HW_NPROV } hw_prov;
+const char *hw_prov_name(hw_prov p);
+
+/* Builds the cost model of one system: reads its GPU, link figures, parameters and measured
+ * tables once. */
+int hw_cost_new(hw_db *db, const char *system, hw_cost **out, char *err, size_t errlen);
+void hw_cost_free(hw_cost *c);
+const hw_system *hw_cost_system(const hw_cost *c);
+
+/* A GEMM (batch x [m x k] x [k x n]) in the given dtype. */
+double hw_cost_gemm(const hw_cost *c, hw_dtype t, double m, double n, double k, double batch, hw_prov *prov);
+/* A memory-bound kernel that reads and writes `bytes` in total. */
+double hw_cost_mem(const hw_cost *c, double bytes, hw_prov *prov);
+/* A fused (flash) attention kernel of `flops` FLOPs moving `bytes`; bwd selects the backward
+ * kernel's efficiency. */
+double hw_cost_attn(const hw_cost *c, hw_dtype t, double flops, double bytes, bool bwd, hw_prov *prov);
+/* A convolution lowered to an implicit GEMM. */
+double hw_cost_conv(const hw_cost *c, hw_dtype t, double m, double n, double k, hw_prov *prov);
+
+/* A collective (or a send/recv) among `ranks` GPUs, `per_node` of them on each node
+ * (per_node == ranks: inside one scale-up domain).  `bytes` is nccl-tests' size: the message
+ * of an all-reduce, the gathered total of an all-gather or reduce-scatter.  The transfer is
+ * described as a flow so the engine can share links among concurrent flows:
+ * time alone = latency_s + wire_bytes / bw.  `inter` says whether it leaves the node. */
+typedef struct hw_flow {
+	double latency_s;
+	double wire_bytes; /* bytes * bus factor: what each rank moves over its bottleneck link */
+	double bw;         /* achieved bus bandwidth alone, bytes/s */
+	bool inter;
+	hw_prov prov;
+} hw_flow;
+void hw_cost_coll(const hw_cost *c, hw_coll op, int ranks, int per_node, double bytes, hw_flow *out);
+double hw_cost_coll_time(const hw_cost *c, hw_coll op, int ranks, int per_node, double bytes, hw_prov *prov);
+
+/* Physical per-GPU link capacities the engine shares among flows, bytes/s. */
+double hw_cost_scaleup_bw(const hw_cost *c);
+double hw_cost_nic_bw(const hw_cost *c); /* per GPU: node NIC bandwidth / GPUs per node */
+
+/* Fixed CPU/launch overhead of one serving iteration (a fitted system parameter), seconds. */
+double hw_cost_iter_overhead(const hw_cost *c);
+
+/* A JSON account of the parameters in use and their provenance (for 'hw show'). */
+struct cJSON *hw_cost_describe(const hw_cost *c);
+
+#endif /* HW_H */

@@ -1,0 +1,29 @@
+/*
+ * hw_int.h -- private to hardware/: the database handle and SQL helpers.
+ */
+#ifndef HW_INT_H
+#define HW_INT_H
+
+#include "common/pp.h"
+#include "hardware/hw.h"
+
+#include <sqlite3.h>
+
+struct hw_db {
+	sqlite3 *sql;
+	char *path;
+	const char *notice;  /* static text, or NULL */
+	bool readonly;
+	bool stale_defaults; /* read-only file whose defaults are older than this build's */
+};
+
+/* Formats the connection's last error as "<path>: <what>: <message>"; returns a PP_E code. */
+int hw_sqlerr(hw_db *db, char *err, size_t errlen, const char *what);
+/* Runs SQL without results; on failure formats the error as hw_sqlerr does. */
+int hw_exec(hw_db *db, const char *sql, char *err, size_t errlen, const char *what);
+
+/* Column helpers: NULL-safe text, and the GPU row reader shared by queries and the cost model. */
+const char *hw_col_text(sqlite3_stmt *st, int col);
+int hw_gpu_read(hw_db *db, const char *name, hw_gpu *out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,382 @@
+/*
+ * run.c -- calibration runs: one write transaction per run, so a run lands whole or not at
+ * all; listing and comparing runs; validation runs of replayed plans.
+ */
+#include "config.h"
+#include "hardware/hw_int.h"
+
+#include <cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const coll_names[HW_NCOLL] = {"all_reduce", "all_gather", "reduce_scatter", "all_to_all",
+						  "broadcast", "reduce", "send_recv"};
+
+const char *
+hw_coll_name(hw_coll op)
+{
+	return (unsigned)op < HW_NCOLL ? coll_names[op] : "?";
+}
+
+int
+hw_coll_parse(const char *s, hw_coll *out)
+{
+	for (int i = 0; i < HW_NCOLL; i++)
+		if (strcmp(s, coll_names[i]) == 0) {
+			*out = (hw_coll)i;
+			return 0;
+		}
+	/* nccl-tests spells all-to-all "alltoall" and send/recv "sendrecv". */
+	if (!strcmp(s, "alltoall")) {
+		*out = HW_ALL_TO_ALL;
+		return 0;
+	}
+	if (!strcmp(s, "sendrecv")) {
+		*out = HW_SEND_RECV;
+		return 0;
+	}
+	return PP_EUSAGE;
+}
+
+/* nccl-tests doc/PERFORMANCE.md: busbw = algbw x factor. */
+double
+hw_coll_busbw_factor(hw_coll op, int ranks)
+{
+	double n = ranks > 0 ? (double)ranks : 1.0;
+	switch (op) {
+	case HW_ALL_REDUCE:
+		return 2.0 * (n - 1.0) / n;
+	case HW_ALL_GATHER:
+	case HW_REDUCE_SCATTER:
+	case HW_ALL_TO_ALL:
+		return (n - 1.0) / n;
+	case HW_BROADCAST:
+	case HW_REDUCE:
+	case HW_SEND_RECV:
+	default:
+		return 1.0;
+	}
+}
+
+struct hw_run {
+	hw_db *db;
+	int64_t id;
+	sqlite3_stmt *coll, *gemm, *membw;
+	long rows;
+};
+
+static void
+run_free(hw_run *r)
+{
+	sqlite3_finalize(r->coll);
+	sqlite3_finalize(r->gemm);
+	sqlite3_finalize(r->membw);
+	free(r);
+}
+
+int
+hw_run_begin(hw_db *db, const hw_run_info *info, hw_run **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	if (db->readonly)
+		return pp_err(err, errlen, PP_EIO, "%s: database is read-only: nothing was written", db->path);
+	hw_system sys;
+	int rc = hw_system_get(db, info->system, &sys, err, errlen);
+	if (rc != 0)
+		return rc;
+	if ((rc = hw_exec(db, "BEGIN IMMEDIATE", err, errlen, "starting a calibration run")) != 0)
+		return rc;
+	hw_run *r = calloc(1, sizeof *r);
+	if (r == NULL) {
+		sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+		return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+	}
+	r->db = db;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db->sql,
+			       "INSERT INTO cal_run(system, kind, host, driver, cuda, nccl, gpu_name, nodes, gpus_per_node,"
+			       " started, status, note) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?,"
+			       " strftime('%Y-%m-%dT%H:%M:%SZ','now'), 'incomplete', ?)",
+			       -1, &st, NULL) != SQLITE_OK)
+		goto sqlfail;
+	sqlite3_bind_text(st, 1, info->system, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, info->kind ? info->kind : "import", -1, SQLITE_TRANSIENT);
+	const char *texts[] = {info->host, info->driver, info->cuda, info->nccl, info->gpu_name};
+	for (int i = 0; i < 5; i++)
+		if (texts[i])
+			sqlite3_bind_text(st, 3 + i, texts[i], -1, SQLITE_TRANSIENT);
+	if (info->nodes > 0)
+		sqlite3_bind_int(st, 8, info->nodes);
+	if (info->gpus_per_node > 0)
+		sqlite3_bind_int(st, 9, info->gpus_per_node);
+	if (info->note)
+		sqlite3_bind_text(st, 10, info->note, -1, SQLITE_TRANSIENT);
+	int s = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (s != SQLITE_DONE)
+		goto sqlfail;
+	r->id = sqlite3_last_insert_rowid(db->sql);
+	if (sqlite3_prepare_v2(db->sql,
+			       "INSERT INTO coll_meas(run_id, op, ranks, nodes, bytes, time_s, algbw_gbps, busbw_gbps, in_place,"
+			       " dtype, algorithm, origin) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			       -1, &r->coll, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db->sql,
+			       "INSERT INTO gemm_meas(run_id, device, dtype, m, n, k, time_s, tflops) VALUES(?, ?, ?, ?, ?, ?, ?, ?)",
+			       -1, &r->gemm, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db->sql,
+			       "INSERT INTO membw_meas(run_id, device, kind, bytes, time_s, gbps) VALUES(?, ?, ?, ?, ?, ?)", -1,
+			       &r->membw, NULL) != SQLITE_OK)
+		goto sqlfail;
+	*out = r;
+	return 0;
+sqlfail:
+	rc = hw_sqlerr(db, err, errlen, "starting a calibration run");
+	sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+	run_free(r);
+	return rc;
+}
+
+int64_t
+hw_run_id(const hw_run *run)
+{
+	return run->id;
+}
+
+static int
+step_insert(hw_run *r, sqlite3_stmt *st, char *err, size_t errlen, const char *what)
+{
+	int s = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (s != SQLITE_DONE)
+		return hw_sqlerr(r->db, err, errlen, what);
+	r->rows++;
+	return 0;
+}
+
+int
+hw_run_add_coll(hw_run *r, const hw_coll_row *row, char *err, size_t errlen)
+{
+	if (!(row->time_s > 0) || !isfinite(row->time_s) || row->bytes <= 0 || row->ranks <= 0 || row->nodes <= 0 ||
+	    !isfinite(row->algbw_gbps) || !isfinite(row->busbw_gbps))
+		return pp_err(err, errlen, PP_ERANGE, "collective row of %lld bytes: sizes, ranks and time must be positive",
+			      (long long)row->bytes);
+	sqlite3_stmt *st = r->coll;
+	sqlite3_bind_int64(st, 1, r->id);
+	sqlite3_bind_text(st, 2, hw_coll_name(row->op), -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 3, row->ranks);
+	sqlite3_bind_int(st, 4, row->nodes);
+	sqlite3_bind_int64(st, 5, row->bytes);
+	sqlite3_bind_double(st, 6, row->time_s);
+	sqlite3_bind_double(st, 7, row->algbw_gbps);
+	sqlite3_bind_double(st, 8, row->busbw_gbps);
+	sqlite3_bind_int(st, 9, row->in_place ? 1 : 0);
+	if (row->dtype)
+		sqlite3_bind_text(st, 10, row->dtype, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, 10);
+	if (row->algorithm)
+		sqlite3_bind_text(st, 11, row->algorithm, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, 11);
+	if (row->origin)
+		sqlite3_bind_text(st, 12, row->origin, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, 12);
+	return step_insert(r, st, err, errlen, "storing a collective measurement");
+}
+
+int
+hw_run_add_gemm(hw_run *r, int device, hw_dtype dtype, int64_t m, int64_t n, int64_t k, double time_s, char *err,
+		size_t errlen)
+{
+	if (m <= 0 || n <= 0 || k <= 0 || !(time_s > 0) || !isfinite(time_s))
+		return pp_err(err, errlen, PP_ERANGE, "GEMM row %lldx%lldx%lld: sizes and time must be positive", (long long)m,
+			      (long long)n, (long long)k);
+	sqlite3_stmt *st = r->gemm;
+	sqlite3_bind_int64(st, 1, r->id);
+	sqlite3_bind_int(st, 2, device);
+	sqlite3_bind_text(st, 3, hw_dtype_name(dtype), -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, m);
+	sqlite3_bind_int64(st, 5, n);
+	sqlite3_bind_int64(st, 6, k);
+	sqlite3_bind_double(st, 7, time_s);
+	sqlite3_bind_double(st, 8, 2.0 * (double)m * (double)n * (double)k / time_s / 1e12);
+	return step_insert(r, st, err, errlen, "storing a GEMM measurement");
+}
+
+int
+hw_run_add_membw(hw_run *r, int device, const char *kind, int64_t bytes, double time_s, char *err, size_t errlen)
+{
+	if (bytes <= 0 || !(time_s > 0) || !isfinite(time_s))
+		return pp_err(err, errlen, PP_ERANGE, "bandwidth row of %lld bytes: size and time must be positive",
+			      (long long)bytes);
+	sqlite3_stmt *st = r->membw;
+	sqlite3_bind_int64(st, 1, r->id);
+	sqlite3_bind_int(st, 2, device);
+	sqlite3_bind_text(st, 3, kind, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 4, bytes);
+	sqlite3_bind_double(st, 5, time_s);
+	sqlite3_bind_double(st, 6, (double)bytes / time_s / 1e9);
+	return step_insert(r, st, err, errlen, "storing a bandwidth measurement");
+}
+
+int
+hw_run_commit(hw_run *r, bool complete, char *err, size_t errlen)
+{
+	hw_db *db = r->db;
+	sqlite3_stmt *st;
+	int rc = 0;
+	if (sqlite3_prepare_v2(db->sql,
+			       "UPDATE cal_run SET status = ?, ended = strftime('%Y-%m-%dT%H:%M:%SZ','now') WHERE id = ?", -1,
+			       &st, NULL) != SQLITE_OK) {
+		rc = hw_sqlerr(db, err, errlen, "finishing a calibration run");
+	} else {
+		sqlite3_bind_text(st, 1, complete ? "complete" : "incomplete", -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 2, r->id);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			rc = hw_sqlerr(db, err, errlen, "finishing a calibration run");
+		sqlite3_finalize(st);
+	}
+	run_free(r);
+	if (rc == 0)
+		rc = hw_exec(db, "COMMIT", err, errlen, "committing a calibration run");
+	if (rc != 0)
+		sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+void
+hw_run_abort(hw_run *r)
+{
+	if (r == NULL)
+		return;
+	hw_db *db = r->db;
+	run_free(r);
+	sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+}
+
+int
+hw_runs(hw_db *db, cJSON **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db->sql,
+			       "SELECT r.id, r.system, r.kind, coalesce(r.host,''), r.started, coalesce(r.ended,''), r.status,"
+			       " coalesce(r.driver,''), coalesce(r.cuda,''), coalesce(r.nccl,''), coalesce(r.nodes,0),"
+			       " coalesce(r.gpus_per_node,0), coalesce(r.note,''),"
+			       " (SELECT count(*) FROM coll_meas c WHERE c.run_id = r.id),"
+			       " (SELECT count(*) FROM gemm_meas g WHERE g.run_id = r.id),"
+			       " (SELECT count(*) FROM membw_meas b WHERE b.run_id = r.id)"
+			       " FROM cal_run r ORDER BY r.id DESC",
+			       -1, &st, NULL) != SQLITE_OK)
+		return hw_sqlerr(db, err, errlen, "listing calibration runs");
+	cJSON *arr = cJSON_CreateArray();
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddNumberToObject(x, "id", (double)sqlite3_column_int64(st, 0));
+		static const char *const keys[] = {"system", "kind", "host", "started", "ended", "status", "driver", "cuda", "nccl"};
+		for (int i = 0; i < 9; i++)
+			cJSON_AddStringToObject(x, keys[i], hw_col_text(st, 1 + i));
+		cJSON_AddNumberToObject(x, "nodes", sqlite3_column_int(st, 10));
+		cJSON_AddNumberToObject(x, "gpus_per_node", sqlite3_column_int(st, 11));
+		cJSON_AddStringToObject(x, "note", hw_col_text(st, 12));
+		cJSON_AddNumberToObject(x, "collective_rows", sqlite3_column_int(st, 13));
+		cJSON_AddNumberToObject(x, "gemm_rows", sqlite3_column_int(st, 14));
+		cJSON_AddNumberToObject(x, "bandwidth_rows", sqlite3_column_int(st, 15));
+		cJSON_AddItemToArray(arr, x);
+	}
+	sqlite3_finalize(st);
+	*out = arr;
+	return 0;
+}
+
+static bool
+run_exists(hw_db *db, int64_t id)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db->sql, "SELECT 1 FROM cal_run WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_int64(st, 1, id);
+	bool ok = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return ok;
+}
+
+/* Pairs the measurements two runs share (same collective, ranks, nodes and size, out-of-place;
+ * same GEMM shape and dtype; same bandwidth kind and size) and reports the change of each. */
+int
+hw_run_diff(hw_db *db, int64_t a, int64_t b, cJSON **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	if (!run_exists(db, a))
+		return pp_err(err, errlen, PP_ENOTFOUND, "no calibration run %lld (see 'paraplan hw calibrations')", (long long)a);
+	if (!run_exists(db, b))
+		return pp_err(err, errlen, PP_ENOTFOUND, "no calibration run %lld (see 'paraplan hw calibrations')", (long long)b);
+	static const struct { const char *kind, *sql; } q[] = {
+		{"collective",
+		 "SELECT x.op || ' ranks=' || x.ranks || ' nodes=' || x.nodes || ' bytes=' || x.bytes, x.busbw_gbps, y.busbw_gbps"
+		 " FROM coll_meas x JOIN coll_meas y ON x.op = y.op AND x.ranks = y.ranks AND x.nodes = y.nodes"
+		 " AND x.bytes = y.bytes AND x.in_place = y.in_place"
+		 " WHERE x.run_id = ?1 AND y.run_id = ?2 AND x.in_place = 0 ORDER BY x.op, x.ranks, x.nodes, x.bytes"},
+		{"gemm",
+		 "SELECT x.dtype || ' ' || x.m || 'x' || x.n || 'x' || x.k, avg(x.tflops), avg(y.tflops)"
+		 " FROM gemm_meas x JOIN gemm_meas y ON x.dtype = y.dtype AND x.m = y.m AND x.n = y.n AND x.k = y.k"
+		 " WHERE x.run_id = ?1 AND y.run_id = ?2 GROUP BY x.dtype, x.m, x.n, x.k ORDER BY x.dtype, x.m, x.n, x.k"},
+		{"bandwidth",
+		 "SELECT x.kind || ' bytes=' || x.bytes, avg(x.gbps), avg(y.gbps)"
+		 " FROM membw_meas x JOIN membw_meas y ON x.kind = y.kind AND x.bytes = y.bytes"
+		 " WHERE x.run_id = ?1 AND y.run_id = ?2 GROUP BY x.kind, x.bytes ORDER BY x.kind, x.bytes"},
+	};
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "run_a", (double)a);
+	cJSON_AddNumberToObject(o, "run_b", (double)b);
+	cJSON *rows = cJSON_AddArrayToObject(o, "rows");
+	for (size_t i = 0; i < sizeof q / sizeof q[0]; i++) {
+		sqlite3_stmt *st;
+		if (sqlite3_prepare_v2(db->sql, q[i].sql, -1, &st, NULL) != SQLITE_OK) {
+			cJSON_Delete(o);
+			return hw_sqlerr(db, err, errlen, "comparing runs");
+		}
+		sqlite3_bind_int64(st, 1, a);
+		sqlite3_bind_int64(st, 2, b);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			double va = sqlite3_column_double(st, 1), vb = sqlite3_column_double(st, 2);
+			cJSON *x = cJSON_CreateObject();
+			cJSON_AddStringToObject(x, "kind", q[i].kind);
+			cJSON_AddStringToObject(x, "what", hw_col_text(st, 0));
+			cJSON_AddNumberToObject(x, "a", va);
+			cJSON_AddNumberToObject(x, "b", vb);
+			cJSON_AddNumberToObject(x, "change", va > 0 ? vb / va - 1.0 : 0.0);
+			cJSON_AddItemToArray(rows, x);
+		}
+		sqlite3_finalize(st);
+	}
+	*out = o;
+	return 0;
+}
+
+int
+hw_validation_add(hw_db *db, const char *system, const char *plan_json, double predicted_s, double measured_s,
+		  int steps, const char *note, char *err, size_t errlen)
+{
+	if (db->readonly)
+		return pp_err(err, errlen, PP_EIO, "%s: database is read-only: nothing was written", db->path);
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db->sql,
+			       "INSERT INTO validation_run(system, plan_json, predicted_s, measured_s, steps, note)"
+			       " VALUES(?, ?, ?, ?, ?, ?)",
+			       -1, &st, NULL) != SQLITE_OK)
+		return hw_sqlerr(db, err, errlen, "storing a validation run");
+	sqlite3_bind_text(st, 1, system, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, plan_json, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_double(st, 3, predicted_s);
+	sqlite3_bind_double(st, 4, measured_s);
+	sqlite3_bind_int(st, 5, steps);
+	if (note)
+		sqlite3_bind_text(st, 6, note, -1, SQLITE_TRANSIENT);
+	int s = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return s == SQLITE_DONE ? 0 : hw_sqlerr(db, err, errlen, "storing a validation run");
+}

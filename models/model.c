@@ -1,0 +1,591 @@
+/*
+ * model.c -- loading model descriptions (our JSON format, Hugging Face config.json, the
+ * compiled-in catalog) and validating them.  Derived quantities live in derive.c, the CNN
+ * layer expansion in cnn.c.
+ */
+#include "config.h"
+#include "models/model_int.h"
+
+#include <cJSON.h>
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Generated from models/catalog/ (JSON) by tools/embed.sh. */
+struct embedded_file { const char *name; const char *text; };
+extern const struct embedded_file model_catalog_files[];
+
+/* Dimensions above this are rejected: they would overflow the products the simulator forms
+ * (hidden^2 * layers * tokens) long before they describe a real model. */
+#define DIM_MAX ((int64_t)1 << 24)
+#define LAYERS_MAX ((int64_t)1 << 16)
+#define FILE_MAX ((size_t)16 << 20)
+
+size_t
+model_catalog_count(void)
+{
+	size_t n = 0;
+	while (model_catalog_files[n].name != NULL)
+		n++;
+	return n;
+}
+
+const char *
+model_catalog_name(size_t i)
+{
+	return i < model_catalog_count() ? model_catalog_files[i].name : NULL;
+}
+
+const char *
+model_catalog_text(size_t i)
+{
+	return i < model_catalog_count() ? model_catalog_files[i].text : NULL;
+}
+
+void
+model_free(model *m)
+{
+	if (m == NULL)
+		return;
+	free(m->layers);
+	free(m);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Field readers.  Each names the origin and field in its message. */
+
+typedef struct reader {
+	const char *origin;
+	const char *prefix; /* "" or "moe." for nested objects */
+	char *err;
+	size_t errlen;
+} reader;
+
+static int
+get_int(const reader *r, const cJSON *obj, const char *key, bool required, int64_t def, int64_t min,
+	int64_t max, int64_t *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	if (v == NULL || cJSON_IsNull(v)) {
+		if (required)
+			return pp_err(r->err, r->errlen, PP_EINPUT, "%s: missing field \"%s%s\" (a positive integer)",
+				      r->origin, r->prefix, key);
+		*out = def;
+		return 0;
+	}
+	if (!cJSON_IsNumber(v))
+		return pp_err(r->err, r->errlen, PP_EINPUT, "%s: \"%s%s\" must be an integer, got %s", r->origin,
+			      r->prefix, key, cJSON_IsString(v) ? "a string" : cJSON_IsBool(v) ? "a boolean" : "a non-number");
+	double d = v->valuedouble;
+	if (!isfinite(d) || d != floor(d))
+		return pp_err(r->err, r->errlen, PP_EINPUT, "%s: \"%s%s\" must be an integer, got %g", r->origin,
+			      r->prefix, key, d);
+	if (d < (double)min || d > (double)max) {
+		if (min == 1 && d < 1)
+			return pp_err(r->err, r->errlen, PP_EINPUT, "%s: \"%s%s\" must be a positive integer, got %.0f",
+				      r->origin, r->prefix, key, d);
+		return pp_err(r->err, r->errlen, PP_EINPUT, "%s: \"%s%s\" must be between %lld and %lld, got %.0f",
+			      r->origin, r->prefix, key, (long long)min, (long long)max, d);
+	}
+	*out = (int64_t)d;
+	return 0;
+}
+
+static int
+get_bool(const reader *r, const cJSON *obj, const char *key, bool def, bool *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	if (v == NULL || cJSON_IsNull(v)) {
+		*out = def;
+		return 0;
+	}
+	if (!cJSON_IsBool(v))
+		return pp_err(r->err, r->errlen, PP_EINPUT, "%s: \"%s%s\" must be true or false", r->origin, r->prefix, key);
+	*out = cJSON_IsTrue(v);
+	return 0;
+}
+
+/* Reads an optional string; *out is NULL when absent. */
+static int
+get_str(const reader *r, const cJSON *obj, const char *key, const char **out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	*out = NULL;
+	if (v == NULL || cJSON_IsNull(v))
+		return 0;
+	if (!cJSON_IsString(v))
+		return pp_err(r->err, r->errlen, PP_EINPUT, "%s: \"%s%s\" must be a string", r->origin, r->prefix, key);
+	*out = v->valuestring;
+	return 0;
+}
+
+/* Matches an optional string field against a list of names; *out keeps its default when the
+ * field is absent. */
+static int
+get_enum(const reader *r, const cJSON *obj, const char *key, const char *const *names, int n, int *out)
+{
+	const char *s;
+	int rc = get_str(r, obj, key, &s);
+	if (rc != 0 || s == NULL)
+		return rc;
+	for (int i = 0; i < n; i++)
+		if (names[i] != NULL && strcmp(s, names[i]) == 0) {
+			*out = i;
+			return 0;
+		}
+	pp_str list = {0};
+	for (int i = 0; i < n; i++)
+		if (names[i] != NULL)
+			pp_str_addf(&list, "%s%s", list.len ? ", " : "", names[i]);
+	rc = pp_err(r->err, r->errlen, PP_EINPUT, "%s: \"%s%s\" must be one of %s, got \"%s\"", r->origin, r->prefix,
+		    key, list.buf ? list.buf : "", s);
+	pp_str_free(&list);
+	return rc;
+}
+
+static const char *const mlp_names[] = {"gelu", "swiglu", "relu"};
+static const char *const norm_names[] = {"layernorm", "rmsnorm"};
+static const char *const pos_names[] = {"learned", "rope", "alibi", "none"};
+
+const char *
+model_mlp_name(model_mlp k)
+{
+	return (unsigned)k < 3 ? mlp_names[k] : "?";
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Consistency checks shared by every loader. */
+
+static int
+check_transformer(model *m, const char *origin, char *err, size_t errlen)
+{
+	model_tf *t = &m->tf;
+	if (t->hidden % t->heads != 0 && t->head_dim == 0)
+		return pp_err(err, errlen, PP_EINPUT,
+			      "%s: \"heads\" (%lld) must divide \"hidden\" (%lld), or give \"head_dim\" explicitly", origin,
+			      (long long)t->heads, (long long)t->hidden);
+	if (t->head_dim == 0)
+		t->head_dim = t->hidden / t->heads;
+	if (t->kv_heads == 0)
+		t->kv_heads = t->heads;
+	if (t->kv_heads > t->heads || t->heads % t->kv_heads != 0)
+		return pp_err(err, errlen, PP_EINPUT, "%s: \"kv_heads\" (%lld) must divide \"heads\" (%lld)", origin,
+			      (long long)t->kv_heads, (long long)t->heads);
+	if (t->experts > 0) {
+		if (t->top_k < 1 || t->top_k > t->experts)
+			return pp_err(err, errlen, PP_EINPUT, "%s: \"moe.top_k\" must be between 1 and \"moe.experts\" (%lld), got %lld",
+				      origin, (long long)t->experts, (long long)t->top_k);
+		if (t->expert_ffn < 1)
+			return pp_err(err, errlen, PP_EINPUT, "%s: \"moe.expert_ffn\" must be a positive integer", origin);
+		if (t->dense_layers >= t->layers)
+			return pp_err(err, errlen, PP_EINPUT, "%s: \"moe.dense_layers\" (%lld) must be below \"layers\" (%lld)", origin,
+				      (long long)t->dense_layers, (long long)t->layers);
+		if (t->moe_every < 1)
+			t->moe_every = 1;
+	} else if (t->ffn < 1) {
+		return pp_err(err, errlen, PP_EINPUT, "%s: missing field \"ffn\" (a positive integer)", origin);
+	}
+	if (t->dense_layers > 0 && t->ffn < 1)
+		return pp_err(err, errlen, PP_EINPUT, "%s: \"ffn\" is needed for the %lld dense layers", origin,
+			      (long long)t->dense_layers);
+	if (t->kv_lora_rank > 0 && (t->qk_rope_dim < 1 || t->qk_nope_dim < 1 || t->v_head_dim < 1))
+		return pp_err(err, errlen, PP_EINPUT,
+			      "%s: MLA attention needs positive \"mla.qk_nope_dim\", \"mla.qk_rope_dim\" and \"mla.v_head_dim\"", origin);
+	if (t->pos == MODEL_POS_LEARNED && t->max_pos == 0)
+		t->max_pos = t->seq;
+	if (t->seq < 1)
+		return pp_err(err, errlen, PP_EINPUT, "%s: \"seq\" must be a positive integer", origin);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Our own JSON format (docs/model-format.md). */
+
+static int
+parse_ours(const cJSON *root, const char *origin, model *m, char *err, size_t errlen)
+{
+	reader r = {origin, "", err, errlen};
+	const char *s;
+	int rc;
+	model_tf *t = &m->tf;
+
+	if ((rc = get_str(&r, root, "family", &s)) != 0)
+		return rc;
+	pp_strlcpy(m->family, s ? s : "", sizeof m->family);
+	if ((rc = get_str(&r, root, "source", &s)) != 0)
+		return rc;
+	pp_strlcpy(m->source, s ? s : "", sizeof m->source);
+
+	int kind = MODEL_TRANSFORMER;
+	static const char *const kinds[] = {"transformer", "cnn"};
+	if ((rc = get_enum(&r, root, "kind", kinds, 2, &kind)) != 0)
+		return rc;
+	m->kind = (model_kind)kind;
+	if (m->kind == MODEL_CNN)
+		return model_cnn_parse(m, root, origin, err, errlen);
+
+	if ((rc = get_int(&r, root, "layers", true, 0, 1, LAYERS_MAX, &t->layers)) != 0 ||
+	    (rc = get_int(&r, root, "hidden", true, 0, 1, DIM_MAX, &t->hidden)) != 0 ||
+	    (rc = get_int(&r, root, "heads", true, 0, 1, DIM_MAX, &t->heads)) != 0 ||
+	    (rc = get_int(&r, root, "kv_heads", false, 0, 1, DIM_MAX, &t->kv_heads)) != 0 ||
+	    (rc = get_int(&r, root, "head_dim", false, 0, 1, DIM_MAX, &t->head_dim)) != 0 ||
+	    (rc = get_int(&r, root, "ffn", false, 0, 1, DIM_MAX * 8, &t->ffn)) != 0 ||
+	    (rc = get_int(&r, root, "vocab", true, 0, 1, DIM_MAX * 4, &t->vocab)) != 0 ||
+	    (rc = get_int(&r, root, "seq", true, 0, 1, DIM_MAX * 4, &t->seq)) != 0 ||
+	    (rc = get_int(&r, root, "max_positions", false, 0, 1, DIM_MAX * 4, &t->max_pos)) != 0 ||
+	    (rc = get_int(&r, root, "type_vocab", false, 0, 1, DIM_MAX, &t->type_vocab)) != 0)
+		return rc;
+	int e = MODEL_MLP_GELU;
+	if ((rc = get_enum(&r, root, "mlp", mlp_names, 3, &e)) != 0)
+		return rc;
+	t->mlp = (model_mlp)e;
+	e = MODEL_NORM_LAYERNORM;
+	if ((rc = get_enum(&r, root, "norm", norm_names, 2, &e)) != 0)
+		return rc;
+	t->norm = (model_norm)e;
+	e = MODEL_POS_LEARNED;
+	if ((rc = get_enum(&r, root, "position", pos_names, 4, &e)) != 0)
+		return rc;
+	t->pos = (model_pos)e;
+	if ((rc = get_bool(&r, root, "causal", true, &t->causal)) != 0 ||
+	    (rc = get_bool(&r, root, "bias", false, &t->bias)) != 0 ||
+	    (rc = get_bool(&r, root, "qkv_bias", false, &t->qkv_bias)) != 0 ||
+	    (rc = get_bool(&r, root, "tied_embeddings", false, &t->tied_embeddings)) != 0 ||
+	    (rc = get_bool(&r, root, "mlm_head", false, &t->mlm_head)) != 0)
+		return rc;
+
+	const cJSON *moe = cJSON_GetObjectItemCaseSensitive(root, "moe");
+	if (moe != NULL && !cJSON_IsNull(moe)) {
+		if (!cJSON_IsObject(moe))
+			return pp_err(err, errlen, PP_EINPUT, "%s: \"moe\" must be an object", origin);
+		reader rm = {origin, "moe.", err, errlen};
+		if ((rc = get_int(&rm, moe, "experts", true, 0, 1, 1 << 16, &t->experts)) != 0 ||
+		    (rc = get_int(&rm, moe, "top_k", true, 0, 1, 1 << 16, &t->top_k)) != 0 ||
+		    (rc = get_int(&rm, moe, "expert_ffn", true, 0, 1, DIM_MAX * 8, &t->expert_ffn)) != 0 ||
+		    (rc = get_int(&rm, moe, "shared_experts", false, 0, 0, 1 << 10, &t->shared_experts)) != 0 ||
+		    (rc = get_int(&rm, moe, "dense_layers", false, 0, 0, LAYERS_MAX, &t->dense_layers)) != 0 ||
+		    (rc = get_int(&rm, moe, "every", false, 1, 1, LAYERS_MAX, &t->moe_every)) != 0)
+			return rc;
+	}
+	const cJSON *mla = cJSON_GetObjectItemCaseSensitive(root, "mla");
+	if (mla != NULL && !cJSON_IsNull(mla)) {
+		if (!cJSON_IsObject(mla))
+			return pp_err(err, errlen, PP_EINPUT, "%s: \"mla\" must be an object", origin);
+		reader rl = {origin, "mla.", err, errlen};
+		if ((rc = get_int(&rl, mla, "q_lora_rank", false, 0, 0, DIM_MAX, &t->q_lora_rank)) != 0 ||
+		    (rc = get_int(&rl, mla, "kv_lora_rank", true, 0, 1, DIM_MAX, &t->kv_lora_rank)) != 0 ||
+		    (rc = get_int(&rl, mla, "qk_nope_dim", true, 0, 1, DIM_MAX, &t->qk_nope_dim)) != 0 ||
+		    (rc = get_int(&rl, mla, "qk_rope_dim", true, 0, 1, DIM_MAX, &t->qk_rope_dim)) != 0 ||
+		    (rc = get_int(&rl, mla, "v_head_dim", true, 0, 1, DIM_MAX, &t->v_head_dim)) != 0)
+			return rc;
+	}
+	return check_transformer(m, origin, err, errlen);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Hugging Face config.json.  Field names differ by architecture; "model_type" selects them. */
+
+static const cJSON *
+hf_get(const cJSON *root, const char *a, const char *b)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, a);
+	if ((v == NULL || cJSON_IsNull(v)) && b != NULL)
+		v = cJSON_GetObjectItemCaseSensitive(root, b);
+	return (v == NULL || cJSON_IsNull(v)) ? NULL : v;
+}
+
+static int
+hf_int(const reader *r, const cJSON *root, const char *a, const char *b, bool required, int64_t def, int64_t *out)
+{
+	const cJSON *v = hf_get(root, a, b);
+	if (v == NULL) {
+		if (required)
+			return pp_err(r->err, r->errlen, PP_EINPUT, "%s: missing field \"%s\" (a positive integer)", r->origin, a);
+		*out = def;
+		return 0;
+	}
+	const char *key = cJSON_GetObjectItemCaseSensitive(root, a) == v ? a : b;
+	return get_int(r, root, key, true, 0, 0, DIM_MAX * 8, out);
+}
+
+static int
+parse_hf(const cJSON *root, const char *origin, const char *model_type, model *m, char *err, size_t errlen)
+{
+	reader r = {origin, "", err, errlen};
+	model_tf *t = &m->tf;
+	int rc;
+	const char *mt = model_type;
+
+	m->kind = MODEL_TRANSFORMER;
+	pp_strlcpy(m->family, mt, sizeof m->family);
+	snprintf(m->source, sizeof m->source, "Hugging Face config.json (%s)", origin);
+	t->causal = true;
+	t->moe_every = 1;
+
+	bool llama_like = !strcmp(mt, "llama") || !strcmp(mt, "mistral") || !strcmp(mt, "mixtral") ||
+			  !strcmp(mt, "qwen2") || !strcmp(mt, "qwen2_moe") || !strcmp(mt, "qwen3") ||
+			  !strcmp(mt, "deepseek_v2") || !strcmp(mt, "deepseek_v3");
+	if (!strcmp(mt, "gpt2")) {
+		int64_t inner = 0;
+		if ((rc = hf_int(&r, root, "n_embd", NULL, true, 0, &t->hidden)) != 0 ||
+		    (rc = hf_int(&r, root, "n_layer", NULL, true, 0, &t->layers)) != 0 ||
+		    (rc = hf_int(&r, root, "n_head", NULL, true, 0, &t->heads)) != 0 ||
+		    (rc = hf_int(&r, root, "vocab_size", NULL, true, 0, &t->vocab)) != 0 ||
+		    (rc = hf_int(&r, root, "n_positions", "n_ctx", true, 0, &t->max_pos)) != 0 ||
+		    (rc = hf_int(&r, root, "n_inner", NULL, false, 0, &inner)) != 0)
+			return rc;
+		t->ffn = inner > 0 ? inner : 4 * t->hidden;
+		t->mlp = MODEL_MLP_GELU;
+		t->norm = MODEL_NORM_LAYERNORM;
+		t->pos = MODEL_POS_LEARNED;
+		t->bias = true;
+		t->tied_embeddings = true;
+		t->seq = t->max_pos;
+	} else if (!strcmp(mt, "bert") || !strcmp(mt, "roberta")) {
+		if ((rc = hf_int(&r, root, "hidden_size", NULL, true, 0, &t->hidden)) != 0 ||
+		    (rc = hf_int(&r, root, "num_hidden_layers", NULL, true, 0, &t->layers)) != 0 ||
+		    (rc = hf_int(&r, root, "num_attention_heads", NULL, true, 0, &t->heads)) != 0 ||
+		    (rc = hf_int(&r, root, "intermediate_size", NULL, true, 0, &t->ffn)) != 0 ||
+		    (rc = hf_int(&r, root, "vocab_size", NULL, true, 0, &t->vocab)) != 0 ||
+		    (rc = hf_int(&r, root, "max_position_embeddings", NULL, true, 0, &t->max_pos)) != 0 ||
+		    (rc = hf_int(&r, root, "type_vocab_size", NULL, false, 2, &t->type_vocab)) != 0)
+			return rc;
+		t->mlp = MODEL_MLP_GELU;
+		t->norm = MODEL_NORM_LAYERNORM;
+		t->pos = MODEL_POS_LEARNED;
+		t->bias = true;
+		t->causal = false;
+		t->tied_embeddings = true;
+		t->mlm_head = true;
+		t->seq = t->max_pos;
+	} else if (!strcmp(mt, "gpt_neox")) {
+		if ((rc = hf_int(&r, root, "hidden_size", NULL, true, 0, &t->hidden)) != 0 ||
+		    (rc = hf_int(&r, root, "num_hidden_layers", NULL, true, 0, &t->layers)) != 0 ||
+		    (rc = hf_int(&r, root, "num_attention_heads", NULL, true, 0, &t->heads)) != 0 ||
+		    (rc = hf_int(&r, root, "intermediate_size", NULL, true, 0, &t->ffn)) != 0 ||
+		    (rc = hf_int(&r, root, "vocab_size", NULL, true, 0, &t->vocab)) != 0 ||
+		    (rc = hf_int(&r, root, "max_position_embeddings", NULL, true, 0, &t->seq)) != 0)
+			return rc;
+		t->mlp = MODEL_MLP_GELU;
+		t->norm = MODEL_NORM_LAYERNORM;
+		t->pos = MODEL_POS_ROPE;
+		t->bias = true;
+		if ((rc = get_bool(&r, root, "tie_word_embeddings", false, &t->tied_embeddings)) != 0)
+			return rc;
+	} else if (llama_like) {
+		if ((rc = hf_int(&r, root, "hidden_size", NULL, true, 0, &t->hidden)) != 0 ||
+		    (rc = hf_int(&r, root, "num_hidden_layers", NULL, true, 0, &t->layers)) != 0 ||
+		    (rc = hf_int(&r, root, "num_attention_heads", NULL, true, 0, &t->heads)) != 0 ||
+		    (rc = hf_int(&r, root, "num_key_value_heads", NULL, false, 0, &t->kv_heads)) != 0 ||
+		    (rc = hf_int(&r, root, "head_dim", NULL, false, 0, &t->head_dim)) != 0 ||
+		    (rc = hf_int(&r, root, "intermediate_size", NULL, false, 0, &t->ffn)) != 0 ||
+		    (rc = hf_int(&r, root, "vocab_size", NULL, true, 0, &t->vocab)) != 0 ||
+		    (rc = hf_int(&r, root, "max_position_embeddings", NULL, true, 0, &t->seq)) != 0)
+			return rc;
+		t->mlp = MODEL_MLP_SWIGLU;
+		t->norm = MODEL_NORM_RMSNORM;
+		t->pos = MODEL_POS_ROPE;
+		bool qwen = !strncmp(mt, "qwen2", 5);
+		t->qkv_bias = qwen;
+		if ((rc = get_bool(&r, root, "tie_word_embeddings", false, &t->tied_embeddings)) != 0)
+			return rc;
+		const cJSON *act = hf_get(root, "hidden_act", NULL);
+		if (act != NULL && cJSON_IsString(act) && strcmp(act->valuestring, "silu") != 0 &&
+		    strcmp(act->valuestring, "swiglu") != 0)
+			return pp_err(err, errlen, PP_EINPUT, "%s: \"hidden_act\" \"%s\" is not supported for %s (expected silu)",
+				      origin, act->valuestring, mt);
+		/* Mixture of experts: Mixtral/Qwen-MoE and DeepSeek spellings. */
+		int64_t experts = 0;
+		if ((rc = hf_int(&r, root, "num_local_experts", "n_routed_experts", false, 0, &experts)) != 0)
+			return rc;
+		if (experts == 0 && (rc = hf_int(&r, root, "num_experts", NULL, false, 0, &experts)) != 0)
+			return rc;
+		if (experts > 0) {
+			t->experts = experts;
+			if ((rc = hf_int(&r, root, "num_experts_per_tok", NULL, true, 0, &t->top_k)) != 0 ||
+			    (rc = hf_int(&r, root, "moe_intermediate_size", NULL, false, t->ffn, &t->expert_ffn)) != 0 ||
+			    (rc = hf_int(&r, root, "n_shared_experts", NULL, false, 0, &t->shared_experts)) != 0 ||
+			    (rc = hf_int(&r, root, "first_k_dense_replace", NULL, false, 0, &t->dense_layers)) != 0 ||
+			    (rc = hf_int(&r, root, "moe_layer_freq", "decoder_sparse_step", false, 1, &t->moe_every)) != 0)
+				return rc;
+			int64_t shared_inter = 0;
+			if ((rc = hf_int(&r, root, "shared_expert_intermediate_size", NULL, false, 0, &shared_inter)) != 0)
+				return rc;
+			if (shared_inter > 0 && t->shared_experts == 0 && t->expert_ffn > 0) {
+				/* Qwen-MoE gives one shared expert of its own width; express it in expert widths. */
+				t->shared_experts = shared_inter / t->expert_ffn;
+			}
+			if (t->dense_layers == 0)
+				t->ffn = t->ffn ? t->ffn : t->expert_ffn;
+		}
+		if (t->ffn == 0 && t->experts == 0)
+			return pp_err(err, errlen, PP_EINPUT, "%s: missing field \"intermediate_size\" (a positive integer)", origin);
+		/* DeepSeek multi-head latent attention. */
+		int64_t kv_lora = 0;
+		if ((rc = hf_int(&r, root, "kv_lora_rank", NULL, false, 0, &kv_lora)) != 0)
+			return rc;
+		if (kv_lora > 0) {
+			t->kv_lora_rank = kv_lora;
+			if ((rc = hf_int(&r, root, "q_lora_rank", NULL, false, 0, &t->q_lora_rank)) != 0 ||
+			    (rc = hf_int(&r, root, "qk_nope_head_dim", NULL, true, 0, &t->qk_nope_dim)) != 0 ||
+			    (rc = hf_int(&r, root, "qk_rope_head_dim", NULL, true, 0, &t->qk_rope_dim)) != 0 ||
+			    (rc = hf_int(&r, root, "v_head_dim", NULL, true, 0, &t->v_head_dim)) != 0)
+				return rc;
+			if (t->head_dim == 0)
+				t->head_dim = t->qk_nope_dim + t->qk_rope_dim;
+		}
+	} else {
+		return pp_err(err, errlen, PP_EINPUT,
+			      "%s: model_type \"%s\" is not supported (expected one of llama, mistral, mixtral, qwen2, "
+			      "qwen2_moe, gpt2, gpt_neox, bert, deepseek_v2, deepseek_v3)", origin, mt);
+	}
+	/* Zero values that slipped through hf_int (which allows 0 for optional fields). */
+	if (t->hidden < 1 || t->layers < 1 || t->heads < 1 || t->vocab < 1)
+		return pp_err(err, errlen, PP_EINPUT, "%s: hidden size, layers, heads and vocab must be positive", origin);
+	if (t->layers > LAYERS_MAX || t->hidden > DIM_MAX || t->heads > DIM_MAX)
+		return pp_err(err, errlen, PP_EINPUT, "%s: dimensions are out of range (layers <= %lld, hidden <= %lld)", origin,
+			      (long long)LAYERS_MAX, (long long)DIM_MAX);
+	/* Long-context configs give max_position_embeddings of 128K and more; train at 8192 by
+	 * default (the --seq flag overrides it) rather than at a length nobody trains with. */
+	if (t->pos != MODEL_POS_LEARNED && t->seq > 8192)
+		t->seq = 8192;
+	return check_transformer(m, origin, err, errlen);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+
+/* Turns a cJSON parse failure into "file:LINE:COL: ..." */
+static int
+parse_error(const char *text, size_t len, const char *origin, char *err, size_t errlen)
+{
+	const char *at = cJSON_GetErrorPtr();
+	if (at == NULL || at < text || at > text + len)
+		return pp_err(err, errlen, PP_EINPUT, "%s: not valid JSON", origin);
+	int line = 1, col = 1;
+	for (const char *p = text; p < at; p++) {
+		if (*p == '\n') {
+			line++;
+			col = 1;
+		} else {
+			col++;
+		}
+	}
+	if (at == text + len)
+		return pp_err(err, errlen, PP_EINPUT, "%s:%d:%d: not valid JSON (unexpected end of file)", origin, line, col);
+	return pp_err(err, errlen, PP_EINPUT, "%s:%d:%d: not valid JSON near '%.12s'", origin, line, col, at);
+}
+
+int
+model_parse(const char *text, size_t len, const char *origin, model **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	if (len == 0)
+		return pp_err(err, errlen, PP_EINPUT, "%s: empty file, expected a JSON model description", origin);
+	if (memchr(text, '\0', len) != NULL)
+		return pp_err(err, errlen, PP_EINPUT, "%s: binary data, expected a JSON model description", origin);
+	cJSON *root = cJSON_ParseWithLength(text, len);
+	if (root == NULL)
+		return parse_error(text, len, origin, err, errlen);
+	int rc = 0;
+	model *m = calloc(1, sizeof *m);
+	if (m == NULL) {
+		cJSON_Delete(root);
+		return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+	}
+	if (!cJSON_IsObject(root)) {
+		rc = pp_err(err, errlen, PP_EINPUT, "%s: expected a JSON object at the top level", origin);
+		goto done;
+	}
+	const cJSON *name = cJSON_GetObjectItemCaseSensitive(root, "name");
+	const cJSON *mt = cJSON_GetObjectItemCaseSensitive(root, "model_type");
+	if (name != NULL && !cJSON_IsString(name)) {
+		rc = pp_err(err, errlen, PP_EINPUT, "%s: \"name\" must be a string", origin);
+		goto done;
+	}
+	if (mt != NULL && cJSON_IsString(mt) && (name == NULL || cJSON_GetObjectItemCaseSensitive(root, "layers") == NULL)) {
+		/* A Hugging Face config: name it after _name_or_path or the file. */
+		const cJSON *np = cJSON_GetObjectItemCaseSensitive(root, "_name_or_path");
+		const char *nm = (np && cJSON_IsString(np) && np->valuestring[0]) ? np->valuestring : origin;
+		const char *slash = strrchr(nm, '/');
+		if (slash && slash[1] && strcmp(slash + 1, "config.json") != 0)
+			nm = slash + 1;
+		pp_strlcpy(m->name, nm, sizeof m->name);
+		rc = parse_hf(root, origin, mt->valuestring, m, err, errlen);
+	} else if (name == NULL) {
+		rc = pp_err(err, errlen, PP_EINPUT,
+			    "%s: missing field \"name\" (a paraplan model) or \"model_type\" (a Hugging Face config.json)", origin);
+	} else if (name->valuestring[0] == '\0' || strlen(name->valuestring) >= sizeof m->name) {
+		rc = pp_err(err, errlen, PP_EINPUT, "%s: \"name\" must be 1 to %zu characters", origin, sizeof m->name - 1);
+	} else {
+		pp_strlcpy(m->name, name->valuestring, sizeof m->name);
+		rc = parse_ours(root, origin, m, err, errlen);
+	}
+done:
+	cJSON_Delete(root);
+	if (rc != 0) {
+		model_free(m);
+		return rc;
+	}
+	*out = m;
+	return 0;
+}
+
+int
+model_load(const char *spec, model **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	if (spec == NULL || spec[0] == '\0')
+		return pp_err(err, errlen, PP_EUSAGE, "no model given: pass a catalog name (see 'paraplan model list') or a path");
+	/* A catalog name has no slash and no .json suffix; anything else is a path. */
+	if (strchr(spec, '/') == NULL && !pp_ends_with(spec, ".json")) {
+		for (size_t i = 0; model_catalog_files[i].name != NULL; i++)
+			if (strcmp(model_catalog_files[i].name, spec) == 0) {
+				char origin[96];
+				snprintf(origin, sizeof origin, "models/catalog/%s.json", spec);
+				const char *txt = model_catalog_files[i].text;
+				return model_parse(txt, strlen(txt), origin, out, err, errlen);
+			}
+		return pp_err(err, errlen, PP_ENOTFOUND,
+			      "unknown model \"%s\": not in the catalog (see 'paraplan model list') and not a path", spec);
+	}
+	char *text;
+	size_t len;
+	int rc = pp_read_file(spec, FILE_MAX, &text, &len, err, errlen);
+	if (rc != 0)
+		return rc;
+	rc = model_parse(text, len, spec, out, err, errlen);
+	free(text);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Accessors */
+
+const char *model_name(const model *m) { return m->name; }
+const char *model_family(const model *m) { return m->family; }
+const char *model_source(const model *m) { return m->source; }
+model_kind model_get_kind(const model *m) { return m->kind; }
+
+const model_tf *
+model_transformer(const model *m)
+{
+	return m->kind == MODEL_TRANSFORMER ? &m->tf : NULL;
+}
+
+size_t
+model_layers(const model *m, const model_layer **layers)
+{
+	if (layers)
+		*layers = m->layers;
+	return m->kind == MODEL_CNN ? m->nlayers : 0;
+}
+
+void
+model_cnn_input(const model *m, int64_t *c, int64_t *h, int64_t *w)
+{
+	*c = m->in_c;
+	*h = m->in_h;
+	*w = m->in_w;
+}

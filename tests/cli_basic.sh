@@ -1,0 +1,63 @@
+#!/bin/sh
+# Command-line basics: help, version, exit statuses, hw and model commands.
+. "$top_srcdir/tests/lib.sh"
+
+run 0 help
+expect_out "usage: paraplan COMMAND"
+run 0 --help
+run 0 version
+expect_out "paraplan "
+run 2 no-such-command
+expect_err "unknown command"
+run 1 simulate
+expect_err "not built yet"
+
+run 0 hw list
+expect_out "dgx-h100"
+expect_out "h100-sxm"
+run 0 hw list --json
+json_check "$TMPD/out" "any(s['name'] == 'dgx-a100' for s in d['systems'])"
+run 0 hw show dgx-h100
+expect_out "NVIDIA H100 datasheet"
+run 0 hw show dgx-h100 --json
+json_check "$TMPD/out" "d['kind'] == 'system' and len(d['gpu']['figures']) >= 10"
+run 1 hw show nothing-like-it
+expect_err "unknown GPU or system \"nothing-like-it\""
+run 2 hw
+expect_err "missing subcommand"
+run 2 hw frobnicate
+run 2 hw show
+run 2 hw list --bogus
+expect_err "unknown option \"--bogus\""
+run 2 hw list --db
+expect_err "needs a value"
+run 0 hw export
+expect_out "BEGIN;"
+run 0 hw calibrations
+
+# A database file: created from the defaults, then exported to a file atomically.
+run 0 hw list --db "$TMPD/hw.db"
+[ -s "$TMPD/hw.db" ] || fail "database file was not created"
+run 0 hw export --db "$TMPD/hw.db" --out "$TMPD/export.sql"
+grep -q "COMMIT;" "$TMPD/export.sql" || fail "export file incomplete"
+run 1 hw export --db "$TMPD/hw.db" --out "$TMPD/no/such/dir/x.sql"
+[ ! -e "$TMPD/no/such/dir/x.sql" ] || fail "partial export written"
+printf 'garbage that is not sqlite at all, padded out to look like a file............' > "$TMPD/bad.db"
+run 1 hw list --db "$TMPD/bad.db"
+expect_err "not a paraplan hardware database"
+
+run 0 model list
+expect_out "llama-3-8b"
+run 0 model show llama-3-8b
+expect_out "8.03B"
+run 0 model show gpt3-175b --json
+json_check "$TMPD/out" "abs(d['params'] - 174.6e9) < 0.005 * 174.6e9"
+run 2 model show not-a-model
+expect_err "unknown model \"not-a-model\""
+run 0 model show "$top_srcdir/tests/data/hf/llama-3-8b-config.json"
+expect_out "8.03B"
+printf '{"name": "x", "layers": 2, "hidden": 64, "heads": 5, "ffn": 256, "vocab": 100, "seq": 16}' > "$TMPD/bad.json"
+run 1 model show "$TMPD/bad.json"
+expect_err "\"heads\" (5) must divide \"hidden\" (64)"
+run 2 model show a b
+finish
