@@ -111,8 +111,9 @@ static const char schema_v2[] =
 	"  origin TEXT NOT NULL CHECK(origin IN ('default','fitted','measured','user')),\n"
 	"  method TEXT NOT NULL, source TEXT NOT NULL DEFAULT '',\n"
 	"  run_id INTEGER REFERENCES cal_run(id) ON DELETE CASCADE,\n"
+	"  shipped INTEGER NOT NULL DEFAULT 0, -- 1: part of the compiled-in defaults\n"
 	"  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),\n"
-	"  PRIMARY KEY(scope, subject, key, origin));\n"
+	"  PRIMARY KEY(scope, subject, key, origin, shipped));\n"
 	"CREATE TABLE validation_run(\n"
 	"  id INTEGER PRIMARY KEY,\n"
 	"  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),\n"
@@ -239,13 +240,13 @@ load_defaults(hw_db *db, const char *hash, char *err, size_t errlen)
 	if (rc != 0)
 		return rc;
 	char sql[256];
-	sqlite3_int64 maxrow[4];
+	sqlite3_int64 maxrow[4], maxparam = 0;
 	for (size_t t = 0; t < 4; t++) {
 		snprintf(sql, sizeof sql, "DELETE FROM %s WHERE origin = 'default'", default_tables[t]);
 		if ((rc = hw_exec(db, sql, err, errlen, what)) != 0)
 			goto fail;
 	}
-	if ((rc = hw_exec(db, "DELETE FROM param WHERE origin = 'default'", err, errlen, what)) != 0)
+	if ((rc = hw_exec(db, "DELETE FROM param WHERE shipped = 1", err, errlen, what)) != 0)
 		goto fail;
 	for (size_t t = 0; t < 4; t++) {
 		sqlite3_stmt *st;
@@ -258,13 +259,28 @@ load_defaults(hw_db *db, const char *hash, char *err, size_t errlen)
 		maxrow[t] = sqlite3_column_int64(st, 0);
 		sqlite3_finalize(st);
 	}
+	{
+		sqlite3_stmt *st;
+		if (sqlite3_prepare_v2(db->sql, "SELECT coalesce(max(rowid), 0) FROM param", -1, &st, NULL) != SQLITE_OK ||
+		    sqlite3_step(st) != SQLITE_ROW) {
+			sqlite3_finalize(st);
+			rc = hw_sqlerr(db, err, errlen, what);
+			goto fail;
+		}
+		maxparam = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
 	for (size_t i = 0; hw_default_files[i].name != NULL; i++) {
 		char w[96];
 		snprintf(w, sizeof w, "loading hardware/data/%s.sql", hw_default_files[i].name);
 		if ((rc = hw_exec(db, hw_default_files[i].text, err, errlen, w)) != 0)
 			goto fail;
 	}
-	/* Rows the default files inserted are the defaults (param rows say so themselves). */
+	/* Rows the default files inserted are the defaults.  Parameters keep the origin their file
+	 * gives them (default or fitted) and are marked as shipped. */
+	snprintf(sql, sizeof sql, "UPDATE param SET shipped = 1 WHERE rowid > %lld", (long long)maxparam);
+	if ((rc = hw_exec(db, sql, err, errlen, what)) != 0)
+		goto fail;
 	for (size_t t = 0; t < 4; t++) {
 		snprintf(sql, sizeof sql, "UPDATE %s SET origin = 'default' WHERE rowid > %lld", default_tables[t],
 			 (long long)maxrow[t]);

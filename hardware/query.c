@@ -331,7 +331,7 @@ add_params(hw_db *db, const char *scope, const char *subject, cJSON *arr)
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db->sql,
 			       "SELECT key, value, origin, method, source FROM param WHERE scope = ? AND subject = ?"
-			       " ORDER BY key, CASE origin WHEN 'measured' THEN 0 WHEN 'fitted' THEN 1 WHEN 'user' THEN 2 ELSE 3 END",
+			       " ORDER BY key, CASE origin WHEN 'measured' THEN 0 WHEN 'fitted' THEN 1 WHEN 'user' THEN 2 ELSE 3 END, shipped",
 			       -1, &st, NULL) != SQLITE_OK)
 		return;
 	sqlite3_bind_text(st, 1, scope, -1, SQLITE_STATIC);
@@ -460,7 +460,7 @@ hw_export(hw_db *db, char **sql, char *err, size_t errlen)
 		{"gemm_meas", "1"},
 		{"membw_meas", "1"},
 		{"coll_meas", "1"},
-		{"param", "origin <> 'default'"},
+		{"param", "shipped = 0"},
 		{"validation_run", "1"},
 	};
 	pp_str out = {0};
@@ -588,8 +588,8 @@ hw_param_get(hw_db *db, const char *scope, const char *subject, const char *key,
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db->sql,
 			       "SELECT value, origin, method, source FROM param WHERE scope = ? AND subject = ? AND key = ?"
-			       " ORDER BY CASE origin WHEN 'measured' THEN 0 WHEN 'fitted' THEN 1 WHEN 'user' THEN 2 ELSE 3 END"
-			       " LIMIT 1",
+			       " ORDER BY CASE origin WHEN 'measured' THEN 0 WHEN 'fitted' THEN 1 WHEN 'user' THEN 2 ELSE 3 END,"
+			       " shipped LIMIT 1",
 			       -1, &st, NULL) != SQLITE_OK)
 		return PP_EDB;
 	sqlite3_bind_text(st, 1, scope, -1, SQLITE_TRANSIENT);
