@@ -128,8 +128,10 @@ model_head_params(const model *m)
 	double h = (double)t->hidden;
 	double p = 0.0;
 	if (t->mlm_head) {
-		/* pooler (h x h + h), MLM transform (h x h + h, norm) and output bias */
-		p += 2.0 * (h * h + h) + norm_params(t) + (double)t->vocab;
+		/* BERT's pre-training heads (BertForPreTraining): pooler (h x h + h), MLM transform
+		 * (h x h + h, norm), MLM output bias (the output weight is the tied embedding) and
+		 * the next-sentence classifier (2h + 2).  BERT has no final norm of its own. */
+		p += 2.0 * (h * h + h) + norm_params(t) + (double)t->vocab + (2.0 * h + 2.0);
 	} else {
 		p += norm_params(t); /* final norm */
 	}
@@ -179,8 +181,10 @@ matmul_params_per_token(const model *m)
 {
 	const model_tf *t = &m->tf;
 	double p = (double)t->vocab * (double)t->hidden;
+	/* BERT's MLM transform runs on every token; the pooler and the next-sentence classifier
+	 * run once per sequence, so they are left out of the per-token count. */
 	if (t->mlm_head)
-		p += 2.0 * (double)t->hidden * (double)t->hidden;
+		p += (double)t->hidden * (double)t->hidden;
 	for (int64_t l = 0; l < t->layers; l++)
 		p += attn_matmul_params(t) + mlp_matmul_params(m, l, true);
 	return p;

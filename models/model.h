@@ -48,7 +48,7 @@ typedef struct model_tf {
 	bool bias;            /* linear layers carry biases (GPT-2, BERT) */
 	bool qkv_bias;        /* only the QKV projection carries a bias (Qwen2) */
 	bool tied_embeddings; /* the LM head shares the input embedding */
-	bool mlm_head;        /* BERT-style masked-LM head (dense + norm) and pooler */
+	bool mlm_head;        /* BERT pre-training heads: MLM (dense + norm + bias), pooler, NSP */
 	/* Mixture of experts: experts == 0 means dense. */
 	int64_t experts;        /* routed experts per MoE layer */
 	int64_t top_k;          /* experts each token is routed to */
@@ -106,7 +106,7 @@ double model_attn_params(const model *m);        /* one layer's attention block 
 double model_mlp_params(const model *m, int64_t layer); /* one layer's MLP or MoE block incl. norm */
 double model_layer_params(const model *m, int64_t layer);
 double model_embedding_params(const model *m);   /* token (+position, +type) embeddings */
-double model_head_params(const model *m);        /* final norm + LM head (0 when tied) + MLM head */
+double model_head_params(const model *m);        /* final norm + LM head (0 when tied), or BERT heads */
 
 /* Derived quantities. */
 double model_params(const model *m);         /* total trainable parameters */
