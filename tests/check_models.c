@@ -21,28 +21,157 @@ load(const char *spec)
 	return m;
 }
 
-/* Published parameter counts, within 0.5%. */
+/* Published parameter counts.  A count published to a stated precision (Narayanan et al.
+ * 2021 Table 1 gives billions to one decimal) is checked to half a unit of that precision:
+ * "place" is the unit (0.1e9 for "1.7B").  Otherwise the count must be within 0.5%.  For
+ * the small GPTs of Table 1 the half unit is the wider test (1.652B prints as "1.7B", 2.8%
+ * away); the paper's own formula, P = 12lh^2 (1 + 13/12h + (V + s)/12lh), is ours less the
+ * final layer norm (see narayanan_formula below).  Exact published counts are asserted
+ * exactly in the tests that follow. */
 static const struct {
 	const char *name;
-	double total, active;
+	double total, active, place;
 	const char *source;
 } published[] = {
-	{"llama-3-8b", 8.03e9, 0, "Meta Llama 3 model card: 8.03B"},
-	{"gpt3-175b", 174.6e9, 0, "Narayanan et al. 2021 Table 2: 174.6B"},
+	{"llama-3-8b", 8.03e9, 0, 0, "Meta Llama 3 model card: 8.03B"},
+	{"llama-3-70b", 70.6e9, 0, 0, "Meta-Llama-3-70B on Hugging Face: 70.6B"},
+	{"llama-3-405b", 405.9e9, 0, 0, "Llama 3.1 405B on Hugging Face: 406B; 405.85B by hand"},
+	{"llama-2-7b", 6.74e9, 0, 0, "Llama-2-7b-hf on Hugging Face: 6.74B"},
+	{"llama-2-13b", 13.0e9, 0, 0, "Llama-2-13b-hf on Hugging Face: 13.0B"},
+	{"llama-2-70b", 68.98e9, 0, 0, "Llama-2-70b-hf on Hugging Face: 68.98B"},
+	{"mistral-7b", 7.24e9, 0, 0, "Mistral-7B-v0.1 on Hugging Face: 7.24B"},
+	{"mixtral-8x7b", 46.7e9, 12.9e9, 0, "Mistral AI, Mixtral of experts: 46.7B total, 12.9B per token"},
+	{"qwen2-7b", 7.62e9, 0, 0, "Qwen2-7B on Hugging Face: 7.62B"},
+	{"gpt-neox-20b", 20.55e9, 0, 0, "Black et al. 2022 (arXiv 2204.06745): 20.55B"},
+	{"gpt2-xl", 1.56e9, 0, 0, "gpt2-xl on Hugging Face: 1.56B"},
+	{"deepseek-v3", 671e9, 0, 0, "DeepSeek-V3 report: 671B (the 685B checkpoint adds the 14B MTP module)"},
+	{"gpt3-175b", 174.6e9, 0, 0, "Narayanan et al. 2021 Table 2: 174.6B"},
+	{"gpt-1.7b", 1.7e9, 0, 0.1e9, "Narayanan et al. 2021 Table 1: 1.7B"},
+	{"gpt-3.6b", 3.6e9, 0, 0.1e9, "Narayanan et al. 2021 Table 1: 3.6B"},
+	{"gpt-7.5b", 7.5e9, 0, 0.1e9, "Narayanan et al. 2021 Table 1: 7.5B"},
+	{"gpt-18.4b", 18.4e9, 0, 0.1e9, "Narayanan et al. 2021 Table 1: 18.4B"},
+	{"gpt-39.1b", 39.1e9, 0, 0.1e9, "Narayanan et al. 2021 Table 1: 39.1B"},
+	{"gpt-76.1b", 76.1e9, 0, 0.1e9, "Narayanan et al. 2021 Table 1: 76.1B"},
+	{"gpt-145.6b", 145.6e9, 0, 0.1e9, "Narayanan et al. 2021 Table 1: 145.6B"},
+	{"gpt-310.1b", 310.1e9, 0, 0.1e9, "Narayanan et al. 2021 Table 1: 310.1B"},
+	{"gpt-530b", 529.6e9, 0, 0.1e9, "Narayanan et al. 2021 Table 1: 529.6B"},
+	{"gpt-1t", 1008.0e9, 0, 0.1e9, "Narayanan et al. 2021 Table 1: 1008.0B"},
+	{"gpt-22b", 22e9, 0, 1e9, "Korthikanti et al. 2022 Table 3: 22B"},
+	{"megatron-gpt2-1.2b", 1.2e9, 0, 0.1e9, "Shoeybi et al. 2019 Table 1: 1.2B"},
+	{"megatron-gpt2-2.5b", 2.5e9, 0, 0.1e9, "Shoeybi et al. 2019 Table 1: 2.5B"},
+	{"megatron-gpt2-4.2b", 4.2e9, 0, 0.1e9, "Shoeybi et al. 2019 Table 1: 4.2B"},
+	{"megatron-gpt2-8.3b", 8.3e9, 0, 0.1e9, "Shoeybi et al. 2019 Table 1: 8.3B"},
+	{"megatron-gpt2-1.16b", 1.16e9, 0, 0.01e9, "Megatron-LM README 2020: 1.16B"},
+	{"megatron-gpt2-2.03b", 2.03e9, 0, 0.01e9, "Megatron-LM README 2020: 2.03B"},
+	{"megatron-gpt2-4.24b", 4.24e9, 0, 0.01e9, "Megatron-LM README 2020: 4.24B"},
+	{"megatron-gpt2-8.67b", 8.67e9, 0, 0.01e9, "Megatron-LM README 2020: 8.67B"},
+	{"mpt-70b", 64.862e9, 0, 0, "llm-foundry benchmarking README, MPT-70b at seq 2048: 64.862B"},
+	{"resnet-50", 25.6e6, 0, 0, "He et al. 2016: 25.6M (torchvision 25,557,032)"},
+	{"resnet-101", 44.5e6, 0, 0, "torchvision resnet101: 44.5M"},
+	{"resnet-152", 60.2e6, 0, 0, "torchvision resnet152: 60.2M"},
+	{"vgg-16", 138.4e6, 0, 0, "torchvision vgg16: 138.4M"},
 };
+
+static double
+published_tol(double total, double place)
+{
+	return place > 0 ? place / 2.0 : 0.005 * total;
+}
 
 START_TEST(published_parameter_counts)
 {
 	for (size_t i = 0; i < sizeof published / sizeof published[0]; i++) {
 		model *m = load(published[i].name);
 		double p = model_params(m);
-		ck_assert_msg(fabs(p - published[i].total) <= 0.005 * published[i].total, "%s: %.4g params, published %.4g (%s)",
+		double tol = published_tol(published[i].total, published[i].place);
+		ck_assert_msg(fabs(p - published[i].total) <= tol, "%s: %.6g params, published %.6g (%s)",
 			      published[i].name, p, published[i].total, published[i].source);
 		if (published[i].active > 0) {
 			double a = model_params_active(m);
 			ck_assert_msg(fabs(a - published[i].active) <= 0.005 * published[i].active,
-				      "%s: %.4g active params, published %.4g", published[i].name, a, published[i].active);
+				      "%s: %.6g active params, published %.6g", published[i].name, a, published[i].active);
 		}
+		model_free(m);
+	}
+}
+END_TEST
+
+/* Every catalog entry loads, is named after its file, and cites a source. */
+START_TEST(catalog_entries_load)
+{
+	ck_assert_uint_ge(model_catalog_count(), 40);
+	for (size_t i = 0; i < model_catalog_count(); i++) {
+		model *m = load(model_catalog_name(i));
+		ck_assert_str_eq(model_name(m), model_catalog_name(i));
+		ck_assert_msg(strlen(model_source(m)) > 10, "%s has no source", model_name(m));
+		ck_assert_msg(model_params(m) > 0, "%s has no parameters", model_name(m));
+		model_free(m);
+	}
+}
+END_TEST
+
+/* Narayanan et al. 2021 count parameters as P = 12lh^2 (1 + 13/12h + (V + s)/12lh): per layer
+ * 12h^2 + 13h, plus token and position embeddings.  We count the final layer norm (2h) too. */
+START_TEST(narayanan_formula)
+{
+	static const char *const names[] = {"gpt-1.7b", "gpt-3.6b", "gpt-7.5b", "gpt-18.4b", "gpt-39.1b",
+					    "gpt-76.1b", "gpt-145.6b", "gpt-310.1b", "gpt-530b", "gpt-1t",
+					    "gpt-22b", "gpt3-175b"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		model *m = load(names[i]);
+		const model_tf *t = model_transformer(m);
+		double l = (double)t->layers, h = (double)t->hidden, V = (double)t->vocab, s = (double)t->seq;
+		double P = 12.0 * l * h * h * (1.0 + 13.0 / (12.0 * h) + (V + s) / (12.0 * l * h));
+		ck_assert_rel(model_params(m), P + 2.0 * h, 1e-12);
+		model_free(m);
+	}
+}
+END_TEST
+
+/* The llm-foundry benchmark table gives each MPT's parameter count at every sequence length it
+ * ran: the count grows by seq x d_model because those MPTs learn a position embedding of
+ * max_seq_len (scripts/train/benchmarking/README.md, as in the validation CSV).  Giving
+ * "max_positions" reproduces each row within 0.5%. */
+static model *
+with_max_positions(const char *name, int64_t positions)
+{
+	const char *text = NULL;
+	for (size_t i = 0; i < model_catalog_count(); i++)
+		if (strcmp(model_catalog_name(i), name) == 0)
+			text = model_catalog_text(i);
+	ck_assert_ptr_nonnull(text);
+	cJSON *doc = cJSON_Parse(text);
+	ck_assert_ptr_nonnull(doc);
+	cJSON_AddNumberToObject(doc, "max_positions", (double)positions);
+	char *out = cJSON_PrintUnformatted(doc);
+	model *m = NULL;
+	int rc = model_parse(out, strlen(out), name, &m, err, sizeof err);
+	ck_assert_msg(rc == 0, "%s: %s", name, err);
+	cJSON_free(out);
+	cJSON_Delete(doc);
+	return m;
+}
+
+START_TEST(mpt_benchmark_counts)
+{
+	static const struct {
+		const char *name;
+		int64_t seq;
+		double params_b;
+	} rows[] = {
+		{"mpt-125m", 512, 0.124},   {"mpt-125m", 2048, 0.125},  {"mpt-125m", 65536, 0.174},
+		{"mpt-350m", 2048, 0.356},  {"mpt-350m", 65536, 0.421}, {"mpt-760m", 2048, 0.76},
+		{"mpt-760m", 65536, 0.858}, {"mpt-1b", 2048, 1.316},    {"mpt-1b", 65536, 1.446},
+		{"mpt-3b", 2048, 2.652},    {"mpt-3b", 65536, 2.814},   {"mpt-7b", 512, 6.653},
+		{"mpt-7b", 2048, 6.659},    {"mpt-7b", 65536, 6.919},   {"mpt-13b", 2048, 12.854},
+		{"mpt-13b", 32768, 13.011}, {"mpt-30b", 2048, 29.975},  {"mpt-30b", 8192, 30.019},
+		{"mpt-70b", 2048, 64.862},
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		model *m = with_max_positions(rows[i].name, rows[i].seq);
+		double p = model_params(m), want = rows[i].params_b * 1e9;
+		ck_assert_msg(fabs(p - want) <= 0.005 * want, "%s at seq %lld: %.6g params, published %.6g", rows[i].name,
+			      (long long)rows[i].seq, p, want);
 		model_free(m);
 	}
 }
@@ -56,6 +185,152 @@ START_TEST(gpt3_hand_count)
 	ck_assert_rel(model_layer_params(m, 0), 1812099072.0, 1e-15);
 	ck_assert_rel(model_embedding_params(m), 654311424.0, 1e-15);
 	ck_assert_rel(model_params(m), 96.0 * 1812099072.0 + 654311424.0 + 24576.0, 1e-15);
+	model_free(m);
+}
+END_TEST
+
+/* GPT-2 XL: Hugging Face counts 1,557,611,200 for GPT2LMHeadModel (the LM head is tied).
+ * h = 1600, L = 48: per layer 12h^2 + 13h = 30,740,800; embeddings (50257 + 1024) h =
+ * 82,049,600; final norm 2h = 3,200. */
+START_TEST(gpt2_xl_exact)
+{
+	model *m = load("gpt2-xl");
+	ck_assert_rel(model_layer_params(m, 0), 30740800.0, 0.0);
+	ck_assert_rel(model_embedding_params(m), 82049600.0, 0.0);
+	ck_assert_rel(model_params(m), 1557611200.0, 0.0);
+	model_free(m);
+}
+END_TEST
+
+/* BERT-large.  Hugging Face's BertModel with pooler is 335,141,888 parameters: embeddings
+ * (30522 + 512 + 2) h + norm 2h = 31,782,912; 24 layers of 12h^2 + 13h = 302,309,376; pooler
+ * h^2 + h = 1,049,600.  We count the pre-training model (BertForPreTraining), which adds the
+ * MLM transform h^2 + h, its norm 2h, the MLM output bias V (the output weight is the tied
+ * embedding) and the next-sentence classifier 2h + 2: 336,226,108. */
+START_TEST(bert_large_exact)
+{
+	model *m = load("bert-large");
+	const model_tf *t = model_transformer(m);
+	double h = 1024.0;
+	ck_assert(!t->causal);
+	ck_assert_rel(model_embedding_params(m), 31782912.0, 0.0);
+	double bert_model = model_embedding_params(m) + 24.0 * model_layer_params(m, 0) + (h * h + h);
+	ck_assert_rel(bert_model, 335141888.0, 0.0);
+	ck_assert_rel(model_params(m), 335141888.0 + (h * h + h) + 2.0 * h + 30522.0 + (2.0 * h + 2.0), 0.0);
+	ck_assert_rel(model_params(m), 336226108.0, 0.0);
+	model_free(m);
+}
+END_TEST
+
+/* Llama 3.1 405B by hand: h = 16384, 128 query and 8 KV heads of 128, ffn 53248, V = 128256.
+ * Attention 2h^2 + 2h(8 x 128) = 570,425,344; SwiGLU 3 h ffn = 2,617,245,696; two RMS norms
+ * 2h; 126 layers; untied embedding and head 2Vh; final norm h. */
+START_TEST(llama3_405b_hand_count)
+{
+	model *m = load("llama-3-405b");
+	double h = 16384.0, layer = 570425344.0 + 2617245696.0 + 2.0 * h;
+	ck_assert_rel(model_layer_params(m, 0), layer, 0.0);
+	ck_assert_rel(model_params(m), 126.0 * layer + 2.0 * 128256.0 * h + h, 0.0);
+	ck_assert_rel(model_params(m), 405853388800.0, 0.0);
+	model_free(m);
+}
+END_TEST
+
+/* DeepSeek-V3 (arXiv 2412.19437): 671B total, 37B activated per token.  The Hugging Face
+ * checkpoint holds 685B: the extra 14B are the multi-token-prediction module, which we do
+ * not model.  DeepSeek's 37B leaves out the input embedding (a lookup, 0.93B): every other
+ * parameter a token touches comes to 36.6B, which rounds to 37B, while with the embedding it
+ * is 37.55B.  Mixtral's 12.9B, on the other hand, counts the embedding; model_params_active
+ * always does, so this test subtracts it.
+ * MLA attention by hand: q down 7168 x 1536, q up 1536 x 128 x 192, kv down 7168 x (512 +
+ * 64), kv up 512 x 128 x (128 + 128), output 128 x 128 x 7168, plus the input norm and the
+ * two latent norms (7168 + 1536 + 512).  A MoE layer: 257 experts (256 routed, 1 shared) of
+ * 3 x 7168 x 2048, router 7168 x 256, norm 7168. */
+START_TEST(deepseek_v3_counts)
+{
+	model *m = load("deepseek-v3");
+	double attn = 7168.0 * 1536 + 1536.0 * 128 * 192 + 7168.0 * 576 + 512.0 * 128 * 256 + 128.0 * 128 * 7168;
+	ck_assert_rel(model_attn_params(m), attn + 7168 + 1536 + 512, 0.0);
+	ck_assert(!model_layer_is_moe(m, 2));
+	ck_assert(model_layer_is_moe(m, 3));
+	ck_assert_rel(model_mlp_params(m, 3), 257.0 * 3 * 7168 * 2048 + 7168.0 * 256 + 7168, 0.0);
+	ck_assert_rel(model_mlp_params(m, 0), 3.0 * 7168 * 18432 + 7168, 0.0);
+	double total = model_params(m);
+	ck_assert_msg(fabs(total - 671e9) <= 0.005 * 671e9, "total %.6g", total);
+	double input_embedding = 129280.0 * 7168.0;
+	double active = model_params_active(m) - input_embedding;
+	ck_assert_msg(fabs(active - 37e9) <= 0.5e9, "active without the embedding %.6g, published 37B", active);
+	/* KV cache: one latent of 512 + the shared RoPE key of 64 per layer. */
+	ck_assert_rel(model_kv_bytes_per_token(m, 2.0), 576.0 * 61 * 2, 0.0);
+	model_free(m);
+}
+END_TEST
+
+/* CNNs: torchvision's parameter counts, exactly, and the PyTorch MNIST example's. */
+START_TEST(cnn_exact_counts)
+{
+	static const struct {
+		const char *name;
+		double params;
+	} cases[] = {
+		{"resnet-50", 25557032.0}, {"resnet-101", 44549160.0}, {"resnet-152", 60192808.0},
+		{"vgg-16", 138357544.0},   {"mnist-cnn", 1199882.0},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		model *m = load(cases[i].name);
+		ck_assert_int_eq(model_get_kind(m), MODEL_CNN);
+		ck_assert_msg(model_params(m) == cases[i].params, "%s: %.0f params, expected %.0f", cases[i].name,
+			      model_params(m), cases[i].params);
+		model_free(m);
+	}
+}
+END_TEST
+
+/* ResNet-50 at 224x224: torchvision reports 4.09 GMACs, i.e. 8.18 GFLOPs forward, within 2%.
+ * The last stage leaves 2048 x 7 x 7 and the classifier takes the pooled 2048. */
+START_TEST(resnet50_flops_and_shapes)
+{
+	model *m = load("resnet-50");
+	ck_assert_rel(model_cnn_flops_per_sample(m), 2.0 * 4.09e9, 0.02);
+	ck_assert_rel(model_flops_train_per_token(m, 1), 3.0 * model_cnn_flops_per_sample(m), 1e-15);
+	const model_layer *l;
+	size_t n = model_layers(m, &l);
+	ck_assert_uint_gt(n, 100);
+	const model_layer *fc = &l[n - 1];
+	ck_assert_int_eq(fc->kind, MODEL_LAYER_FC);
+	ck_assert_int_eq(fc->in_c, 2048);
+	ck_assert_int_eq(fc->out_c, 1000);
+	ck_assert_int_eq(fc->params, 2048 * 1000 + 1000);
+	const model_layer *pool = &l[n - 2];
+	ck_assert_int_eq(pool->kind, MODEL_LAYER_AVGPOOL);
+	ck_assert_int_eq(pool->in_c, 2048);
+	ck_assert_int_eq(pool->in_h, 7);
+	ck_assert_int_eq(pool->in_w, 7);
+	model_free(m);
+}
+END_TEST
+
+/* The MNIST net: 28 -> 26 -> 24 under two unpadded 3x3 convolutions, 12 after the pool, so
+ * the first FC layer sees 64 x 12 x 12 = 9216 inputs. */
+START_TEST(mnist_cnn_shapes)
+{
+	model *m = load("mnist-cnn");
+	int64_t c, h, w;
+	model_cnn_input(m, &c, &h, &w);
+	ck_assert_int_eq(c, 1);
+	ck_assert_int_eq(h, 28);
+	const model_layer *l;
+	size_t n = model_layers(m, &l);
+	const model_layer *fc1 = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(l[i].name, "fc1") == 0)
+			fc1 = &l[i];
+	ck_assert_ptr_nonnull(fc1);
+	ck_assert_int_eq(fc1->in_c, 9216);
+	ck_assert_int_eq(fc1->params, 9216 * 128 + 128);
+	/* conv1 26x26x32 with 3x3x1 kernels, conv2 24x24x64 with 3x3x32, fc1, fc2 */
+	double flops = 2.0 * (26 * 26 * 32 * 9 + 24 * 24 * 64 * 9 * 32 + 9216 * 128 + 128 * 10);
+	ck_assert_rel(model_cnn_flops_per_sample(m), flops, 0.0);
 	model_free(m);
 }
 END_TEST
@@ -144,18 +419,89 @@ START_TEST(malformed_models)
 }
 END_TEST
 
-/* A Hugging Face config of Llama-3-8B gives the same model as the catalog entry. */
+/* A Hugging Face config gives the same model as the catalog entry made from it: the same
+ * dimensions, parameters (total and active) and FLOPs per token. */
+START_TEST(huggingface_matches_catalog)
+{
+	static const struct {
+		const char *fixture, *catalog;
+	} cases[] = {
+		{"hf/llama-3-8b-config.json", "llama-3-8b"},
+		{"hf/llama-3-70b-config.json", "llama-3-70b"},
+		{"hf/mistral-7b-config.json", "mistral-7b"},
+		{"hf/mixtral-8x7b-config.json", "mixtral-8x7b"},
+		{"hf/qwen2-7b-config.json", "qwen2-7b"},
+		{"hf/deepseek-v3-config.json", "deepseek-v3"},
+		{"hf/gpt2-xl-config.json", "gpt2-xl"},
+		{"hf/gpt-neox-20b-config.json", "gpt-neox-20b"},
+		{"hf/bert-large-uncased-config.json", "bert-large"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		model *hf = load(test_data(cases[i].fixture));
+		model *cat = load(cases[i].catalog);
+		const model_tf *a = model_transformer(hf), *b = model_transformer(cat);
+		ck_assert_ptr_nonnull(a);
+		ck_assert_msg(a->layers == b->layers && a->hidden == b->hidden && a->heads == b->heads &&
+				      a->kv_heads == b->kv_heads && a->head_dim == b->head_dim && a->vocab == b->vocab &&
+				      a->experts == b->experts && a->top_k == b->top_k && a->expert_ffn == b->expert_ffn &&
+				      a->shared_experts == b->shared_experts && a->dense_layers == b->dense_layers &&
+				      a->kv_lora_rank == b->kv_lora_rank && a->q_lora_rank == b->q_lora_rank,
+			      "%s: dimensions differ from %s", cases[i].fixture, cases[i].catalog);
+		ck_assert_msg(a->mlp == b->mlp && a->norm == b->norm && a->pos == b->pos && a->causal == b->causal &&
+				      a->bias == b->bias && a->qkv_bias == b->qkv_bias &&
+				      a->tied_embeddings == b->tied_embeddings && a->mlm_head == b->mlm_head,
+			      "%s: structure differs from %s", cases[i].fixture, cases[i].catalog);
+		ck_assert_msg(model_params(hf) == model_params(cat), "%s: %.0f params, %s has %.0f", cases[i].fixture,
+			      model_params(hf), cases[i].catalog, model_params(cat));
+		ck_assert_rel(model_params_active(hf), model_params_active(cat), 0.0);
+		ck_assert_rel(model_flops_fwd_per_token(hf, 2048), model_flops_fwd_per_token(cat, 2048), 1e-15);
+		model_free(hf);
+		model_free(cat);
+	}
+}
+END_TEST
+
+/* Llama-3-8B's config in detail. */
 START_TEST(huggingface_llama)
 {
 	model *hf = load(test_data("hf/llama-3-8b-config.json"));
-	model *cat = load("llama-3-8b");
-	ck_assert_rel(model_params(hf), model_params(cat), 1e-12);
 	const model_tf *t = model_transformer(hf);
 	ck_assert_int_eq(t->kv_heads, 8);
 	ck_assert_int_eq(t->mlp, MODEL_MLP_SWIGLU);
 	ck_assert(!t->tied_embeddings);
 	model_free(hf);
-	model_free(cat);
+}
+END_TEST
+
+/* The Mixtral and DeepSeek spellings of MoE, and DeepSeek's MLA, land in the right fields. */
+START_TEST(huggingface_moe_fields)
+{
+	model *m = load(test_data("hf/mixtral-8x7b-config.json"));
+	const model_tf *t = model_transformer(m);
+	ck_assert_int_eq(t->experts, 8);
+	ck_assert_int_eq(t->top_k, 2);
+	ck_assert_int_eq(t->expert_ffn, 14336);
+	ck_assert_int_eq(t->dense_layers, 0);
+	ck_assert_int_eq(t->seq, 8192); /* max_position_embeddings 32768, capped for training */
+	model_free(m);
+	m = load(test_data("hf/deepseek-v3-config.json"));
+	t = model_transformer(m);
+	ck_assert_int_eq(t->experts, 256);
+	ck_assert_int_eq(t->top_k, 8);
+	ck_assert_int_eq(t->expert_ffn, 2048);
+	ck_assert_int_eq(t->shared_experts, 1);
+	ck_assert_int_eq(t->dense_layers, 3);
+	ck_assert_int_eq(t->ffn, 18432);
+	ck_assert_int_eq(t->q_lora_rank, 1536);
+	ck_assert_int_eq(t->kv_lora_rank, 512);
+	ck_assert_int_eq(t->head_dim, 192);
+	model_free(m);
+	m = load(test_data("hf/bert-large-uncased-config.json"));
+	t = model_transformer(m);
+	ck_assert(!t->causal && t->mlm_head && t->bias);
+	ck_assert_int_eq(t->type_vocab, 2);
+	ck_assert_int_eq(t->max_pos, 512);
+	model_free(m);
 }
 END_TEST
 
@@ -165,11 +511,23 @@ main(void)
 	Suite *s = suite_create("models");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, published_parameter_counts);
+	tcase_add_test(tc, catalog_entries_load);
+	tcase_add_test(tc, narayanan_formula);
+	tcase_add_test(tc, mpt_benchmark_counts);
 	tcase_add_test(tc, gpt3_hand_count);
+	tcase_add_test(tc, gpt2_xl_exact);
+	tcase_add_test(tc, bert_large_exact);
+	tcase_add_test(tc, llama3_405b_hand_count);
+	tcase_add_test(tc, deepseek_v3_counts);
+	tcase_add_test(tc, cnn_exact_counts);
+	tcase_add_test(tc, resnet50_flops_and_shapes);
+	tcase_add_test(tc, mnist_cnn_shapes);
 	tcase_add_test(tc, flops_match_papers);
 	tcase_add_test(tc, kv_cache_bytes);
 	tcase_add_test(tc, malformed_models);
+	tcase_add_test(tc, huggingface_matches_catalog);
 	tcase_add_test(tc, huggingface_llama);
+	tcase_add_test(tc, huggingface_moe_fields);
 	suite_add_tcase(s, tc);
 	return test_run(s);
 }
