@@ -243,11 +243,18 @@ layer_int(cnn_builder *b, const cJSON *o, int i, const char *key, bool required,
 	return 0;
 }
 
-static bool
-layer_bool(const cJSON *o, const char *key, bool def)
+static int
+layer_bool(cnn_builder *b, const cJSON *o, int i, const char *key, bool def, bool *out)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsBool(v) ? cJSON_IsTrue(v) : def;
+	if (v == NULL || cJSON_IsNull(v)) {
+		*out = def;
+		return 0;
+	}
+	if (!cJSON_IsBool(v))
+		return pp_err(b->err, b->errlen, PP_EINPUT, "%s: layers[%d]: \"%s\" must be true or false", b->origin, i, key);
+	*out = cJSON_IsTrue(v);
+	return 0;
 }
 
 int
@@ -289,31 +296,37 @@ model_cnn_parse(model *m, const cJSON *root, const char *origin, char *err, size
 		else
 			snprintf(nm, sizeof nm, "%s%d", t, i);
 		int64_t out, k, s, pad, blocks, width;
+		bool bias, bn, relu;
 		if (!strcmp(t, "conv")) {
 			if ((rc = layer_int(&b, o, i, "out", true, 0, 1, &out)) != 0 ||
 			    (rc = layer_int(&b, o, i, "kernel", true, 0, 1, &k)) != 0 ||
 			    (rc = layer_int(&b, o, i, "stride", false, 1, 1, &s)) != 0 ||
-			    (rc = layer_int(&b, o, i, "pad", false, k / 2, 0, &pad)) != 0)
+			    (rc = layer_int(&b, o, i, "pad", false, k / 2, 0, &pad)) != 0 ||
+			    (rc = layer_bool(&b, o, i, "bias", false, &bias)) != 0 ||
+			    (rc = layer_bool(&b, o, i, "bn", false, &bn)) != 0 ||
+			    (rc = layer_bool(&b, o, i, "relu", false, &relu)) != 0)
 				return rc;
-			if ((rc = add_conv(&b, nm, out, k, s, pad, layer_bool(o, "bias", false))) != 0)
+			if ((rc = add_conv(&b, nm, out, k, s, pad, bias)) != 0)
 				return rc;
 			char sub[64];
-			if (layer_bool(o, "bn", false)) {
+			if (bn) {
 				snprintf(sub, sizeof sub, "%s.bn", nm);
 				if ((rc = add_elementwise(&b, MODEL_LAYER_BN, sub)) != 0)
 					return rc;
 			}
-			if (layer_bool(o, "relu", false)) {
+			if (relu) {
 				snprintf(sub, sizeof sub, "%s.relu", nm);
 				if ((rc = add_elementwise(&b, MODEL_LAYER_RELU, sub)) != 0)
 					return rc;
 			}
 		} else if (!strcmp(t, "fc")) {
-			if ((rc = layer_int(&b, o, i, "out", true, 0, 1, &out)) != 0)
+			if ((rc = layer_int(&b, o, i, "out", true, 0, 1, &out)) != 0 ||
+			    (rc = layer_bool(&b, o, i, "bias", true, &bias)) != 0 ||
+			    (rc = layer_bool(&b, o, i, "relu", false, &relu)) != 0)
 				return rc;
-			if ((rc = add_fc(&b, nm, out, layer_bool(o, "bias", true))) != 0)
+			if ((rc = add_fc(&b, nm, out, bias)) != 0)
 				return rc;
-			if (layer_bool(o, "relu", false)) {
+			if (relu) {
 				char sub[64];
 				snprintf(sub, sizeof sub, "%s.relu", nm);
 				if ((rc = add_elementwise(&b, MODEL_LAYER_RELU, sub)) != 0)

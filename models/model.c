@@ -190,6 +190,10 @@ check_transformer(model *m, const char *origin, char *err, size_t errlen)
 	if (t->dense_layers > 0 && t->ffn < 1)
 		return pp_err(err, errlen, PP_EINPUT, "%s: \"ffn\" is needed for the %lld dense layers", origin,
 			      (long long)t->dense_layers);
+	/* With "moe.every" > 1 the layers between MoE layers are dense too. */
+	if (t->experts > 0 && t->moe_every > 1 && t->ffn < 1)
+		return pp_err(err, errlen, PP_EINPUT, "%s: \"ffn\" is needed for the dense layers between MoE layers "
+			      "(\"moe.every\" is %lld)", origin, (long long)t->moe_every);
 	if (t->kv_lora_rank > 0 && (t->qk_rope_dim < 1 || t->qk_nope_dim < 1 || t->v_head_dim < 1))
 		return pp_err(err, errlen, PP_EINPUT,
 			      "%s: MLA attention needs positive \"mla.qk_nope_dim\", \"mla.qk_rope_dim\" and \"mla.v_head_dim\"", origin);
@@ -439,7 +443,7 @@ parse_hf(const cJSON *root, const char *origin, const char *model_type, model *m
 	} else {
 		return pp_err(err, errlen, PP_EINPUT,
 			      "%s: model_type \"%s\" is not supported (expected one of llama, mistral, mixtral, qwen2, "
-			      "qwen2_moe, gpt2, gpt_neox, bert, deepseek_v2, deepseek_v3)", origin, mt);
+			      "qwen2_moe, qwen3, gpt2, gpt_neox, bert, roberta, deepseek_v2, deepseek_v3)", origin, mt);
 	}
 	/* Zero values that slipped through hf_int (which allows 0 for optional fields). */
 	if (t->hidden < 1 || t->layers < 1 || t->heads < 1 || t->vocab < 1)

@@ -410,6 +410,12 @@ START_TEST(malformed_models)
 	expect_error("{\"name\":\"c\",\"kind\":\"cnn\",\"input\":{\"channels\":1,\"height\":4,\"width\":4},"
 		     "\"layers\":[{\"type\":\"conv\",\"out\":8,\"kernel\":7,\"pad\":0}]}",
 		     "does not fit");
+	expect_error("{\"name\":\"x\",\"layers\":4,\"hidden\":64,\"heads\":4,\"vocab\":100,\"seq\":16,"
+		     "\"moe\":{\"experts\":8,\"top_k\":2,\"expert_ffn\":64,\"every\":2}}",
+		     "\"moe.every\"");
+	expect_error("{\"name\":\"c\",\"kind\":\"cnn\",\"input\":{\"channels\":1,\"height\":4,\"width\":4},"
+		     "\"layers\":[{\"type\":\"conv\",\"out\":8,\"kernel\":3,\"bias\":\"yes\"}]}",
+		     "layers[0]: \"bias\" must be true or false");
 	char bin[4] = {'{', '\0', 'x', '}'};
 	model *m = NULL;
 	ck_assert_int_ne(model_parse(bin, sizeof bin, "bin.json", &m, err, sizeof err), 0);
