@@ -369,6 +369,229 @@ START_TEST(hostile_names)
 }
 END_TEST
 
+/* The compiled-in defaults written to a scratch file and opened with plain SQLite, so the
+ * tests can read every row.  *dir is the scratch directory to remove afterwards. */
+static sqlite3 *
+open_defaults(const char *name, const char **dir)
+{
+	*dir = test_tmpdir(name);
+	ck_assert_ptr_nonnull(*dir);
+	static char file[1200];
+	snprintf(file, sizeof file, "%s/hw.db", *dir);
+	hw_db *db;
+	ck_assert_int_eq(hw_open(file, 0, &db, err, sizeof err), 0);
+	hw_close(db);
+	sqlite3 *s;
+	ck_assert_int_eq(sqlite3_open_v2(file, &s, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	return s;
+}
+
+static long
+count_of(sqlite3 *s, const char *sql)
+{
+	sqlite3_stmt *st;
+	ck_assert_msg(sqlite3_prepare_v2(s, sql, -1, &st, NULL) == SQLITE_OK, "%s: %s", sql, sqlite3_errmsg(s));
+	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+	long n = (long)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* Every shipped GPU has a 16-bit peak, memory, bandwidth and a source. */
+START_TEST(default_gpus_complete)
+{
+	const char *dir;
+	sqlite3 *s = open_defaults("hwgpus", &dir);
+	hw_db *db;
+	ck_assert_int_eq(hw_open(":memory:", 0, &db, err, sizeof err), 0);
+	sqlite3_stmt *st;
+	ck_assert_int_eq(sqlite3_prepare_v2(s, "SELECT name, source FROM gpu WHERE origin = 'default' ORDER BY name", -1,
+					    &st, NULL),
+			 SQLITE_OK);
+	int n = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		const char *source = (const char *)sqlite3_column_text(st, 1);
+		ck_assert_msg(source != NULL && strlen(source) > 10, "%s: no source", name);
+		hw_gpu g;
+		ck_assert_msg(hw_gpu_get(db, name, &g, err, sizeof err) == 0, "%s: %s", name, err);
+		ck_assert_msg(g.peak_tflops[HW_FP16] > 0 || g.peak_tflops[HW_BF16] > 0, "%s: no fp16/bf16 peak", name);
+		ck_assert_msg(g.memory_bytes > 0 && g.hbm_gbps > 0, "%s: no memory or bandwidth", name);
+		/* Dense peaks: FP8 runs at twice the 16-bit rate, so a sparse FP8 figure would show
+		 * as four times (L40S prints 362 dense BF16 and 733 dense FP8, hence the margin). */
+		if (g.peak_tflops[HW_FP8] > 0)
+			ck_assert_msg(g.peak_tflops[HW_FP8] <= 2.1 * g.peak_tflops[HW_BF16], "%s: fp8 peak", name);
+		n++;
+	}
+	sqlite3_finalize(st);
+	ck_assert_int_ge(n, 17);
+	/* Every GPU says how its memory size was obtained (driver-reported or label). */
+	ck_assert_int_eq(count_of(s, "SELECT count(*) FROM gpu g WHERE NOT EXISTS (SELECT 1 FROM figure_source f"
+				     " WHERE f.tbl = 'gpu' AND f.name = g.name AND f.field = 'memory_bytes')"),
+			 0);
+	hw_close(db);
+	sqlite3_close(s);
+	test_rmdir(dir);
+}
+END_TEST
+
+/* Every shipped system names a shipped GPU and builds a cost model. */
+START_TEST(default_systems_complete)
+{
+	const char *dir;
+	sqlite3 *s = open_defaults("hwsys", &dir);
+	ck_assert_int_eq(count_of(s, "SELECT count(*) FROM system s LEFT JOIN gpu g ON g.name = s.gpu WHERE g.name IS NULL"),
+			 0);
+	ck_assert_int_eq(count_of(s, "SELECT count(*) FROM system WHERE source = '' OR description = ''"), 0);
+	sqlite3_close(s);
+	test_rmdir(dir);
+	hw_db *db;
+	ck_assert_int_eq(hw_open(":memory:", 0, &db, err, sizeof err), 0);
+	char **names;
+	size_t n;
+	ck_assert_int_eq(hw_system_names(db, &names, &n, err, sizeof err), 0);
+	ck_assert_uint_ge(n, 20);
+	for (size_t i = 0; i < n; i++) {
+		hw_system sys;
+		ck_assert_msg(hw_system_get(db, names[i], &sys, err, sizeof err) == 0, "%s: %s", names[i], err);
+		ck_assert_msg(sys.scaleup_gbps > 0 && sys.scaleup_domain >= sys.gpus_per_node, "%s: scale-up", names[i]);
+		hw_cost *c;
+		ck_assert_msg(hw_cost_new(db, names[i], &c, err, sizeof err) == 0, "%s: %s", names[i], err);
+		hw_prov p;
+		ck_assert_msg(hw_cost_coll_time(c, HW_ALL_REDUCE, sys.gpus_per_node, sys.gpus_per_node, 1e9, &p) > 0,
+			      "%s: all-reduce time", names[i]);
+		hw_cost_free(c);
+	}
+	free(names);
+	hw_system sys;
+	ck_assert_int_eq(hw_system_get(db, "gb200-nvl72", &sys, err, sizeof err), 0);
+	ck_assert_int_eq(sys.scaleup_domain, 72);
+	ck_assert_int_eq(sys.gpus_per_node, 4);
+	hw_close(db);
+}
+END_TEST
+
+static bool
+is_date(const char *d)
+{
+	size_t len = strlen(d);
+	if (len != 7 && len != 10)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		bool dash = i == 4 || i == 7;
+		if (dash ? d[i] != '-' : (d[i] < '0' || d[i] > '9'))
+			return false;
+	}
+	return true;
+}
+
+/* The planner's default price exists for the main systems; every price row is dated and names
+ * a shipped GPU or system. */
+START_TEST(default_prices)
+{
+	hw_db *db;
+	ck_assert_int_eq(hw_open(":memory:", 0, &db, err, sizeof err), 0);
+	static const char *const systems[] = {"dgx-a100", "dgx-h100", "hgx-h200", "dgx-b200", "aws-p5", "aws-p4d"};
+	for (size_t i = 0; i < sizeof systems / sizeof systems[0]; i++) {
+		hw_price p;
+		ck_assert_msg(hw_default_price(db, systems[i], &p, err, sizeof err) == 0, "%s: %s", systems[i], err);
+		ck_assert_msg(p.usd_per_gpu_hour > 0.5 && p.usd_per_gpu_hour < 50, "%s: %g per GPU-hour", systems[i],
+			      p.usd_per_gpu_hour);
+		ck_assert_str_eq(p.kind, "on-demand");
+	}
+	/* A system's own instance price wins over the GPU's market. */
+	hw_price p;
+	ck_assert_int_eq(hw_default_price(db, "aws-p4d", &p, err, sizeof err), 0);
+	ck_assert_str_eq(p.subject_kind, "system");
+	ck_assert_rel(p.usd_per_gpu_hour, 32.77 / 8, 1e-9);
+	/* Purchase prices where hardware.md has one. */
+	static const char *const bought[] = {"dgx-a100", "dgx-a100-40gb", "dgx-h100"};
+	for (size_t i = 0; i < sizeof bought / sizeof bought[0]; i++) {
+		hw_price *all;
+		size_t n;
+		ck_assert_int_eq(hw_prices(db, bought[i], &all, &n, err, sizeof err), 0);
+		bool found = false;
+		for (size_t k = 0; k < n; k++)
+			found = found || (!strcmp(all[k].kind, "purchase") && all[k].usd_per_gpu > 1000);
+		free(all);
+		ck_assert_msg(found, "%s: no purchase price", bought[i]);
+	}
+	hw_close(db);
+
+	const char *dir;
+	sqlite3 *s = open_defaults("hwprice", &dir);
+	ck_assert_int_eq(count_of(s, "SELECT count(*) FROM price WHERE (subject_kind = 'gpu' AND subject NOT IN"
+				     " (SELECT name FROM gpu)) OR (subject_kind = 'system' AND subject NOT IN (SELECT name FROM system))"),
+			 0);
+	ck_assert_int_eq(count_of(s, "SELECT count(*) FROM price WHERE length(source) < 10 OR length(source) > 255"
+				     " OR length(provider) > 47"),
+			 0);
+	sqlite3_stmt *st;
+	ck_assert_int_eq(sqlite3_prepare_v2(s, "SELECT subject, date FROM price", -1, &st, NULL), SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		ck_assert_msg(is_date((const char *)sqlite3_column_text(st, 1)), "%s: bad date %s",
+			      sqlite3_column_text(st, 0), sqlite3_column_text(st, 1));
+	sqlite3_finalize(st);
+	sqlite3_close(s);
+	test_rmdir(dir);
+}
+END_TEST
+
+/* Per-figure sources point at real, non-NULL figures; shipped parameters name shipped subjects
+ * and keys the cost model reads, and their descriptions fit the structures that carry them. */
+START_TEST(default_sources_and_params)
+{
+	const char *dir;
+	sqlite3 *s = open_defaults("hwsrc", &dir);
+	sqlite3_stmt *st;
+	ck_assert_int_eq(sqlite3_prepare_v2(s, "SELECT tbl, name, field FROM figure_source", -1, &st, NULL), SQLITE_OK);
+	int nfs = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *tbl = (const char *)sqlite3_column_text(st, 0);
+		const char *name = (const char *)sqlite3_column_text(st, 1);
+		const char *field = (const char *)sqlite3_column_text(st, 2);
+		/* The field must be a column of its table (checked before it goes into SQL text). */
+		char sql[256];
+		snprintf(sql, sizeof sql, "SELECT count(*) FROM pragma_table_info('%s') WHERE name = '%s'", tbl, field);
+		ck_assert_msg(strchr(field, '\'') == NULL && count_of(s, sql) == 1, "%s %s: no column %s", tbl, name, field);
+		snprintf(sql, sizeof sql, "SELECT count(*) FROM %s WHERE name = '%s' AND %s IS NOT NULL", tbl, name, field);
+		ck_assert_msg(count_of(s, sql) == 1, "%s %s: %s has a source but no value", tbl, name, field);
+		nfs++;
+	}
+	sqlite3_finalize(st);
+	ck_assert_int_ge(nfs, 100);
+	ck_assert_int_eq(count_of(s, "SELECT count(*) FROM param WHERE shipped = 1 AND origin <> 'default'"), 0);
+	ck_assert_int_eq(count_of(s, "SELECT count(*) FROM param WHERE (scope = 'gpu' AND subject NOT IN (SELECT name FROM gpu))"
+				     " OR (scope = 'system' AND subject NOT IN (SELECT name FROM system))"),
+			 0);
+	ck_assert_int_eq(count_of(s, "SELECT count(*) FROM param WHERE length(method) < 10 OR length(method) >= 160"
+				     " OR source = '' OR length(source) >= 200 OR NOT (value > 0)"),
+			 0);
+	static const char *const keys[] = {"gemm_eff", "gemm_k_ramp", "kernel_launch_us", "hbm_eff", "attn_eff_fwd",
+					   "attn_eff_bwd", "conv_eff", "coll_eff_intra", "coll_eff_intra_all_reduce",
+					   "coll_eff_inter", "p2p_eff_intra", "coll_latency_intra_us", "coll_latency_inter_us",
+					   "iter_overhead_s", "fabric_leaf_nodes"};
+	ck_assert_int_eq(sqlite3_prepare_v2(s, "SELECT scope, subject, key, value FROM param", -1, &st, NULL), SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *subject = (const char *)sqlite3_column_text(st, 1);
+		const char *key = (const char *)sqlite3_column_text(st, 2);
+		double v = sqlite3_column_double(st, 3);
+		hw_dtype t;
+		bool known = strncmp(key, "gemm_eff_", 9) == 0 && hw_dtype_parse(key + 9, &t) == 0;
+		for (size_t i = 0; i < sizeof keys / sizeof keys[0] && !known; i++)
+			known = strcmp(key, keys[i]) == 0;
+		ck_assert_msg(known, "%s: unknown parameter %s", subject, key);
+		/* Efficiencies are fractions; only NVLS all-reduce busbw may pass the link rate. */
+		if (strstr(key, "eff") != NULL)
+			ck_assert_msg(v <= (strcmp(key, "coll_eff_intra_all_reduce") ? 1.0 : 1.2), "%s %s = %g", subject,
+				      key, v);
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(s);
+	test_rmdir(dir);
+}
+END_TEST
+
 START_TEST(busbw_factors)
 {
 	/* nccl-tests doc/PERFORMANCE.md */
@@ -401,6 +624,10 @@ main(void)
 	tcase_add_test(tc, runs_land_whole_or_not_at_all);
 	tcase_add_test(tc, hostile_names);
 	tcase_add_test(tc, busbw_factors);
+	tcase_add_test(tc, default_gpus_complete);
+	tcase_add_test(tc, default_systems_complete);
+	tcase_add_test(tc, default_prices);
+	tcase_add_test(tc, default_sources_and_params);
 	suite_add_tcase(s, tc);
 	return test_run(s);
 }

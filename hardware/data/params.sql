@@ -1,3 +1,184 @@
--- Cost-model parameters for the shipped GPUs and systems, with how each was obtained.
+-- Cost-model parameters (hardware/cost.c) for the shipped GPUs and systems, origin 'default':
+-- each derived from a published measurement in ../shared/reference/hardware.md (sections 1.3,
+-- 2.3, 4.4, 4.5), and `method` says which.  Keys without a row here fall back to the generic
+-- defaults of hardware/cost.c (so no attn_eff_*, conv_eff, iter_overhead_s or
+-- fabric_leaf_nodes rows: hardware.md has no figures for them).
+--
+-- Per GPU:
+--   gemm_eff_<dtype>  achieved fraction of the dense peak on large GEMMs.  cuBLASLt large-shape
+--                     figures are preferred over MAMF best-shape maxima (which are optimistic);
+--                     the method says which.  Without a measurement: the hardware.md 4.4
+--                     defaults (A100/H100 BF16 0.80-0.87, Hopper/Blackwell FP8 0.70-0.76,
+--                     MI300X/MI325X BF16 0.5-0.6), low end.  No row for GPUs or dtypes that
+--                     neither covers (V100, T4, L4, L40S, A10G, MI250X; TF32/FP32 everywhere).
+--   hbm_eff           BabelStream copy/triad over peak; else the 4.5 default (85-90% on
+--                     HBM3/3e, ~80% on A100), low end.
+--   gemm_k_ramp, kernel_launch_us  conventions of the model, not measurements.
+-- Per system:
+--   coll_eff_intra             ring busbw / scaleup_gbps, large messages (NCCL_ALGO=RING).
+--   coll_eff_intra_all_reduce  all_reduce busbw / scaleup_gbps with NCCL's default algorithm:
+--                              NVLS (NVLink SHARP) on H100/H200/B200/GB200 reduces inside the
+--                              switch, so busbw is not a wire speed and can exceed 1.
+--   p2p_eff_intra              copy-engine p2pBandwidthLatencyTest / scaleup_gbps.
+--   coll_eff_inter             achieved NCCL busbw per NIC / NIC peak.  2-node runs whose busbw
+--                              exceeds the NICs (tree/NVLS) are converted with the hierarchical
+--                              formula per-GPU NIC rate = busbw x (k-1)/(n-1) (k nodes, n ranks).
 INSERT INTO param(scope, subject, key, value, origin, method, source) VALUES
-('gpu', 'a100-sxm4-80gb', 'gemm_eff_bf16', 0.82, 'default', 'large-GEMM cuBLASLt fraction of peak', 'hardware.md 4.4: Azure ND A100 v4 8192^3 253.7/312');
+-- ---- GPUs --------------------------------------------------------------------------------------
+-- a100-sxm4-80gb
+('gpu', 'a100-sxm4-80gb', 'gemm_eff_bf16', 0.82, 'default', 'large GEMM: FP16 cuBLASLt 253.7 (8192^3) to 256.5 (16384^3) of 312; BF16/FP16 randn 257 at 8192^3; MAMF best shape 271.2 not used', 'Azure AI-benchmarking-guide ND A100 v4; https://www.thonking.ai/p/strangely-matrix-multiplications (hardware.md 4.4)'),
+('gpu', 'a100-sxm4-80gb', 'gemm_eff_fp16', 0.82, 'default', 'large GEMM: FP16 cuBLASLt 253.7 (8192^3) to 256.5 (16384^3) of 312, 10k warm-up; randn 257 at 8192^3', 'https://github.com/Azure/AI-benchmarking-guide/blob/main/Azure_Results/ND_A100_v4_results.md ; thonking.ai (hardware.md 4.4)'),
+('gpu', 'a100-sxm4-80gb', 'hbm_eff', 0.81, 'default', 'BabelStream copy 1.61, triad 1.70 TB/s of 2.039 (79%, 83%): their mean', 'https://github.com/Azure/AI-benchmarking-guide/blob/main/Azure_Results/ND_A100_v4_results.md (hardware.md 4.5)'),
+-- a100-sxm4-40gb: same compute as the 80GB part
+('gpu', 'a100-sxm4-40gb', 'gemm_eff_bf16', 0.82, 'default', 'A100 SXM 80GB large-GEMM figures (cuBLASLt 253.7-256.5 of 312; randn 257) applied: same compute (hardware.md 1.1)', 'Azure AI-benchmarking-guide ND A100 v4; https://www.thonking.ai/p/strangely-matrix-multiplications (hardware.md 4.4)'),
+('gpu', 'a100-sxm4-40gb', 'gemm_eff_fp16', 0.82, 'default', 'A100 SXM 80GB large-GEMM figures (cuBLASLt 253.7-256.5 of 312) applied: same compute (hardware.md 1.1)', 'https://github.com/Azure/AI-benchmarking-guide/blob/main/Azure_Results/ND_A100_v4_results.md (hardware.md 4.4)'),
+('gpu', 'a100-sxm4-40gb', 'hbm_eff', 0.80, 'default', 'no 40GB measurement: hardware.md default for streaming kernels, ~80% of HBM peak on A100', 'hardware.md 4.5'),
+-- a100-pcie-80gb
+('gpu', 'a100-pcie-80gb', 'gemm_eff_bf16', 0.81, 'default', 'MAMF best-shape maximum BF16 252.9 of 312 (optimistic; no cuBLASLt large-shape figure for A100 PCIe)', 'ml-engineering https://github.com/stas00/ml-engineering/blob/master/compute/accelerator/README.md (hardware.md 4.4)'),
+('gpu', 'a100-pcie-80gb', 'gemm_eff_fp16', 0.81, 'default', 'BF16 MAMF maximum 252.9 of 312 applied to FP16 (same dense peak); optimistic', 'ml-engineering https://github.com/stas00/ml-engineering/blob/master/compute/accelerator/README.md (hardware.md 4.4)'),
+('gpu', 'a100-pcie-80gb', 'hbm_eff', 0.80, 'default', 'no measurement: hardware.md default for streaming kernels, ~80% of HBM peak on A100', 'hardware.md 4.5'),
+-- h100-sxm
+('gpu', 'h100-sxm', 'gemm_eff_bf16', 0.80, 'default', 'MAMF best-shape maximum BF16 794.5 of 989.4 (2048x2048x13312, torch 2.7); no cuBLASLt BF16 large-shape figure', 'ml-engineering https://github.com/stas00/ml-engineering/blob/master/compute/accelerator/README.md (hardware.md 4.4)'),
+('gpu', 'h100-sxm', 'gemm_eff_fp16', 0.80, 'default', 'BF16 MAMF maximum 794.5 of 989.4 applied to FP16 (same dense peak)', 'ml-engineering https://github.com/stas00/ml-engineering/blob/master/compute/accelerator/README.md (hardware.md 4.4)'),
+('gpu', 'h100-sxm', 'gemm_eff_fp8', 0.70, 'default', 'FP8 e4m3 cuBLASLt 1377 (16384^3), 1382 (32768^3) of 1978.9; 1290 at 8192^3; MAMF maximum 1402.6 (0.71)', 'https://github.com/Azure/AI-benchmarking-guide/blob/main/Azure%20Results/ND_H100_v5_results.md ; ml-engineering (hardware.md 4.4)'),
+('gpu', 'h100-sxm', 'hbm_eff', 0.88, 'default', 'BabelStream copy 2.90, triad 2.97 TB/s of 3.35 (87%, 89%): their mean', 'https://github.com/Azure/AI-benchmarking-guide/blob/main/Azure%20Results/ND_H100_v5_results.md (hardware.md 4.5)'),
+-- h100-pcie, h100-nvl: no measurements
+('gpu', 'h100-pcie', 'gemm_eff_bf16', 0.80, 'default', 'no measurement: hardware.md default for A100/H100 BF16 large GEMMs (0.80-0.87), low end (power-capped PCIe card)', 'hardware.md 4.4'),
+('gpu', 'h100-pcie', 'gemm_eff_fp16', 0.80, 'default', 'no measurement: hardware.md default for A100/H100 BF16 large GEMMs (0.80-0.87), low end, applied to FP16', 'hardware.md 4.4'),
+('gpu', 'h100-pcie', 'gemm_eff_fp8', 0.70, 'default', 'no measurement: hardware.md default for Hopper/Blackwell FP8 large GEMMs (0.70-0.76), low end', 'hardware.md 4.4'),
+('gpu', 'h100-nvl', 'gemm_eff_bf16', 0.80, 'default', 'no measurement: hardware.md default for A100/H100 BF16 large GEMMs (0.80-0.87), low end', 'hardware.md 4.4'),
+('gpu', 'h100-nvl', 'gemm_eff_fp16', 0.80, 'default', 'no measurement: hardware.md default for A100/H100 BF16 large GEMMs (0.80-0.87), low end, applied to FP16', 'hardware.md 4.4'),
+('gpu', 'h100-nvl', 'gemm_eff_fp8', 0.70, 'default', 'no measurement: hardware.md default for Hopper/Blackwell FP8 large GEMMs (0.70-0.76), low end', 'hardware.md 4.4'),
+('gpu', 'h100-nvl', 'hbm_eff', 0.85, 'default', 'no measurement: hardware.md default for streaming kernels on HBM3/3e (85-90% of peak), low end', 'hardware.md 4.5'),
+-- h200-sxm
+('gpu', 'h200-sxm', 'gemm_eff_bf16', 0.80, 'default', 'no H200 BF16 figure: H100 SXM MAMF maximum 794.5 of 989.4 applied (compute identical, hardware.md 1.1)', 'ml-engineering https://github.com/stas00/ml-engineering/blob/master/compute/accelerator/README.md (hardware.md 4.4)'),
+('gpu', 'h200-sxm', 'gemm_eff_fp16', 0.80, 'default', 'no H200 figure: H100 SXM BF16 MAMF maximum 794.5 of 989.4 applied to FP16 (compute identical)', 'ml-engineering https://github.com/stas00/ml-engineering/blob/master/compute/accelerator/README.md (hardware.md 4.4)'),
+('gpu', 'h200-sxm', 'gemm_eff_fp8', 0.69, 'default', 'FP8 cuBLASLt 1366 (16384^3) of 1979; MAMF maximum 1453.4 (0.73) not used', 'Azure AI-benchmarking-guide ND H200 v5 results; ml-engineering (hardware.md 4.4)'),
+('gpu', 'h200-sxm', 'hbm_eff', 0.85, 'default', 'BabelStream copy 4.01, triad 4.15 TB/s of 4.8 (84%, 86%): their mean', 'Azure AI-benchmarking-guide ND H200 v5 results https://github.com/Azure/AI-benchmarking-guide (hardware.md 4.5)'),
+-- b200
+('gpu', 'b200', 'gemm_eff_bf16', 0.78, 'default', 'MAMF best-shape maximum BF16 1745 of 2250 (torch 2.7.1+cu128); no cuBLASLt large-shape figure', 'ml-engineering https://github.com/stas00/ml-engineering/blob/master/compute/accelerator/README.md (hardware.md 4.4)'),
+('gpu', 'b200', 'gemm_eff_fp16', 0.78, 'default', 'BF16 MAMF maximum 1745 of 2250 applied to FP16 (same dense peak)', 'ml-engineering https://github.com/stas00/ml-engineering/blob/master/compute/accelerator/README.md (hardware.md 4.4)'),
+('gpu', 'b200', 'gemm_eff_fp8', 0.76, 'default', 'MAMF best-shape maximum FP8 3432.5 of 4500 (torch 2.7.1+cu128); no cuBLASLt large-shape figure', 'ml-engineering https://github.com/stas00/ml-engineering/blob/master/compute/accelerator/README.md (hardware.md 4.4)'),
+('gpu', 'b200', 'hbm_eff', 0.85, 'default', 'no measurement: hardware.md default for streaming kernels on HBM3/3e (85-90% of peak), low end', 'hardware.md 4.5'),
+-- gb200
+('gpu', 'gb200', 'gemm_eff_bf16', 0.73, 'default', 'MAMF best-shape maximum BF16 1822 of 2500; no cuBLASLt BF16 figure', 'ml-engineering https://github.com/stas00/ml-engineering/blob/master/compute/accelerator/README.md (hardware.md 4.4)'),
+('gpu', 'gb200', 'gemm_eff_fp16', 0.73, 'default', 'BF16 MAMF maximum 1822 of 2500 applied to FP16 (same dense peak)', 'ml-engineering https://github.com/stas00/ml-engineering/blob/master/compute/accelerator/README.md (hardware.md 4.4)'),
+('gpu', 'gb200', 'gemm_eff_fp8', 0.58, 'default', 'FP8 cuBLASLt 2907 (16384^3) of 5000 (Azure ND GB200 v6); the MAMF maximum 3615.6 (0.72) is much higher', 'https://github.com/Azure/AI-benchmarking-guide/blob/main/Azure_Results/ND_GB200_v6_results.md ; ml-engineering (hardware.md 4.4)'),
+('gpu', 'gb200', 'hbm_eff', 0.85, 'default', 'no measurement: hardware.md default for streaming kernels on HBM3/3e (85-90% of peak), low end', 'hardware.md 4.5'),
+-- mi300x, mi325x
+('gpu', 'mi300x', 'gemm_eff_bf16', 0.51, 'default', 'MAMF BF16 668.4 of 1307.4 (ROCm 6.3, PyTorch TunableOp); MI300X rates moved +300 TFLOP/s from ROCm 6.1 to 6.2', 'ml-engineering https://github.com/stas00/ml-engineering/blob/master/compute/accelerator/README.md (hardware.md 4.1, 4.4)'),
+('gpu', 'mi300x', 'gemm_eff_fp16', 0.51, 'default', 'BF16 MAMF 668.4 of 1307.4 applied to FP16 (same dense peak)', 'ml-engineering https://github.com/stas00/ml-engineering/blob/master/compute/accelerator/README.md (hardware.md 4.4)'),
+('gpu', 'mi300x', 'hbm_eff', 0.85, 'default', 'no measurement: hardware.md default for streaming kernels on HBM3/3e (85-90% of peak), low end', 'hardware.md 4.5'),
+('gpu', 'mi325x', 'gemm_eff_bf16', 0.60, 'default', 'MAMF BF16 784.9 of 1307.4 (1000 W)', 'ml-engineering https://github.com/stas00/ml-engineering/blob/master/compute/accelerator/README.md (hardware.md 4.4)'),
+('gpu', 'mi325x', 'gemm_eff_fp16', 0.60, 'default', 'BF16 MAMF 784.9 of 1307.4 applied to FP16 (same dense peak)', 'ml-engineering https://github.com/stas00/ml-engineering/blob/master/compute/accelerator/README.md (hardware.md 4.4)'),
+('gpu', 'mi325x', 'hbm_eff', 0.85, 'default', 'no measurement: hardware.md default for streaming kernels on HBM3/3e (85-90% of peak), low end', 'hardware.md 4.5'),
+-- conventions of the model, the same for every shipped GPU
+('gpu', 'v100-sxm2-32gb', 'gemm_k_ramp', 128, 'default', 'convention: tile prologue/epilogue charged as 128 extra k-steps; hardware.md has no per-k measurements', 'hardware/cost.c'),
+('gpu', 'a100-sxm4-40gb', 'gemm_k_ramp', 128, 'default', 'convention: tile prologue/epilogue charged as 128 extra k-steps; hardware.md has no per-k measurements', 'hardware/cost.c'),
+('gpu', 'a100-sxm4-80gb', 'gemm_k_ramp', 128, 'default', 'convention: tile prologue/epilogue charged as 128 extra k-steps; hardware.md has no per-k measurements', 'hardware/cost.c'),
+('gpu', 'a100-pcie-80gb', 'gemm_k_ramp', 128, 'default', 'convention: tile prologue/epilogue charged as 128 extra k-steps; hardware.md has no per-k measurements', 'hardware/cost.c'),
+('gpu', 'a10g', 'gemm_k_ramp', 128, 'default', 'convention: tile prologue/epilogue charged as 128 extra k-steps; hardware.md has no per-k measurements', 'hardware/cost.c'),
+('gpu', 't4', 'gemm_k_ramp', 128, 'default', 'convention: tile prologue/epilogue charged as 128 extra k-steps; hardware.md has no per-k measurements', 'hardware/cost.c'),
+('gpu', 'l4', 'gemm_k_ramp', 128, 'default', 'convention: tile prologue/epilogue charged as 128 extra k-steps; hardware.md has no per-k measurements', 'hardware/cost.c'),
+('gpu', 'l40s', 'gemm_k_ramp', 128, 'default', 'convention: tile prologue/epilogue charged as 128 extra k-steps; hardware.md has no per-k measurements', 'hardware/cost.c'),
+('gpu', 'h100-sxm', 'gemm_k_ramp', 128, 'default', 'convention: tile prologue/epilogue charged as 128 extra k-steps; hardware.md has no per-k measurements', 'hardware/cost.c'),
+('gpu', 'h100-pcie', 'gemm_k_ramp', 128, 'default', 'convention: tile prologue/epilogue charged as 128 extra k-steps; hardware.md has no per-k measurements', 'hardware/cost.c'),
+('gpu', 'h100-nvl', 'gemm_k_ramp', 128, 'default', 'convention: tile prologue/epilogue charged as 128 extra k-steps; hardware.md has no per-k measurements', 'hardware/cost.c'),
+('gpu', 'h200-sxm', 'gemm_k_ramp', 128, 'default', 'convention: tile prologue/epilogue charged as 128 extra k-steps; hardware.md has no per-k measurements', 'hardware/cost.c'),
+('gpu', 'b200', 'gemm_k_ramp', 128, 'default', 'convention: tile prologue/epilogue charged as 128 extra k-steps; hardware.md has no per-k measurements', 'hardware/cost.c'),
+('gpu', 'gb200', 'gemm_k_ramp', 128, 'default', 'convention: tile prologue/epilogue charged as 128 extra k-steps; hardware.md has no per-k measurements', 'hardware/cost.c'),
+('gpu', 'mi250x-gcd', 'gemm_k_ramp', 128, 'default', 'convention: tile prologue/epilogue charged as 128 extra k-steps; hardware.md has no per-k measurements', 'hardware/cost.c'),
+('gpu', 'mi300x', 'gemm_k_ramp', 128, 'default', 'convention: tile prologue/epilogue charged as 128 extra k-steps; hardware.md has no per-k measurements', 'hardware/cost.c'),
+('gpu', 'mi325x', 'gemm_k_ramp', 128, 'default', 'convention: tile prologue/epilogue charged as 128 extra k-steps; hardware.md has no per-k measurements', 'hardware/cost.c'),
+('gpu', 'v100-sxm2-32gb', 'kernel_launch_us', 3, 'default', 'convention: a few microseconds per kernel launch; not a published measurement', 'hardware/cost.c'),
+('gpu', 'a100-sxm4-40gb', 'kernel_launch_us', 3, 'default', 'convention: a few microseconds per kernel launch; not a published measurement', 'hardware/cost.c'),
+('gpu', 'a100-sxm4-80gb', 'kernel_launch_us', 3, 'default', 'convention: a few microseconds per kernel launch; not a published measurement', 'hardware/cost.c'),
+('gpu', 'a100-pcie-80gb', 'kernel_launch_us', 3, 'default', 'convention: a few microseconds per kernel launch; not a published measurement', 'hardware/cost.c'),
+('gpu', 'a10g', 'kernel_launch_us', 3, 'default', 'convention: a few microseconds per kernel launch; not a published measurement', 'hardware/cost.c'),
+('gpu', 't4', 'kernel_launch_us', 3, 'default', 'convention: a few microseconds per kernel launch; not a published measurement', 'hardware/cost.c'),
+('gpu', 'l4', 'kernel_launch_us', 3, 'default', 'convention: a few microseconds per kernel launch; not a published measurement', 'hardware/cost.c'),
+('gpu', 'l40s', 'kernel_launch_us', 3, 'default', 'convention: a few microseconds per kernel launch; not a published measurement', 'hardware/cost.c'),
+('gpu', 'h100-sxm', 'kernel_launch_us', 3, 'default', 'convention: a few microseconds per kernel launch; not a published measurement', 'hardware/cost.c'),
+('gpu', 'h100-pcie', 'kernel_launch_us', 3, 'default', 'convention: a few microseconds per kernel launch; not a published measurement', 'hardware/cost.c'),
+('gpu', 'h100-nvl', 'kernel_launch_us', 3, 'default', 'convention: a few microseconds per kernel launch; not a published measurement', 'hardware/cost.c'),
+('gpu', 'h200-sxm', 'kernel_launch_us', 3, 'default', 'convention: a few microseconds per kernel launch; not a published measurement', 'hardware/cost.c'),
+('gpu', 'b200', 'kernel_launch_us', 3, 'default', 'convention: a few microseconds per kernel launch; not a published measurement', 'hardware/cost.c'),
+('gpu', 'gb200', 'kernel_launch_us', 3, 'default', 'convention: a few microseconds per kernel launch; not a published measurement', 'hardware/cost.c'),
+('gpu', 'mi250x-gcd', 'kernel_launch_us', 3, 'default', 'convention: a few microseconds per kernel launch; not a published measurement', 'hardware/cost.c'),
+('gpu', 'mi300x', 'kernel_launch_us', 3, 'default', 'convention: a few microseconds per kernel launch; not a published measurement', 'hardware/cost.c'),
+('gpu', 'mi325x', 'kernel_launch_us', 3, 'default', 'convention: a few microseconds per kernel launch; not a published measurement', 'hardware/cost.c'),
+-- ---- systems -----------------------------------------------------------------------------------
+-- 8x A100 SXM on NVSwitch (NVLink 3, 300 GB/s)
+('system', 'dgx-a100', 'coll_eff_intra', 0.77, 'default', 'ring busbw ~230 of 300 GB/s on 8x A100 NVSwitch at >=1 GB (NVIDIA); 231.6 at 8 GB on ND A100 v4 (NCCL 2.18.5)', 'https://github.com/NVIDIA/nccl-tests/issues/149 ; Azure AI-benchmarking-guide ND A100 v4 (hardware.md 2.3)'),
+('system', 'dgx-a100', 'p2p_eff_intra', 0.91, 'default', 'p2pBandwidthLatencyTest (copy engine) 274 of 300 GB/s one direction; NCCL send/recv (SM-driven) gets less', 'https://github.com/stas00/ml-engineering/blob/master/network/README.md (hardware.md 1.3)'),
+('system', 'dgx-a100', 'coll_eff_inter', 0.96, 'default', '4x DGX A100 all_reduce busbw 191 GB/s at 4 GB of 8x HDR 200 Gb/s = 200 GB/s; NVIDIA quotes 192', 'https://github.com/NVIDIA/deepops/blob/master/docs/slurm-cluster/slurm-perf-cluster.md ; NVIDIA nccl #812 (hardware.md 2.3)'),
+('system', 'dgx-a100-40gb', 'coll_eff_intra', 0.77, 'default', 'ring busbw ~230 of 300 GB/s on 8x A100 NVSwitch at >=1 GB (NVIDIA); 231.6 at 8 GB on ND A100 v4 (NCCL 2.18.5)', 'https://github.com/NVIDIA/nccl-tests/issues/149 ; Azure AI-benchmarking-guide ND A100 v4 (hardware.md 2.3)'),
+('system', 'dgx-a100-40gb', 'p2p_eff_intra', 0.91, 'default', 'p2pBandwidthLatencyTest (copy engine) 274 of 300 GB/s one direction; NCCL send/recv (SM-driven) gets less', 'https://github.com/stas00/ml-engineering/blob/master/network/README.md (hardware.md 1.3)'),
+('system', 'dgx-a100-40gb', 'coll_eff_inter', 0.96, 'default', '4x DGX A100 all_reduce busbw 191 GB/s at 4 GB of 8x HDR 200 Gb/s = 200 GB/s; NVIDIA quotes 192', 'https://github.com/NVIDIA/deepops/blob/master/docs/slurm-cluster/slurm-perf-cluster.md ; NVIDIA nccl #812 (hardware.md 2.3)'),
+('system', 'azure-nd-a100-v4', 'coll_eff_intra', 0.77, 'default', 'ring busbw 231.6 of 300 GB/s at 8 GB on this system (NCCL 2.18.5); 234.9 at 16 GiB; NVIDIA expects ~230', 'https://github.com/Azure/AI-benchmarking-guide/blob/main/Azure_Results/ND_A100_v4_results.md (hardware.md 2.3)'),
+('system', 'azure-nd-a100-v4', 'p2p_eff_intra', 0.91, 'default', 'p2pBandwidthLatencyTest (copy engine) 274 of 300 GB/s one direction; NCCL send/recv (SM-driven) gets less', 'https://github.com/stas00/ml-engineering/blob/master/network/README.md (hardware.md 1.3)'),
+('system', 'azure-nd-a100-v4', 'coll_eff_inter', 0.96, 'default', 'DGX A100 figure for 8x HDR 200G: busbw 191 of 200 GB/s (4 nodes, 4 GB); Azure HDR NICs remembered (M)', 'https://github.com/NVIDIA/deepops/blob/master/docs/slurm-cluster/slurm-perf-cluster.md (hardware.md 2.3)'),
+('system', 'aws-p4d', 'coll_eff_intra', 0.77, 'default', 'ring busbw ~230 of 300 GB/s on 8x A100 NVSwitch at >=1 GB (NVIDIA); 231.6 at 8 GB on ND A100 v4 (NCCL 2.18.5)', 'https://github.com/NVIDIA/nccl-tests/issues/149 ; Azure AI-benchmarking-guide ND A100 v4 (hardware.md 2.3)'),
+('system', 'aws-p4d', 'p2p_eff_intra', 0.91, 'default', 'p2pBandwidthLatencyTest (copy engine) 274 of 300 GB/s one direction; NCCL send/recv (SM-driven) gets less', 'https://github.com/stas00/ml-engineering/blob/master/network/README.md (hardware.md 1.3)'),
+('system', 'aws-p4d', 'coll_eff_inter', 0.85, 'default', 'EFA v1: ml-engineering effective 340 of 400 Gb/s for all_reduce; 2x p4de busbw 78.3 > 50 GB/s is a 2-node tree effect, x 1/15 gives 0.84', 'https://github.com/stas00/ml-engineering/blob/master/network/README.md ; aws-samples awsome-distributed-training nccl-tests README'),
+('system', 'aws-p4de', 'coll_eff_intra', 0.77, 'default', 'ring busbw ~230 of 300 GB/s on 8x A100 NVSwitch at >=1 GB (NVIDIA); 231.6 at 8 GB on ND A100 v4 (NCCL 2.18.5)', 'https://github.com/NVIDIA/nccl-tests/issues/149 ; Azure AI-benchmarking-guide ND A100 v4 (hardware.md 2.3)'),
+('system', 'aws-p4de', 'p2p_eff_intra', 0.91, 'default', 'p2pBandwidthLatencyTest (copy engine) 274 of 300 GB/s one direction; NCCL send/recv (SM-driven) gets less', 'https://github.com/stas00/ml-engineering/blob/master/network/README.md (hardware.md 1.3)'),
+('system', 'aws-p4de', 'coll_eff_inter', 0.85, 'default', 'EFA v1: ml-engineering effective 340 of 400 Gb/s for all_reduce; 2x p4de busbw 78.3 > 50 GB/s is a 2-node tree effect, x 1/15 gives 0.84', 'https://github.com/stas00/ml-engineering/blob/master/network/README.md ; aws-samples awsome-distributed-training nccl-tests README'),
+('system', 'gcp-a2-highgpu-8g', 'coll_eff_intra', 0.77, 'default', 'ring busbw ~230 of 300 GB/s on 8x A100 NVSwitch at >=1 GB (NVIDIA); 231.6 at 8 GB on ND A100 v4 (NCCL 2.18.5)', 'https://github.com/NVIDIA/nccl-tests/issues/149 ; Azure AI-benchmarking-guide ND A100 v4 (hardware.md 2.3)'),
+('system', 'gcp-a2-highgpu-8g', 'p2p_eff_intra', 0.91, 'default', 'p2pBandwidthLatencyTest (copy engine) 274 of 300 GB/s one direction; NCCL send/recv (SM-driven) gets less', 'https://github.com/stas00/ml-engineering/blob/master/network/README.md (hardware.md 1.3)'),
+-- 8x H100 SXM on NVSwitch (NVLink 4, 450 GB/s)
+('system', 'dgx-h100', 'coll_eff_intra', 0.82, 'default', 'ring busbw (NCCL_ALGO=RING) ~365-370 of 450 GB/s on 8x H100 SXM at 2-4 GB', 'https://github.com/NVIDIA/nccl/issues/1455 ; https://github.com/NVIDIA/nccl-tests/issues/212 (hardware.md 2.3)'),
+('system', 'dgx-h100', 'coll_eff_intra_all_reduce', 1.06, 'default', 'NVLS all_reduce busbw 478.9 of 450 at 8 GB (ND H100 v5, NCCL 2.18.5); NVLink SHARP reduces in the switch, so >1 is right', 'https://github.com/NVIDIA/nccl-tests/issues/212 ; Azure AI-benchmarking-guide ND H100 v5 (hardware.md 2.3)'),
+('system', 'dgx-h100', 'p2p_eff_intra', 0.84, 'default', 'p2pBandwidthLatencyTest (copy engine) 376 of 450 GB/s one direction; NCCL send/recv (SM-driven) gets less', 'https://github.com/stas00/ml-engineering/blob/master/network/README.md (hardware.md 1.3)'),
+('system', 'dgx-h100', 'coll_eff_inter', 0.94, 'default', 'NVIDIA: expect 46-48 GB/s ring busbw per NDR 400G NIC (92-96% of 50), ~370-385 GB/s per 8-NIC node', 'https://github.com/NVIDIA/nccl-tests/issues/290 (hardware.md 2.1, 2.3)'),
+('system', 'azure-nd-h100-v5', 'coll_eff_intra', 0.82, 'default', 'ring busbw (NCCL_ALGO=RING) ~365-370 of 450 GB/s on 8x H100 SXM at 2-4 GB', 'https://github.com/NVIDIA/nccl/issues/1455 ; https://github.com/NVIDIA/nccl-tests/issues/212 (hardware.md 2.3)'),
+('system', 'azure-nd-h100-v5', 'coll_eff_intra_all_reduce', 1.06, 'default', 'NVLS all_reduce busbw 478.9 of 450 at 8 GB on this system (NCCL 2.18.5); NVLink SHARP reduces in the switch, so >1 is right', 'https://github.com/Azure/AI-benchmarking-guide/blob/main/Azure%20Results/ND_H100_v5_results.md (hardware.md 2.3)'),
+('system', 'azure-nd-h100-v5', 'p2p_eff_intra', 0.84, 'default', 'p2pBandwidthLatencyTest (copy engine) 376 of 450 GB/s one direction; NCCL send/recv (SM-driven) gets less', 'https://github.com/stas00/ml-engineering/blob/master/network/README.md (hardware.md 1.3)'),
+('system', 'azure-nd-h100-v5', 'coll_eff_inter', 0.94, 'default', 'NVIDIA: expect 46-48 GB/s ring busbw per NDR 400G NIC (92-96% of 50); Azure NDR NICs remembered (M)', 'https://github.com/NVIDIA/nccl-tests/issues/290 (hardware.md 2.1, 2.3)'),
+('system', 'aws-p5', 'coll_eff_intra', 0.82, 'default', 'ring busbw (NCCL_ALGO=RING) ~365-370 of 450 GB/s on 8x H100 SXM at 2-4 GB', 'https://github.com/NVIDIA/nccl/issues/1455 ; https://github.com/NVIDIA/nccl-tests/issues/212 (hardware.md 2.3)'),
+('system', 'aws-p5', 'coll_eff_intra_all_reduce', 1.06, 'default', 'NVLS all_reduce busbw 478.9 of 450 at 8 GB on 8x H100 (ND H100 v5); NVLink SHARP reduces in the switch, so >1 is right', 'https://github.com/NVIDIA/nccl-tests/issues/212 ; Azure AI-benchmarking-guide ND H100 v5 (hardware.md 2.3)'),
+('system', 'aws-p5', 'p2p_eff_intra', 0.84, 'default', 'p2pBandwidthLatencyTest (copy engine) 376 of 450 GB/s one direction; NCCL send/recv (SM-driven) gets less', 'https://github.com/stas00/ml-engineering/blob/master/network/README.md (hardware.md 1.3)'),
+('system', 'aws-p5', 'coll_eff_inter', 0.65, 'default', '2x p5 busbw 487 GB/s at 16 GB exceeds the 400 GB/s EFA (2-node tree/NVLS): x (k-1)/(n-1) = 1/15 gives 32.5 of 50 GB/s per GPU', 'https://github.com/aws-samples/awsome-distributed-training/blob/main/micro-benchmarks/nccl-tests/README.md ; ml-engineering (hardware.md 2.3)'),
+('system', 'gcp-a3-high', 'coll_eff_intra', 0.82, 'default', 'ring busbw (NCCL_ALGO=RING) ~365-370 of 450 GB/s on 8x H100 SXM at 2-4 GB', 'https://github.com/NVIDIA/nccl/issues/1455 ; https://github.com/NVIDIA/nccl-tests/issues/212 (hardware.md 2.3)'),
+('system', 'gcp-a3-high', 'coll_eff_intra_all_reduce', 1.06, 'default', 'NVLS all_reduce busbw 478.9 of 450 at 8 GB on 8x H100 (ND H100 v5); NVLink SHARP reduces in the switch, so >1 is right', 'https://github.com/NVIDIA/nccl-tests/issues/212 ; Azure AI-benchmarking-guide ND H100 v5 (hardware.md 2.3)'),
+('system', 'gcp-a3-high', 'p2p_eff_intra', 0.84, 'default', 'p2pBandwidthLatencyTest (copy engine) 376 of 450 GB/s one direction; NCCL send/recv (SM-driven) gets less', 'https://github.com/stas00/ml-engineering/blob/master/network/README.md (hardware.md 1.3)'),
+('system', 'gcp-a3-mega', 'coll_eff_intra', 0.82, 'default', 'ring busbw (NCCL_ALGO=RING) ~365-370 of 450 GB/s on 8x H100 SXM at 2-4 GB', 'https://github.com/NVIDIA/nccl/issues/1455 ; https://github.com/NVIDIA/nccl-tests/issues/212 (hardware.md 2.3)'),
+('system', 'gcp-a3-mega', 'coll_eff_intra_all_reduce', 1.06, 'default', 'NVLS all_reduce busbw 478.9 of 450 at 8 GB on 8x H100 (ND H100 v5); NVLink SHARP reduces in the switch, so >1 is right', 'https://github.com/NVIDIA/nccl-tests/issues/212 ; Azure AI-benchmarking-guide ND H100 v5 (hardware.md 2.3)'),
+('system', 'gcp-a3-mega', 'p2p_eff_intra', 0.84, 'default', 'p2pBandwidthLatencyTest (copy engine) 376 of 450 GB/s one direction; NCCL send/recv (SM-driven) gets less', 'https://github.com/stas00/ml-engineering/blob/master/network/README.md (hardware.md 1.3)'),
+('system', 'gcp-a3-mega', 'coll_eff_inter', 0.90, 'default', '2x A3 Mega busbw 338.8 GB/s at 8 GB exceeds the 200 GB/s TCPXO: x (k-1)/(n-1) = 1/15 gives 22.6 of 25 GB/s per GPU', 'https://github.com/lessizzmore/create-a3mega-ztan-fork ; ml-engineering hierarchical formula (hardware.md 2.3)'),
+-- 8x H200 on NVSwitch (NVLink 4, 450 GB/s)
+('system', 'hgx-h200', 'coll_eff_intra', 0.80, 'default', 'ring busbw on 8x H200 at 16 GiB: all_gather 361.4, reduce_scatter 362.9 of 450 GB/s (all_reduce ring 367.6)', 'Azure AI-benchmarking-guide ND H200 v5 results; ml-engineering network/README.md#sharp (hardware.md 2.3)'),
+('system', 'hgx-h200', 'coll_eff_intra_all_reduce', 1.05, 'default', 'NVLS all_reduce busbw 473 of 450 on 8x H200 at 8 GiB (480.0 on ND H200 v5); in-switch reduction, so >1 is right', 'https://github.com/stas00/ml-engineering/blob/master/network/README.md#sharp ; Azure ND H200 v5 (hardware.md 2.3)'),
+('system', 'hgx-h200', 'p2p_eff_intra', 0.84, 'default', 'H100 p2pBandwidthLatencyTest 376 of 450 GB/s applied (same NVLink 4); NCCL send/recv gets less', 'https://github.com/stas00/ml-engineering/blob/master/network/README.md (hardware.md 1.3)'),
+('system', 'hgx-h200', 'coll_eff_inter', 0.94, 'default', 'NVIDIA: expect 46-48 GB/s ring busbw per NDR 400G NIC (92-96% of 50) on H100/H200 nodes', 'https://github.com/NVIDIA/nccl-tests/issues/290 (hardware.md 2.1, 2.3)'),
+('system', 'azure-nd-h200-v5', 'coll_eff_intra', 0.80, 'default', 'ring busbw on this system at 16 GiB: all_gather 361.4, reduce_scatter 362.9 of 450 GB/s (all_reduce ring 367.6)', 'Azure AI-benchmarking-guide ND H200 v5 results (hardware.md 2.3)'),
+('system', 'azure-nd-h200-v5', 'coll_eff_intra_all_reduce', 1.05, 'default', 'NVLS all_reduce busbw 473 of 450 on 8x H200 at 8 GiB (480.0 on this system); in-switch reduction, so >1 is right', 'https://github.com/stas00/ml-engineering/blob/master/network/README.md#sharp ; Azure ND H200 v5 (hardware.md 2.3)'),
+('system', 'azure-nd-h200-v5', 'p2p_eff_intra', 0.84, 'default', 'H100 p2pBandwidthLatencyTest 376 of 450 GB/s applied (same NVLink 4); NCCL send/recv gets less', 'https://github.com/stas00/ml-engineering/blob/master/network/README.md (hardware.md 1.3)'),
+('system', 'azure-nd-h200-v5', 'coll_eff_inter', 0.94, 'default', 'NVIDIA: expect 46-48 GB/s ring busbw per NDR 400G NIC (92-96% of 50); Azure NDR NICs remembered (M)', 'https://github.com/NVIDIA/nccl-tests/issues/290 (hardware.md 2.1, 2.3)'),
+('system', 'aws-p5e', 'coll_eff_intra', 0.80, 'default', 'ring busbw on 8x H200 at 16 GiB: all_gather 361.4, reduce_scatter 362.9 of 450 GB/s (all_reduce ring 367.6)', 'Azure AI-benchmarking-guide ND H200 v5 results; ml-engineering network/README.md#sharp (hardware.md 2.3)'),
+('system', 'aws-p5e', 'coll_eff_intra_all_reduce', 1.05, 'default', 'NVLS all_reduce busbw 473 of 450 on 8x H200 at 8 GiB (480.0 on ND H200 v5); in-switch reduction, so >1 is right', 'https://github.com/stas00/ml-engineering/blob/master/network/README.md#sharp ; Azure ND H200 v5 (hardware.md 2.3)'),
+('system', 'aws-p5e', 'p2p_eff_intra', 0.84, 'default', 'H100 p2pBandwidthLatencyTest 376 of 450 GB/s applied (same NVLink 4); NCCL send/recv gets less', 'https://github.com/stas00/ml-engineering/blob/master/network/README.md (hardware.md 1.3)'),
+('system', 'aws-p5e', 'coll_eff_inter', 0.65, 'default', 'p5 EFA v2 figure (same 32x 100G EFA): 2x p5 busbw 487 GB/s x 1/15 = 32.5 of 50 GB/s per GPU', 'https://github.com/aws-samples/awsome-distributed-training/blob/main/micro-benchmarks/nccl-tests/README.md (hardware.md 2.3)'),
+('system', 'aws-p5en', 'coll_eff_intra', 0.80, 'default', 'ring busbw on 8x H200 at 16 GiB: all_gather 361.4, reduce_scatter 362.9 of 450 GB/s (all_reduce ring 367.6)', 'Azure AI-benchmarking-guide ND H200 v5 results; ml-engineering network/README.md#sharp (hardware.md 2.3)'),
+('system', 'aws-p5en', 'coll_eff_intra_all_reduce', 1.05, 'default', 'NVLS all_reduce busbw 473 of 450 on 8x H200 at 8 GiB (480.0 on ND H200 v5); in-switch reduction, so >1 is right', 'https://github.com/stas00/ml-engineering/blob/master/network/README.md#sharp ; Azure ND H200 v5 (hardware.md 2.3)'),
+('system', 'aws-p5en', 'p2p_eff_intra', 0.84, 'default', 'H100 p2pBandwidthLatencyTest 376 of 450 GB/s applied (same NVLink 4); NCCL send/recv gets less', 'https://github.com/stas00/ml-engineering/blob/master/network/README.md (hardware.md 1.3)'),
+('system', 'gcp-a3-ultra', 'coll_eff_intra', 0.80, 'default', 'ring busbw on 8x H200 at 16 GiB: all_gather 361.4, reduce_scatter 362.9 of 450 GB/s (all_reduce ring 367.6)', 'Azure AI-benchmarking-guide ND H200 v5 results; ml-engineering network/README.md#sharp (hardware.md 2.3)'),
+('system', 'gcp-a3-ultra', 'coll_eff_intra_all_reduce', 1.05, 'default', 'NVLS all_reduce busbw 473 of 450 on 8x H200 at 8 GiB (480.0 on ND H200 v5); in-switch reduction, so >1 is right', 'https://github.com/stas00/ml-engineering/blob/master/network/README.md#sharp ; Azure ND H200 v5 (hardware.md 2.3)'),
+('system', 'gcp-a3-ultra', 'p2p_eff_intra', 0.84, 'default', 'H100 p2pBandwidthLatencyTest 376 of 450 GB/s applied (same NVLink 4); NCCL send/recv gets less', 'https://github.com/stas00/ml-engineering/blob/master/network/README.md (hardware.md 1.3)'),
+('system', 'gcp-a3-ultra', 'coll_eff_inter', 0.82, 'default', '8x H100 over 8x 400G RoCE: busbw 330 of 400 GB/s at 1-2 nodes with NVLS off (~320 at 4 nodes); H100 figure applied', 'https://github.com/NVIDIA/nccl/issues/1221 (hardware.md 2.3)'),
+-- 8x B200 on NVSwitch (NVLink 5, 900 GB/s)
+('system', 'dgx-b200', 'coll_eff_intra', 0.76, 'default', 'ring all_reduce busbw 682.2 of 900 GB/s on 8x B200 (p6-b200) at 8 GiB, NCCL 2.27.7', 'https://github.com/stas00/ml-engineering/blob/master/network/README.md (hardware.md 2.3)'),
+('system', 'dgx-b200', 'coll_eff_intra_all_reduce', 0.93, 'default', 'NVLS all_reduce busbw 838.0 of 900 GB/s on 8x B200 at 8 GiB (NVLS picked from 6 GPUs); in-switch reduction', 'https://github.com/stas00/ml-engineering/blob/master/network/README.md (hardware.md 2.3)'),
+('system', 'dgx-b200', 'p2p_eff_intra', 0.83, 'default', 'GB200 p2pBandwidthLatencyTest 746 of 900 GB/s applied (same NVLink 5); NCCL send/recv gets less', 'https://github.com/stas00/ml-engineering/blob/master/network/README.md (hardware.md 1.3)'),
+('system', 'dgx-b200', 'coll_eff_inter', 0.94, 'default', 'NVIDIA expectation for H100/H200 nodes applied: 46-48 GB/s ring busbw per NDR 400G NIC (92-96% of 50)', 'https://github.com/NVIDIA/nccl-tests/issues/290 (hardware.md 2.1, 2.3)'),
+('system', 'aws-p6-b200', 'coll_eff_intra', 0.76, 'default', 'ring all_reduce busbw 682.2 of 900 GB/s on this system (8x B200) at 8 GiB, NCCL 2.27.7', 'https://github.com/stas00/ml-engineering/blob/master/network/README.md (hardware.md 2.3)'),
+('system', 'aws-p6-b200', 'coll_eff_intra_all_reduce', 0.93, 'default', 'NVLS all_reduce busbw 838.0 of 900 GB/s on this system at 8 GiB (NVLS picked from 6 GPUs); in-switch reduction', 'https://github.com/stas00/ml-engineering/blob/master/network/README.md (hardware.md 2.3)'),
+('system', 'aws-p6-b200', 'p2p_eff_intra', 0.83, 'default', 'GB200 p2pBandwidthLatencyTest 746 of 900 GB/s applied (same NVLink 5); NCCL send/recv gets less', 'https://github.com/stas00/ml-engineering/blob/master/network/README.md (hardware.md 1.3)'),
+('system', 'aws-p6-b200', 'coll_eff_inter', 0.74, 'default', '4x p6-b200 all_reduce busbw 381.8 GB/s at 16 GiB (NCCL 2.27.7): ~37 of 50 GB/s per 400G EFA v4 NIC', 'https://github.com/stas00/ml-engineering/blob/master/network/README.md (hardware.md 2.3)'),
+-- GB200 NVL72 (NVLink 5, 72-GPU domain)
+('system', 'gb200-nvl72', 'coll_eff_intra', 0.76, 'default', 'ring all_reduce busbw 679.6 of 900 GB/s on one 4x GB200 host (ND GB200 v6, 8 GB); ~680 non-SHARP on NVL72 (GTC25 slide, U)', 'https://github.com/Azure/AI-benchmarking-guide/blob/main/Azure_Results/ND_GB200_v6_results.md ; ml-engineering (hardware.md 2.3)'),
+('system', 'gb200-nvl72', 'coll_eff_intra_all_reduce', 0.94, 'default', 'NVLS ~850 of 900 GB/s across NVL72, read off a GTC25 slide (unconfirmed, U); in-switch reduction', 'ml-engineering citing GTC25 S72583 https://github.com/stas00/ml-engineering/blob/master/network/README.md (hardware.md 2.3)'),
+('system', 'gb200-nvl72', 'p2p_eff_intra', 0.83, 'default', 'p2pBandwidthLatencyTest (copy engine) 746 of 900 GB/s on GB200; NCCL send/recv (SM-driven) gets less', 'https://github.com/stas00/ml-engineering/blob/master/network/README.md (hardware.md 1.3)'),
+('system', 'gb200-nvl72', 'coll_eff_inter', 0.94, 'default', 'NVIDIA expectation for H100/H200 nodes applied: 46-48 GB/s ring busbw per NDR 400G NIC (92-96% of 50)', 'https://github.com/NVIDIA/nccl-tests/issues/290 (hardware.md 2.1, 2.3)'),
+-- MI300X: peer-to-peer is one xGMI link
+('system', 'mi300x-8', 'p2p_eff_intra', 0.143, 'default', 'topology, not a measurement: a peer-to-peer stream uses one xGMI link, 64 of the 448 GB/s of 7 links', 'hardware.md 1.3 (AMD MI300X: 128 GB/s peak per link both directions)');
