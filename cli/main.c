@@ -9,7 +9,7 @@
 #include <string.h>
 
 const cmd_entry cli_commands[] = {
-	{"simulate", NULL, "predict one training or serving configuration", false},
+	{"simulate", cmd_simulate, "predict one training (or serving) configuration", true},
 	{"plan", NULL, "search configurations and rank them by time, cost or SLO", false},
 	{"report", NULL, "turn results into cost, capacity and comparison reports", false},
 	{"validate", NULL, "compare predictions with published measurements", false},

@@ -1,0 +1,303 @@
+/*
+ * config.c -- training configurations: defaults, names, the validity rules (each failure a
+ * usage error naming the constraint), the split of layers among pipeline stages, and where the
+ * parallel groups land on the system.
+ */
+#include "config.h"
+#include "sim/train_int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const schedule_names[SIM_NSCHEDULES] = {"gpipe", "1f1b", "interleaved", "zb-h1"};
+static const char *const recompute_names[] = {"none", "selective", "full"};
+
+const char *
+sim_schedule_name(sim_schedule s)
+{
+	return (unsigned)s < SIM_NSCHEDULES ? schedule_names[s] : "?";
+}
+
+int
+sim_schedule_parse(const char *s, sim_schedule *out)
+{
+	for (int i = 0; i < SIM_NSCHEDULES; i++)
+		if (!strcmp(s, schedule_names[i])) {
+			*out = (sim_schedule)i;
+			return 0;
+		}
+	if (!strcmp(s, "zb") || !strcmp(s, "zero-bubble")) {
+		*out = SIM_ZB_H1;
+		return 0;
+	}
+	return PP_EUSAGE;
+}
+
+const char *
+sim_recompute_name(sim_recompute r)
+{
+	return (unsigned)r < 3 ? recompute_names[r] : "?";
+}
+
+int
+sim_recompute_parse(const char *s, sim_recompute *out)
+{
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(s, recompute_names[i])) {
+			*out = (sim_recompute)i;
+			return 0;
+		}
+	return PP_EUSAGE;
+}
+
+void
+sim_train_cfg_init(sim_train_cfg *c)
+{
+	memset(c, 0, sizeof *c);
+	c->gpus = 1;
+	c->tp = c->pp = c->cp = c->ep = c->vpp = 1;
+	c->schedule = SIM_1F1B;
+	c->micro_batch = 1;
+	c->global_batch = 1;
+	c->recompute = SIM_RECOMPUTE_NONE;
+	c->dtype = HW_BF16;
+	c->attention = SIM_ATTN_FLASH;
+	c->overlap_grad_reduce = true;
+	c->overlap_param_gather = true;
+	c->pp_scatter_gather = true;
+	c->moe_imbalance = 1.0;
+	c->straggler = 1.0;
+	c->straggler_rank = -1;
+}
+
+int64_t
+sim_seq(const model *m, const sim_train_cfg *c)
+{
+	if (c->seq > 0)
+		return c->seq;
+	const model_tf *t = model_transformer(m);
+	return t ? t->seq : 1;
+}
+
+int
+sim_grad_bytes(const sim_train_cfg *c)
+{
+	if (c->grad_reduce_bytes > 0)
+		return c->grad_reduce_bytes;
+	if (c->dtype == HW_FP32 || c->dtype == HW_TF32)
+		return 4;
+	/* Megatron-LM accumulates and reduces bf16 gradients in fp32; DeepSpeed and FSDP reduce in
+	 * the parameters' dtype. */
+	if (c->dtype == HW_BF16 && c->zero <= 1 && !c->fsdp)
+		return 4;
+	return 2;
+}
+
+double
+sim_act_bytes(const sim_train_cfg *c)
+{
+	/* fp8 training keeps activations between kernels in bf16 */
+	if (c->dtype == HW_FP32 || c->dtype == HW_TF32)
+		return 4.0;
+	return 2.0;
+}
+
+/* Layers of stage `stage` (all virtual chunks together).  Even when layers divide; otherwise the
+ * first and last stages give up layers first (they also hold the embedding and the head), as
+ * Llama-3-405B's 126 layers on 16 stages run 7 on the ends and 8 elsewhere. */
+int
+sim_stage_layers(const model *m, const sim_train_cfg *c, int stage)
+{
+	const model_tf *t = model_transformer(m);
+	int64_t L = t ? t->layers : 0;
+	int p = c->pp;
+	if (p <= 1)
+		return (int)L;
+	if (c->first_stage_layers > 0 || c->last_stage_layers > 0) {
+		int64_t first = c->first_stage_layers, last = c->last_stage_layers;
+		int64_t mid = p - (first > 0) - (last > 0);
+		int64_t rest = L - first - last;
+		int64_t per = mid > 0 ? rest / mid : 0;
+		int64_t extra = mid > 0 ? rest % mid : 0;
+		if (stage == 0 && first > 0)
+			return (int)first;
+		if (stage == p - 1 && last > 0)
+			return (int)last;
+		int idx = stage - (first > 0);
+		return (int)(per + (idx < extra ? 1 : 0));
+	}
+	int64_t base = (L + p - 1) / p;
+	int64_t deficit = base * p - L;
+	/* Take one layer from the last stage, then the first, then the second-to-last, ... */
+	int64_t lose = 0;
+	for (int64_t k = 0; k < deficit; k++) {
+		int64_t idx = (k % 2 == 0) ? p - 1 - k / 2 : k / 2;
+		if (idx == stage)
+			lose++;
+	}
+	return (int)(base - lose);
+}
+
+static int
+usage(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int
+usage(char *err, size_t errlen, const char *fmt, ...)
+{
+	if (err != NULL && errlen > 0) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return PP_EUSAGE;
+}
+
+int
+sim_train_check(const model *m, const hw_system *sys, sim_train_cfg *c, char *err, size_t errlen)
+{
+	const model_tf *t = model_transformer(m);
+	if (c->gpus < 1 || c->gpus > (1 << 24))
+		return usage(err, errlen, "--gpus must be from 1 to %d, got %d", 1 << 24, c->gpus);
+	if (c->tp < 1 || c->pp < 1 || c->cp < 1 || c->ep < 1 || c->vpp < 1 || c->dp < 0)
+		return usage(err, errlen, "parallel degrees must be positive integers");
+	if (c->micro_batch < 1 || c->global_batch < 1)
+		return usage(err, errlen, "--micro-batch and --global-batch must be positive");
+	if (c->zero < 0 || c->zero > 3)
+		return usage(err, errlen, "--zero must be 0, 1, 2 or 3, got %d", c->zero);
+	if (c->fsdp)
+		c->zero = 3;
+	if (!(c->moe_imbalance >= 1.0) || c->moe_imbalance > 64)
+		return usage(err, errlen, "--moe-imbalance must be from 1 to 64, got %g", c->moe_imbalance);
+	if (c->moe_capacity < 0)
+		return usage(err, errlen, "--moe-capacity must be 0 (no dropping) or positive");
+	if (c->dtype != HW_BF16 && c->dtype != HW_FP16 && c->dtype != HW_FP8 && c->dtype != HW_FP32 &&
+	    c->dtype != HW_TF32)
+		return usage(err, errlen, "--dtype must be bf16, fp16, fp8, tf32 or fp32 for training");
+	if (!(sys->gpu.peak_tflops[c->dtype] > 0))
+		return usage(err, errlen, "%s has no %s tensor rate: choose another --dtype", sys->gpu.name,
+			     hw_dtype_name(c->dtype));
+
+	int64_t mp = (int64_t)c->tp * c->pp * c->cp;
+	if (c->dp == 0) {
+		if (c->gpus % mp != 0)
+			return usage(err, errlen, "--gpus (%d) must be a multiple of tp x pp x cp (%d x %d x %d = %lld)", c->gpus,
+				     c->tp, c->pp, c->cp, (long long)mp);
+		c->dp = (int)(c->gpus / mp);
+	} else if (mp * c->dp != c->gpus) {
+		return usage(err, errlen, "tp x pp x dp x cp (%d x %d x %d x %d) must equal --gpus (%d)", c->tp, c->pp, c->dp,
+			     c->cp, c->gpus);
+	}
+	if (c->global_batch % ((int64_t)c->dp * c->micro_batch) != 0)
+		return usage(err, errlen,
+			     "--global-batch (%lld) must be a multiple of dp x micro-batch (%d x %lld = %lld)",
+			     (long long)c->global_batch, c->dp, (long long)c->micro_batch,
+			     (long long)(c->dp * c->micro_batch));
+	int64_t micro = c->global_batch / ((int64_t)c->dp * c->micro_batch);
+
+	if (t == NULL) {
+		/* CNNs: data parallelism only. */
+		if (c->tp > 1 || c->pp > 1 || c->cp > 1 || c->ep > 1 || c->vpp > 1)
+			return usage(err, errlen, "%s is a CNN: only data parallelism is modelled (tp = pp = cp = ep = 1)",
+				     model_name(m));
+		if (c->zero > 1)
+			return usage(err, errlen, "%s is a CNN: ZeRO-2/3 are not modelled for CNNs", model_name(m));
+		return 0;
+	}
+	if (t->heads % c->tp != 0)
+		return usage(err, errlen, "attention heads (%lld) must be divisible by tp (%d)", (long long)t->heads, c->tp);
+	if (t->kv_heads % c->tp != 0 && c->tp % t->kv_heads != 0)
+		return usage(err, errlen, "kv heads (%lld) and tp (%d) must divide one another", (long long)t->kv_heads,
+			     c->tp);
+	if (t->ffn > 0 && t->ffn % c->tp != 0)
+		return usage(err, errlen, "MLP width (%lld) must be divisible by tp (%d)", (long long)t->ffn, c->tp);
+	int64_t seq = sim_seq(m, c);
+	if (seq < 1 || seq > (1 << 24))
+		return usage(err, errlen, "--seq must be from 1 to %d", 1 << 24);
+	if (c->cp > 1 && seq % (2 * c->cp) != 0)
+		return usage(err, errlen, "--seq (%lld) must be divisible by 2 x cp (%d) for load-balanced context parallelism",
+			     (long long)seq, 2 * c->cp);
+	if (c->ep > 1) {
+		if (t->experts == 0)
+			return usage(err, errlen, "--ep needs a mixture-of-experts model; %s is dense", model_name(m));
+		if (t->experts % c->ep != 0)
+			return usage(err, errlen, "experts (%lld) must be divisible by ep (%d)", (long long)t->experts, c->ep);
+		if (((int64_t)c->dp * c->cp) % c->ep != 0)
+			return usage(err, errlen, "ep (%d) must divide dp x cp (%d x %d): experts are spread over data-parallel ranks",
+				     c->ep, c->dp, c->cp);
+	}
+	if (c->pp == 1) {
+		if (c->vpp > 1)
+			return usage(err, errlen, "--vpp needs pipeline parallelism (pp > 1)");
+		if (c->schedule == SIM_INTERLEAVED)
+			c->schedule = SIM_1F1B;
+	}
+	if (c->vpp > 1 && c->schedule != SIM_INTERLEAVED) {
+		if (c->schedule != SIM_1F1B)
+			return usage(err, errlen, "--vpp > 1 needs the interleaved schedule");
+		c->schedule = SIM_INTERLEAVED;
+	}
+	if (c->schedule == SIM_INTERLEAVED) {
+		if (c->vpp < 2)
+			return usage(err, errlen, "the interleaved schedule needs --vpp of 2 or more");
+		if (t->layers % ((int64_t)c->pp * c->vpp) != 0)
+			return usage(err, errlen, "layers (%lld) must be divisible by pp x vpp (%d x %d) for the interleaved schedule",
+				     (long long)t->layers, c->pp, c->vpp);
+		if (micro % c->pp != 0)
+			return usage(err, errlen,
+				     "micro-batches per step (%lld) must be a multiple of pp (%d) for the interleaved schedule",
+				     (long long)micro, c->pp);
+		if (c->first_stage_layers || c->last_stage_layers)
+			return usage(err, errlen, "first/last stage layer counts apply to non-interleaved schedules");
+	}
+	if (t->layers < c->pp)
+		return usage(err, errlen, "pp (%d) exceeds the number of layers (%lld)", c->pp, (long long)t->layers);
+	if (c->first_stage_layers < 0 || c->last_stage_layers < 0)
+		return usage(err, errlen, "first/last stage layer counts must not be negative");
+	if (c->first_stage_layers || c->last_stage_layers) {
+		int64_t mid = c->pp - (c->first_stage_layers > 0) - (c->last_stage_layers > 0);
+		int64_t rest = t->layers - c->first_stage_layers - c->last_stage_layers;
+		if (c->pp < 2 || rest < mid || (mid == 0 && rest != 0))
+			return usage(err, errlen, "first/last stage layers (%d, %d) leave %lld layers for %lld middle stages",
+				     c->first_stage_layers, c->last_stage_layers, (long long)rest, (long long)mid);
+	}
+	if (c->full && (int64_t)c->gpus > 65536)
+		return usage(err, errlen, "full mode simulates every rank: at most 65536 GPUs (got %d)", c->gpus);
+	if (c->straggler_rank >= c->gpus)
+		return usage(err, errlen, "--straggler-rank must be below --gpus (%d)", c->gpus);
+	if (!(c->straggler >= 1.0))
+		return usage(err, errlen, "straggler slowdown must be at least 1");
+	return 0;
+}
+
+/* Megatron-LM's rank order: tp varies fastest, then cp, then dp, then pp.  A group whose
+ * consecutive members are `stride` ranks apart has min(size, domain / stride) members in one
+ * scale-up domain (at least one). */
+static int
+per_domain(int size, int64_t stride, int domain)
+{
+	int64_t k = stride >= domain ? 1 : domain / stride;
+	if (k < 1)
+		k = 1;
+	return (int)(k < size ? k : size);
+}
+
+void
+sim_place(const hw_system *sys, const sim_train_cfg *c, placement *out)
+{
+	int dom = sys->scaleup_domain > 0 ? sys->scaleup_domain : sys->gpus_per_node;
+	if (dom < 1)
+		dom = 1;
+	out->domain = dom;
+	out->tp_per_node = c->tp < dom ? c->tp : dom;
+	out->cp_per_node = per_domain(c->cp, c->tp, dom);
+	out->dp_per_node = per_domain(c->dp, (int64_t)c->tp * c->cp, dom);
+	out->ep_per_node = per_domain(c->ep, c->tp, dom);
+	out->edp = c->ep > 0 ? c->dp * c->cp / c->ep : c->dp;
+	if (out->edp < 1)
+		out->edp = 1;
+	out->edp_per_node = per_domain(out->edp, (int64_t)c->tp * c->ep, dom);
+	out->grad_per_node = per_domain(c->dp * c->cp, c->tp, dom);
+	int64_t pstride = (int64_t)c->tp * c->cp * c->dp;
+	out->pp_intra = pstride < dom && (dom % pstride == 0) && c->pp > 1;
+}

@@ -1,0 +1,97 @@
+/*
+ * engine.h -- the discrete-event engine, private to sim/ (and its tests).
+ *
+ * The engine runs a graph of ops on streams.  A stream executes its ops one at a time in the
+ * order they were added; an op may belong to several streams at once (a collective shared by
+ * the ranks of a group: it starts when it is at the head of every member stream, so it is
+ * also the rendezvous).  An op starts when its dependencies are done and it heads all its
+ * streams.  A stream may also hold "filler" ops, run in their order whenever the stream is
+ * idle and its head cannot start (the zero-bubble schedule's weight-gradient passes).
+ *
+ * Ops are compute (a fixed duration), flows (a latency, then `work` bytes moved over links at
+ * a rate set by weighted max-min fairness among the flows active at the time, each capped by
+ * its own achievable bandwidth) and marks (zero duration).  A flow names the links it crosses
+ * with a coefficient per link: the bytes it moves there per byte of its work (1 on its
+ * bottleneck link).  Whenever a flow starts or ends, the rates of the flows that share links
+ * with it, transitively, are recomputed by progressive filling.
+ *
+ * Time is int64 picoseconds.  Events are ordered by (time, insertion sequence); nothing
+ * depends on pointer values or hash order, so a run is deterministic.
+ *
+ * Accounting: every stream belongs to a "rank" (a simulated GPU) and is a compute or a comm
+ * stream.  Per rank the engine integrates the time its compute streams are busy, the time
+ * only communication is running (exposed communication), and idle time, and the busy time
+ * of each provenance.
+ */
+#ifndef SIM_ENGINE_H
+#define SIM_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hardware/hw.h"
+
+typedef struct sim_engine sim_engine;
+
+enum { SIM_STREAM_COMPUTE = 0, SIM_STREAM_COMM = 1 };
+
+/* Per-rank totals after a run. */
+typedef struct sim_rank_stats {
+	int64_t busy_ps;    /* a compute stream was running */
+	int64_t comm_ps;    /* only communication was running */
+	int64_t idle_ps;    /* nothing was running, up to the end of the run */
+	int64_t prov_ps[HW_NPROV]; /* busy time of ops by provenance (compute and comm) */
+	int64_t end_ps;     /* when the rank's last op finished */
+} sim_rank_stats;
+
+sim_engine *sim_engine_new(int nranks, bool record_times);
+void sim_engine_free(sim_engine *e);
+
+/* Resources.  Return ids >= 0, or -1 when out of memory. */
+int sim_stream_new(sim_engine *e, int rank, int kind);
+int sim_link_new(sim_engine *e, double bytes_per_s);
+
+/* Ops.  Return the op id (>= 0), or -1 when out of memory.  `tag` is the caller's label
+ * (kept for traces); `prov` the provenance of the duration. */
+int32_t sim_op_compute(sim_engine *e, int stream, int64_t dur_ps, uint32_t tag, hw_prov prov);
+int32_t sim_op_mark(sim_engine *e, int stream, uint32_t tag);
+/* A flow on `nstreams` streams crossing `nlinks` links (coef[i] bytes on links[i] per byte of
+ * work).  cap is its own rate limit (bytes/s of work); weight its share under contention. */
+int32_t sim_op_flow(sim_engine *e, const int *streams, int nstreams, const int *links, const double *coef,
+		    int nlinks, int64_t latency_ps, double work, double cap, double weight, uint32_t tag, hw_prov prov);
+/* Adds the op as a filler of its (single) stream instead of to the stream's sequence. */
+int32_t sim_op_compute_filler(sim_engine *e, int stream, int64_t dur_ps, uint32_t tag, hw_prov prov);
+/* `after` cannot start before `before` is done. */
+int sim_dep(sim_engine *e, int32_t before, int32_t after);
+
+/* Runs to completion.  Returns 0, PP_ENOMEM, or PP_EINPUT when ops were left that could never
+ * start (a dependency cycle or a rendezvous that never completes); *err says which. */
+int sim_run(sim_engine *e, char *err, size_t errlen);
+
+int64_t sim_engine_now(const sim_engine *e);
+int64_t sim_engine_events(const sim_engine *e);
+int32_t sim_engine_ops(const sim_engine *e);
+void sim_engine_rank_stats(const sim_engine *e, int rank, sim_rank_stats *out);
+/* Recorded times (record_times) and labels of an op, for traces and tests. */
+int64_t sim_op_start(const sim_engine *e, int32_t op);
+int64_t sim_op_end(const sim_engine *e, int32_t op);
+uint32_t sim_op_tag(const sim_engine *e, int32_t op);
+int sim_op_first_stream(const sim_engine *e, int32_t op);
+int sim_stream_rank(const sim_engine *e, int stream);
+int sim_stream_kind(const sim_engine *e, int stream);
+int sim_engine_streams(const sim_engine *e);
+/* Approximate heap memory held by the engine, bytes. */
+size_t sim_engine_bytes(const sim_engine *e);
+
+static inline int64_t
+sim_ps(double seconds)
+{
+	double ps = seconds * 1e12;
+	if (!(ps > 0))
+		return 0;
+	if (ps > 9.0e18)
+		return INT64_C(9000000000000000000);
+	return (int64_t)(ps + 0.5);
+}
+
+#endif

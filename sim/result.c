@@ -1,0 +1,153 @@
+/*
+ * result.c -- a training simulation's result as JSON, and its Chrome/Perfetto trace.
+ */
+#include "config.h"
+#include "sim/train_int.h"
+
+#include <cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static cJSON *
+config_json(const sim_train_result *r)
+{
+	const sim_train_cfg *c = &r->cfg;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "gpus", c->gpus);
+	cJSON_AddNumberToObject(o, "tp", c->tp);
+	cJSON_AddNumberToObject(o, "pp", c->pp);
+	cJSON_AddNumberToObject(o, "dp", c->dp);
+	cJSON_AddNumberToObject(o, "cp", c->cp);
+	cJSON_AddNumberToObject(o, "ep", c->ep);
+	cJSON_AddNumberToObject(o, "vpp", c->vpp);
+	cJSON_AddNumberToObject(o, "zero", c->zero);
+	cJSON_AddBoolToObject(o, "fsdp", c->fsdp);
+	cJSON_AddStringToObject(o, "schedule", sim_schedule_name(c->schedule));
+	cJSON_AddNumberToObject(o, "micro_batch", (double)c->micro_batch);
+	cJSON_AddNumberToObject(o, "global_batch", (double)c->global_batch);
+	cJSON_AddNumberToObject(o, "micro_batches", (double)(c->global_batch / ((int64_t)c->dp * c->micro_batch)));
+	cJSON_AddNumberToObject(o, "seq", (double)r->seq);
+	cJSON_AddStringToObject(o, "recompute", sim_recompute_name(c->recompute));
+	cJSON_AddBoolToObject(o, "sequence_parallel", c->sequence_parallel);
+	cJSON_AddStringToObject(o, "dtype", hw_dtype_name(c->dtype));
+	cJSON_AddStringToObject(o, "attention", c->attention == SIM_ATTN_FLASH ? "flash" : "unfused");
+	cJSON_AddBoolToObject(o, "overlap_grad_reduce", c->overlap_grad_reduce);
+	cJSON_AddNumberToObject(o, "grad_reduce_bytes", sim_grad_bytes(c));
+	cJSON_AddBoolToObject(o, "full_mode", c->full);
+	return o;
+}
+
+cJSON *
+sim_train_json(const sim_train_result *r)
+{
+	const sim_metrics *m = &r->m;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "kind", "train");
+	cJSON_AddStringToObject(o, "model", r->model);
+	cJSON_AddStringToObject(o, "system", r->system);
+	cJSON_AddItemToObject(o, "config", config_json(r));
+	cJSON_AddNumberToObject(o, "step_time_s", m->step_time_s);
+	cJSON_AddNumberToObject(o, "tokens_per_s", m->tokens_per_s);
+	cJSON_AddNumberToObject(o, "tokens_per_s_per_gpu", m->tokens_per_s_per_gpu);
+	cJSON_AddNumberToObject(o, "samples_per_s", m->samples_per_s);
+	cJSON_AddNumberToObject(o, "model_flops_per_step", m->model_flops);
+	cJSON_AddNumberToObject(o, "hardware_flops_per_step", m->hardware_flops);
+	cJSON_AddNumberToObject(o, "model_tflops_per_gpu", m->model_tflops_per_gpu);
+	cJSON_AddNumberToObject(o, "hardware_tflops_per_gpu", m->hardware_tflops_per_gpu);
+	cJSON_AddNumberToObject(o, "peak_tflops_per_gpu", r->peak_tflops);
+	cJSON_AddNumberToObject(o, "mfu", m->mfu);
+	cJSON_AddNumberToObject(o, "hfu", m->hfu);
+	cJSON_AddNumberToObject(o, "bubble_fraction", m->bubble_fraction);
+	cJSON_AddNumberToObject(o, "exposed_comm_s", m->exposed_comm_s);
+	cJSON_AddNumberToObject(o, "compute_s", m->compute_s);
+	cJSON_AddBoolToObject(o, "fits", m->fits);
+	cJSON *mem = cJSON_AddArrayToObject(o, "memory");
+	for (int s = 0; s < m->stages; s++) {
+		const sim_mem *x = &r->mem[s];
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddNumberToObject(e, "stage", s);
+		cJSON_AddNumberToObject(e, "weights_bytes", x->weights);
+		cJSON_AddNumberToObject(e, "grads_bytes", x->grads);
+		cJSON_AddNumberToObject(e, "optimizer_bytes", x->optimizer);
+		cJSON_AddNumberToObject(e, "activations_bytes", x->activations);
+		cJSON_AddNumberToObject(e, "inflight_microbatches", x->inflight);
+		cJSON_AddNumberToObject(e, "comm_buffers_bytes", x->comm_buffers);
+		cJSON_AddNumberToObject(e, "workspace_bytes", x->workspace);
+		cJSON_AddNumberToObject(e, "reserve_bytes", x->reserve);
+		cJSON_AddNumberToObject(e, "peak_bytes", x->total);
+		cJSON_AddNumberToObject(e, "capacity_bytes", x->capacity);
+		cJSON_AddBoolToObject(e, "fits", x->fits);
+		cJSON_AddItemToArray(mem, e);
+	}
+	cJSON *prov = cJSON_AddObjectToObject(o, "provenance");
+	for (int k = 0; k < HW_NPROV; k++)
+		cJSON_AddNumberToObject(prov, hw_prov_name((hw_prov)k), m->prov_share[k]);
+	cJSON *sim = cJSON_AddObjectToObject(o, "simulation");
+	cJSON_AddNumberToObject(sim, "ranks", r->nranks);
+	cJSON_AddNumberToObject(sim, "ops", (double)m->ops);
+	cJSON_AddNumberToObject(sim, "events", (double)m->events);
+	return o;
+}
+
+/* Trace Event Format (the Chrome/Perfetto JSON): one complete ("X") event per op, pid = rank,
+ * tid = stream, times in microseconds; metadata events name the processes and threads. */
+int
+sim_train_trace(const sim_train_result *r, const char *path, char *err, size_t errlen)
+{
+	const sim_engine *e = r->engine;
+	if (e == NULL)
+		return pp_err(err, errlen, PP_EUSAGE, "no trace was recorded (set trace in the configuration)");
+	static const char *const stream_names[] = {"compute", "tp", "cp", "ep", "dp", "dp reduce-scatter",
+						   "pp send fwd", "pp recv fwd", "pp send bwd", "pp recv bwd"};
+	cJSON *root = cJSON_CreateObject();
+	cJSON *ev = cJSON_AddArrayToObject(root, "traceEvents");
+	cJSON_AddStringToObject(root, "displayTimeUnit", "ms");
+	int ns = sim_engine_streams(e);
+	for (int st = 0; st < ns; st++) {
+		int rank = sim_stream_rank(e, st);
+		int local = st % 10;
+		if (local == 0) {
+			cJSON *p = cJSON_CreateObject();
+			cJSON_AddStringToObject(p, "name", "process_name");
+			cJSON_AddStringToObject(p, "ph", "M");
+			cJSON_AddNumberToObject(p, "pid", rank);
+			cJSON *a = cJSON_AddObjectToObject(p, "args");
+			char nm[64];
+			snprintf(nm, sizeof nm, "rank %d", rank);
+			cJSON_AddStringToObject(a, "name", nm);
+			cJSON_AddItemToArray(ev, p);
+		}
+		cJSON *t = cJSON_CreateObject();
+		cJSON_AddStringToObject(t, "name", "thread_name");
+		cJSON_AddStringToObject(t, "ph", "M");
+		cJSON_AddNumberToObject(t, "pid", rank);
+		cJSON_AddNumberToObject(t, "tid", st);
+		cJSON *a = cJSON_AddObjectToObject(t, "args");
+		cJSON_AddStringToObject(a, "name", stream_names[local]);
+		cJSON_AddItemToArray(ev, t);
+	}
+	int32_t nops = sim_engine_ops(e);
+	for (int32_t op = 0; op < nops; op++) {
+		int64_t s0 = sim_op_start(e, op), s1 = sim_op_end(e, op);
+		if (s0 < 0 || s1 < s0 || s1 == s0)
+			continue;
+		int st = sim_op_first_stream(e, op);
+		char nm[96];
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "name", sim_tag_name(sim_op_tag(e, op), nm, sizeof nm));
+		cJSON_AddStringToObject(x, "ph", "X");
+		cJSON_AddNumberToObject(x, "ts", (double)s0 / 1e6);
+		cJSON_AddNumberToObject(x, "dur", (double)(s1 - s0) / 1e6);
+		cJSON_AddNumberToObject(x, "pid", sim_stream_rank(e, st));
+		cJSON_AddNumberToObject(x, "tid", st);
+		cJSON_AddItemToArray(ev, x);
+	}
+	char *text = cJSON_PrintUnformatted(root);
+	cJSON_Delete(root);
+	if (text == NULL)
+		return pp_err(err, errlen, PP_ENOMEM, "out of memory while writing the trace");
+	int rc = pp_write_file_atomic(path, text, strlen(text), err, errlen);
+	free(text);
+	return rc;
+}

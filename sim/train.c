@@ -1,0 +1,1286 @@
+/*
+ * train.c -- the op graph of one training step, its simulation, and the metrics.
+ *
+ * The graph is built in three passes:
+ *   1. compute and intra-stage collectives: for every pipeline stage, the jobs of its schedule
+ *      (forward F, backward B, and for the zero-bubble schedule weight-gradient W of a
+ *      micro-batch chunk) in order; for every layer of a job the segments of its attention and
+ *      MLP blocks on each rank, with the TP collectives between them, the CP and EP exchanges
+ *      beside them, and ZeRO-3's parameter gathers and gradient reduce-scatters;
+ *   2. pipeline transfers: for every micro-batch chunk, the activation send to the next virtual
+ *      stage and the gradient send back, linking the last op of the producing job to the
+ *      first op of the consuming one;
+ *   3. data parallelism: gradient buckets reduced over the data-parallel group as their layers'
+ *      last gradients are ready (or after the backward pass when not overlapped), the embedding
+ *      gradient sync of tied embeddings, the optimizer step, the ZeRO parameter all-gather.
+ * The symmetric mode simulates one rank per stage ("instance" (dp 0, cp 0), TP member 0); the
+ * full mode every rank, with groups as multi-stream ops that rendezvous their members.
+ */
+#include "config.h"
+#include "sim/train_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { J_F, J_B, J_W };
+
+typedef struct job {
+	int8_t type;
+	int chunk;
+	int64_t mb;
+} job;
+
+typedef struct rank_res {
+	int comp, tp, cp, ep, dp, dprs, pfs, pfr, pbs, pbr;
+	int nvl_tx, nvl_rx, nic_tx, nic_rx;
+	int32_t pending[4];
+	int npending;
+	int32_t last; /* last compute op */
+	int32_t prev[2]; /* last compute op of the previous layer and of the one before */
+	double slow;
+} rank_res;
+
+typedef struct bld {
+	const model *m;
+	const model_tf *t;
+	const hw_cost *cost;
+	const hw_system *sys;
+	const sim_train_cfg *c;
+	placement pl;
+	sim_engine *e;
+	int p, v, tpm;       /* stages, chunks, TP members simulated per instance */
+	int ninst;           /* instances per stage (dp x cp in full mode, else 1) */
+	int nranks;
+	rank_res *r;
+	int64_t micro;       /* micro-batches per step */
+	int64_t layers;      /* layers per chunk (interleaved) */
+	layer_cost *lc;      /* per model layer */
+	seg embed_f, embed_b, head_f, head_b;
+	double act_msg;      /* bytes of a T x h activation (TP collective message) */
+	double pp_msg;       /* bytes each rank sends per micro-batch chunk */
+	/* per stage: its jobs, and per (rank, job) the first and last op */
+	job **jobs;
+	size_t *njobs;
+	int32_t *jfirst, *jlast; /* [rank][job] */
+	size_t maxjobs;
+	int32_t **jindex;    /* [stage][type * v * micro + chunk * micro + mb] -> job index */
+	/* per rank and local layer: the op after which the layer's gradients are complete */
+	int32_t *gready;     /* [rank][maxlayers] */
+	int maxlayers;
+	int32_t *ready;      /* scratch: per simulated rank of a stage, an op id */
+	bool oom;
+	double recompute_flops; /* per step, one rank-group's worth summed over stages */
+	double stage_flops;
+} bld;
+
+/* ---- names --------------------------------------------------------------------------------- */
+
+static const char *const tag_names[TAG_NKINDS] = {
+	"?", "fwd attn", "fwd mlp", "bwd attn", "bwd mlp", "wgrad attn", "wgrad mlp", "recompute", "tp", "cp", "ep",
+	"pp send fwd", "pp send bwd", "dp grads", "zero gather", "zero reduce-scatter", "embed fwd", "embed bwd",
+	"head fwd", "head bwd", "optimizer", "embedding sync", "param gather", "cnn fwd", "cnn bwd", "step",
+};
+
+const char *
+sim_tag_name(uint32_t tag, char *buf, size_t n)
+{
+	unsigned k = tag >> 26;
+	unsigned layer = (tag >> 16) & 0x3ff, mb = tag & 0xffff;
+	const char *nm = k < TAG_NKINDS ? tag_names[k] : "?";
+	switch (k) {
+	case TAG_FWD_ATTN: case TAG_FWD_MLP: case TAG_BWD_ATTN: case TAG_BWD_MLP: case TAG_W_ATTN: case TAG_W_MLP:
+	case TAG_RECOMP: case TAG_TP: case TAG_CP: case TAG_EP: case TAG_ZERO_AG: case TAG_ZERO_RS:
+		snprintf(buf, n, "%s L%u mb%u", nm, layer, mb);
+		break;
+	case TAG_PP_FWD: case TAG_PP_BWD: case TAG_EMBED_FWD: case TAG_EMBED_BWD: case TAG_HEAD_FWD: case TAG_HEAD_BWD:
+	case TAG_CNN_FWD: case TAG_CNN_BWD:
+		snprintf(buf, n, "%s c%u mb%u", nm, layer, mb);
+		break;
+	case TAG_DP:
+		snprintf(buf, n, "%s bucket %u", nm, mb);
+		break;
+	default:
+		snprintf(buf, n, "%s", nm);
+	}
+	return buf;
+}
+
+/* ---- schedules ----------------------------------------------------------------------------- */
+
+static void
+push_job(job *arr, size_t *n, int type, int chunk, int64_t mb)
+{
+	arr[*n].type = (int8_t)type;
+	arr[*n].chunk = chunk;
+	arr[*n].mb = mb;
+	(*n)++;
+}
+
+/* Megatron-LM's interleaved order: the k-th forward (or backward) of a stage runs chunk
+ * (k / p) mod v of micro-batch (k / (p v)) p + k mod p; backward chunks count down. */
+static void
+interleaved_id(int64_t k, int p, int v, bool fwd, int *chunk, int64_t *mb)
+{
+	int64_t c = (k / p) % v;
+	*chunk = fwd ? (int)c : v - 1 - (int)c;
+	*mb = (k / ((int64_t)p * v)) * p + k % p;
+}
+
+static int
+make_jobs(bld *b, int s, job **out, size_t *n)
+{
+	int p = b->p, v = b->v;
+	int64_t m = b->micro, M = m * v;
+	bool zb = b->c->schedule == SIM_ZB_H1;
+	job *arr = malloc((size_t)(3 * M + 1) * sizeof *arr);
+	if (arr == NULL)
+		return PP_ENOMEM;
+	size_t k = 0;
+	switch (b->c->schedule) {
+	case SIM_GPIPE:
+		for (int64_t i = 0; i < m; i++)
+			push_job(arr, &k, J_F, 0, i);
+		for (int64_t i = m - 1; i >= 0; i--)
+			push_job(arr, &k, J_B, 0, i);
+		break;
+	case SIM_INTERLEAVED: {
+		int64_t warm = (int64_t)(p - s - 1) * 2 + (int64_t)(v - 1) * p;
+		if (warm > M)
+			warm = M;
+		int ch;
+		int64_t mb;
+		for (int64_t i = 0; i < warm; i++) {
+			interleaved_id(i, p, v, true, &ch, &mb);
+			push_job(arr, &k, J_F, ch, mb);
+		}
+		for (int64_t i = 0; i < M - warm; i++) {
+			interleaved_id(warm + i, p, v, true, &ch, &mb);
+			push_job(arr, &k, J_F, ch, mb);
+			interleaved_id(i, p, v, false, &ch, &mb);
+			push_job(arr, &k, J_B, ch, mb);
+		}
+		for (int64_t i = M - warm; i < M; i++) {
+			interleaved_id(i, p, v, false, &ch, &mb);
+			push_job(arr, &k, J_B, ch, mb);
+		}
+		break;
+	}
+	case SIM_1F1B:
+	case SIM_ZB_H1:
+	default: {
+		int64_t warm = p - s - 1 < m ? p - s - 1 : m;
+		for (int64_t i = 0; i < warm; i++)
+			push_job(arr, &k, J_F, 0, i);
+		for (int64_t i = 0; i < m - warm; i++) {
+			push_job(arr, &k, J_F, 0, warm + i);
+			push_job(arr, &k, J_B, 0, i);
+			if (zb)
+				push_job(arr, &k, J_W, 0, i);
+		}
+		for (int64_t i = m - warm; i < m; i++) {
+			push_job(arr, &k, J_B, 0, i);
+			if (zb)
+				push_job(arr, &k, J_W, 0, i);
+		}
+		break;
+	}
+	}
+	*out = arr;
+	*n = k;
+	return 0;
+}
+
+/* ---- ranks and ops ------------------------------------------------------------------------- */
+
+/* Simulated rank of TP member `j` of instance `i` of stage `s`. */
+static int
+rank_of(const bld *b, int s, int i, int j)
+{
+	return (s * b->ninst + i) * b->tpm + j;
+}
+
+static void
+add_pending(bld *b, int rank, int32_t op)
+{
+	rank_res *r = &b->r[rank];
+	if (op < 0)
+		return;
+	if (r->npending < 4) {
+		r->pending[r->npending++] = op;
+	} else {
+		/* more than four distinct prerequisites never arise; fold into the newest */
+		r->pending[3] = op;
+	}
+}
+
+static int32_t
+compute(bld *b, int rank, const seg *sg, uint32_t tag, bool filler)
+{
+	rank_res *r = &b->r[rank];
+	int64_t ps = sim_ps(sg->t * r->slow);
+	int32_t op = filler ? sim_op_compute_filler(b->e, r->comp, ps, tag, sg->prov)
+			    : sim_op_compute(b->e, r->comp, ps, tag, sg->prov);
+	if (op < 0) {
+		b->oom = true;
+		return -1;
+	}
+	for (int i = 0; i < r->npending; i++)
+		sim_dep(b->e, r->pending[i], op);
+	r->npending = 0;
+	if (!filler)
+		r->last = op;
+	return op;
+}
+
+/* Which of a rank's comm streams a flow runs on. */
+enum { S_TP, S_CP, S_EP, S_DP, S_DPRS };
+
+static int
+stream_of(const rank_res *r, int which)
+{
+	switch (which) {
+	case S_TP: return r->tp;
+	case S_CP: return r->cp;
+	case S_EP: return r->ep;
+	case S_DPRS: return r->dprs;
+	case S_DP:
+	default: return r->dp;
+	}
+}
+
+/* A collective over `n` simulated ranks (all members of the group that are simulated; in
+ * symmetric mode just the representative).  deps: each member's last compute op, plus `dep`. */
+static int32_t
+collective(bld *b, const int *ranks, int n, int which, hw_coll op, int group, int per_node, double bytes,
+	   uint32_t tag, const int32_t *deps, bool dep_last, bool gate_members)
+{
+	if (group <= 1 || bytes <= 0)
+		return -1;
+	hw_flow f;
+	hw_cost_coll(b->cost, op, group, per_node, bytes, &f);
+	int streams[64], links[128];
+	double coef[128];
+	int *sv = n <= 64 ? streams : malloc((size_t)n * sizeof *sv);
+	int *lv = n <= 32 ? links : malloc((size_t)n * 4 * sizeof *lv);
+	double *cv = n <= 32 ? coef : malloc((size_t)n * 4 * sizeof *cv);
+	if (sv == NULL || lv == NULL || cv == NULL) {
+		b->oom = true;
+		if (sv != streams)
+			free(sv);
+		if (lv != links)
+			free(lv);
+		if (cv != coef)
+			free(cv);
+		return -1;
+	}
+	double cap_up = hw_cost_scaleup_bw(b->cost), cap_nic = hw_cost_nic_bw(b->cost);
+	int nl = 0;
+	for (int i = 0; i < n; i++) {
+		const rank_res *r = &b->r[ranks[i]];
+		sv[i] = stream_of(r, which);
+		if (!f.inter) {
+			double cf = f.bw > cap_up ? cap_up / f.bw : 1.0;
+			lv[nl] = r->nvl_tx, cv[nl++] = cf;
+			lv[nl] = r->nvl_rx, cv[nl++] = cf;
+		} else {
+			double g = per_node > 0 ? (double)per_node : 1.0;
+			double cn = op == HW_ALL_TO_ALL || op == HW_SEND_RECV ? 1.0 : 1.0 / g;
+			if (cap_nic > 0 && f.bw * cn > cap_nic)
+				cn = cap_nic / f.bw;
+			lv[nl] = r->nic_tx, cv[nl++] = cn;
+			lv[nl] = r->nic_rx, cv[nl++] = cn;
+			double cu = op == HW_ALL_TO_ALL || op == HW_SEND_RECV ? 0.0 : (g - 1.0) / g;
+			if (cu > 0) {
+				if (f.bw * cu > cap_up)
+					cu = cap_up / f.bw;
+				lv[nl] = r->nvl_tx, cv[nl++] = cu;
+				lv[nl] = r->nvl_rx, cv[nl++] = cu;
+			}
+		}
+	}
+	int32_t id = sim_op_flow(b->e, sv, n, lv, cv, nl, sim_ps(f.latency_s), f.wire_bytes, f.bw, 1.0, tag, f.prov);
+	if (sv != streams)
+		free(sv);
+	if (lv != links)
+		free(lv);
+	if (cv != coef)
+		free(cv);
+	if (id < 0) {
+		b->oom = true;
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		rank_res *r = &b->r[ranks[i]];
+		if (deps != NULL && deps[i] >= 0)
+			sim_dep(b->e, deps[i], id);
+		if (dep_last && r->last >= 0)
+			sim_dep(b->e, r->last, id);
+		if (gate_members)
+			add_pending(b, ranks[i], id);
+	}
+	return id;
+}
+
+/* ---- layers -------------------------------------------------------------------------------- */
+
+static int
+tp_members(const bld *b, int s, int inst, int *out)
+{
+	for (int j = 0; j < b->tpm; j++)
+		out[j] = rank_of(b, s, inst, j);
+	return b->tpm;
+}
+
+/* The TP collective around a block: all-reduce, or all-gather / reduce-scatter with sequence
+ * parallelism. */
+static void
+tp_coll(bld *b, int s, int inst, hw_coll op, uint32_t tag)
+{
+	int mem[64];
+	int n = tp_members(b, s, inst, mem);
+	collective(b, mem, n, S_TP, op, b->c->tp, b->pl.tp_per_node, b->act_msg, tag, NULL, true, true);
+}
+
+/* The ranks of instance `inst`'s side group (CP ring or EP all-to-all), member j. */
+static int
+side_members(const bld *b, int s, int inst, int j, int group, int stride, int *out)
+{
+	if (b->ninst == 1) {
+		out[0] = rank_of(b, s, 0, j);
+		return 1;
+	}
+	int base = inst - (inst / stride) % group * stride;
+	for (int g = 0; g < group; g++)
+		out[g] = rank_of(b, s, base + g * stride, j);
+	return group;
+}
+
+/* The members of the data-parallel (ZeRO) group of TP member j of stage s, and for each the op
+ * that gates a prefetch: the end of the layer before the previous one, so that one layer's
+ * gather overlaps the previous layer's compute and no more than two layers are gathered. */
+static int
+dp_members(const bld *b, int s, int j, int *mem, int32_t *gate)
+{
+	int n = 0;
+	for (int i = 0; i < b->ninst && n < 4096; i++) {
+		mem[n] = rank_of(b, s, i, j);
+		if (gate)
+			gate[n] = b->r[mem[n]].prev[1];
+		n++;
+	}
+	return n;
+}
+
+/* ZeRO-3: gather a layer's parameters before its forward or backward. */
+static void
+zero_gather(bld *b, int s, int64_t layer, int64_t mb, const block_cost *A, const block_cost *B)
+{
+	const sim_train_cfg *c = b->c;
+	double bytes = (A->params + B->params) * sim_act_bytes(c);
+	double ebytes = B->expert_params * sim_act_bytes(c);
+	int grp = c->dp * c->cp;
+	for (int j = 0; j < b->tpm; j++) {
+		int mem[4096];
+		int32_t gate[4096];
+		int n = dp_members(b, s, j, mem, gate);
+		collective(b, mem, n, S_DP, HW_ALL_GATHER, grp, b->pl.grad_per_node, bytes, sim_tag(TAG_ZERO_AG, layer, mb),
+			   gate, false, true);
+		if (ebytes > 0)
+			collective(b, mem, n, S_DP, HW_ALL_GATHER, b->pl.edp, b->pl.edp_per_node, ebytes,
+				   sim_tag(TAG_ZERO_AG, layer, mb), gate, false, true);
+	}
+}
+
+/* ZeRO-2/3: reduce-scatter a layer's gradients once they are complete (deps: per simulated
+ * rank of the stage, the op that completes them). */
+static void
+zero_reduce(bld *b, int s, int64_t layer, int64_t mb, const block_cost *A, const block_cost *B, const int32_t *ready)
+{
+	const sim_train_cfg *c = b->c;
+	double gb = (double)sim_grad_bytes(c);
+	double bytes = (A->params + B->params) * gb, ebytes = B->expert_params * gb;
+	int grp = c->dp * c->cp;
+	for (int j = 0; j < b->tpm; j++) {
+		int mem[4096];
+		int32_t deps[4096];
+		int n = dp_members(b, s, j, mem, NULL);
+		for (int k = 0; k < n; k++)
+			deps[k] = ready[mem[k] - rank_of(b, s, 0, 0)];
+		collective(b, mem, n, S_DPRS, HW_REDUCE_SCATTER, grp, b->pl.grad_per_node, bytes,
+			   sim_tag(TAG_ZERO_RS, layer, mb), deps, false, false);
+		if (ebytes > 0)
+			collective(b, mem, n, S_DPRS, HW_REDUCE_SCATTER, b->pl.edp, b->pl.edp_per_node, ebytes,
+				   sim_tag(TAG_ZERO_RS, layer, mb), deps, false, false);
+	}
+}
+
+/* Called at the end of each layer's forward or backward: shifts the prefetch gates. */
+static void
+layer_done(bld *b, int s)
+{
+	for (int k = 0; k < b->ninst * b->tpm; k++) {
+		rank_res *r = &b->r[rank_of(b, s, 0, 0) + k];
+		r->prev[1] = r->prev[0];
+		r->prev[0] = r->last;
+	}
+}
+
+/* Runs one block's forward (bwd = false) or backward on every simulated rank of stage s. */
+static void
+block(bld *b, int s, const block_cost *bc, bool bwd, bool attn, int64_t layer, int64_t mb, bool recomputing)
+{
+	const sim_train_cfg *c = b->c;
+	bool sp = c->sequence_parallel && c->tp > 1;
+	int kind = bwd ? (attn ? TAG_BWD_ATTN : TAG_BWD_MLP) : (recomputing ? TAG_RECOMP : attn ? TAG_FWD_ATTN : TAG_FWD_MLP);
+	uint32_t tag = sim_tag(kind, layer, mb);
+	const seg *sg = bwd ? bc->bwd : bc->fwd;
+	int side_kind = attn ? S_CP : S_EP;
+	for (int i = 0; i < b->ninst; i++) {
+		/* Entering the block: SP gathers the sequence (the backward of the RS that left it). */
+		if (sp)
+			tp_coll(b, s, i, HW_ALL_GATHER, sim_tag(TAG_TP, layer, mb));
+		if (bwd && bc->recompute.t > 0)
+			for (int j = 0; j < b->tpm; j++)
+				compute(b, rank_of(b, s, i, j), &bc->recompute, sim_tag(TAG_RECOMP, layer, mb), false);
+		if (!bc->split) {
+			seg all = sg[0];
+			all.t += sg[1].t + sg[2].t;
+			all.flops += sg[1].flops + sg[2].flops;
+			if (sg[1].prov > all.prov)
+				all.prov = sg[1].prov;
+			if (sg[2].prov > all.prov)
+				all.prov = sg[2].prov;
+			for (int j = 0; j < b->tpm; j++)
+				compute(b, rank_of(b, s, i, j), &all, tag, false);
+		} else {
+			for (int j = 0; j < b->tpm; j++)
+				compute(b, rank_of(b, s, i, j), &sg[0], tag, false);
+			/* the side exchange runs beside the core */
+			int group = attn ? c->cp : c->ep;
+			for (int j = 0; j < b->tpm; j++) {
+				int mem[4096];
+				int n = side_members(b, s, i, j, group, 1, mem);
+				if (b->ninst > 1 && mem[0] != rank_of(b, s, i, j))
+					continue; /* the first instance of the group creates the op */
+				if (attn) {
+					collective(b, mem, n, side_kind, bc->side_op, bc->side_ranks, bc->side_per_node,
+						   bc->side_bytes * (bwd ? 2.0 : 1.0), sim_tag(TAG_CP, layer, mb), NULL, true, true);
+				} else {
+					/* dispatch before the experts, combine after */
+					collective(b, mem, n, side_kind, HW_ALL_TO_ALL, bc->side_ranks, bc->side_per_node,
+						   bc->side_bytes, sim_tag(TAG_EP, layer, mb), NULL, true, true);
+				}
+			}
+			for (int j = 0; j < b->tpm; j++)
+				compute(b, rank_of(b, s, i, j), &sg[1], tag, false);
+			if (!attn) {
+				for (int j = 0; j < b->tpm; j++) {
+					int mem[4096];
+					int n = side_members(b, s, i, j, c->ep, 1, mem);
+					if (b->ninst > 1 && mem[0] != rank_of(b, s, i, j))
+						continue;
+					collective(b, mem, n, S_EP, HW_ALL_TO_ALL, bc->side_ranks, bc->side_per_node, bc->side_bytes,
+						   sim_tag(TAG_EP, layer, mb), NULL, true, true);
+				}
+			}
+			for (int j = 0; j < b->tpm; j++)
+				compute(b, rank_of(b, s, i, j), &sg[2], tag, false);
+		}
+		/* Leaving the block: all-reduce, or SP's reduce-scatter. */
+		tp_coll(b, s, i, sp ? HW_REDUCE_SCATTER : HW_ALL_REDUCE, sim_tag(TAG_TP, layer, mb));
+	}
+}
+
+static void
+add_flops(bld *b, const block_cost *bc, bool bwd, bool recomputing)
+{
+	const seg *sg = bwd ? bc->bwd : bc->fwd;
+	double f = sg[0].flops + sg[1].flops + sg[2].flops;
+	if (bwd)
+		f += bc->w.flops + bc->recompute.flops;
+	b->stage_flops += f;
+	if (recomputing)
+		b->recompute_flops += f;
+	if (bwd)
+		b->recompute_flops += bc->recompute.flops;
+}
+
+static void
+layer_fwd(bld *b, int s, int64_t layer, int64_t mb, bool recomputing)
+{
+	const layer_cost *lc = &b->lc[layer];
+	if (b->c->zero >= 3 && !recomputing)
+		zero_gather(b, s, layer, mb, &lc->attn, &lc->mlp);
+	block(b, s, &lc->attn, false, true, layer, mb, recomputing);
+	block(b, s, &lc->mlp, false, false, layer, mb, recomputing);
+	add_flops(b, &lc->attn, false, recomputing);
+	add_flops(b, &lc->mlp, false, recomputing);
+	if (!recomputing)
+		layer_done(b, s);
+}
+
+static int64_t
+local_index(const bld *b, int s, int64_t layer)
+{
+	(void)s;
+	if (b->v > 1)
+		return (layer / b->layers / b->p) * b->layers + layer % b->layers;
+	int64_t start = 0;
+	for (int j = 0; j < s; j++)
+		start += sim_stage_layers(b->m, b->c, j);
+	return layer - start;
+}
+
+static void
+layer_bwd(bld *b, int s, int64_t layer, int64_t mb)
+{
+	const layer_cost *lc = &b->lc[layer];
+	if (b->c->recompute == SIM_RECOMPUTE_FULL)
+		layer_fwd(b, s, layer, mb, true);
+	if (b->c->zero >= 3)
+		zero_gather(b, s, layer, mb, &lc->attn, &lc->mlp);
+	block(b, s, &lc->mlp, true, false, layer, mb, false);
+	block(b, s, &lc->attn, true, true, layer, mb, false);
+	add_flops(b, &lc->mlp, true, false);
+	add_flops(b, &lc->attn, true, false);
+	layer_done(b, s);
+	if (b->c->schedule == SIM_ZB_H1)
+		return; /* the gradients are complete after the layer's W op */
+	int64_t li = local_index(b, s, layer);
+	int base = rank_of(b, s, 0, 0), nr = b->ninst * b->tpm;
+	for (int k = 0; k < nr; k++) {
+		b->gready[(size_t)(base + k) * b->maxlayers + li] = b->r[base + k].last;
+		b->ready[k] = b->r[base + k].last;
+	}
+	if (b->c->zero >= 2)
+		zero_reduce(b, s, layer, mb, &lc->attn, &lc->mlp, b->ready);
+}
+
+/* Zero-bubble weight gradients of a layer: fillers, run when the stream would otherwise idle. */
+static void
+layer_w(bld *b, int s, int64_t layer, int64_t mb)
+{
+	const layer_cost *lc = &b->lc[layer];
+	seg w = lc->attn.w;
+	w.t += lc->mlp.w.t;
+	w.flops += lc->mlp.w.flops;
+	if (lc->mlp.w.prov > w.prov)
+		w.prov = lc->mlp.w.prov;
+	int64_t li = local_index(b, s, layer);
+	int base = rank_of(b, s, 0, 0), nr = b->ninst * b->tpm;
+	for (int k = 0; k < nr; k++) {
+		int32_t op = compute(b, base + k, &w, sim_tag(TAG_W_ATTN, layer, mb), true);
+		b->gready[(size_t)(base + k) * b->maxlayers + li] = op;
+		b->ready[k] = op;
+	}
+	if (b->c->zero >= 2)
+		zero_reduce(b, s, layer, mb, &lc->attn, &lc->mlp, b->ready);
+}
+
+/* The model layers of chunk `ch` of stage s. */
+static void
+chunk_layers(const bld *b, int s, int ch, int64_t *first, int64_t *count)
+{
+	if (b->v > 1) {
+		*first = ((int64_t)ch * b->p + s) * b->layers;
+		*count = b->layers;
+		return;
+	}
+	int64_t start = 0;
+	for (int j = 0; j < s; j++)
+		start += sim_stage_layers(b->m, b->c, j);
+	*first = start;
+	*count = sim_stage_layers(b->m, b->c, s);
+}
+
+static bool
+is_first_virtual(int s, int ch)
+{
+	return s == 0 && ch == 0;
+}
+
+static bool
+is_last_virtual(const bld *b, int s, int ch)
+{
+	return s == b->p - 1 && ch == b->v - 1;
+}
+
+static size_t
+jkey(const bld *b, int type, int ch, int64_t mb)
+{
+	return ((size_t)type * (size_t)b->v + (size_t)ch) * (size_t)b->micro + (size_t)mb;
+}
+
+static void
+emit_job(bld *b, int s, size_t ji, const job *jb)
+{
+	int64_t first, count;
+	chunk_layers(b, s, jb->chunk, &first, &count);
+	int base = rank_of(b, s, 0, 0), nr = b->ninst * b->tpm;
+	/* first op of the job: remember it per rank by looking at the op count before and after */
+	int32_t before = sim_engine_ops(b->e);
+	for (int k = 0; k < nr; k++)
+		b->r[base + k].last = -1;
+	if (jb->type == J_F) {
+		if (is_first_virtual(s, jb->chunk))
+			for (int k = 0; k < nr; k++)
+				compute(b, base + k, &b->embed_f, sim_tag(TAG_EMBED_FWD, jb->chunk, jb->mb), false);
+		for (int64_t l = first; l < first + count; l++)
+			layer_fwd(b, s, l, jb->mb, false);
+		if (is_last_virtual(b, s, jb->chunk))
+			for (int k = 0; k < nr; k++)
+				compute(b, base + k, &b->head_f, sim_tag(TAG_HEAD_FWD, jb->chunk, jb->mb), false);
+	} else if (jb->type == J_B) {
+		if (is_last_virtual(b, s, jb->chunk))
+			for (int k = 0; k < nr; k++)
+				compute(b, base + k, &b->head_b, sim_tag(TAG_HEAD_BWD, jb->chunk, jb->mb), false);
+		for (int64_t l = first + count - 1; l >= first; l--)
+			layer_bwd(b, s, l, jb->mb);
+		if (is_first_virtual(s, jb->chunk))
+			for (int k = 0; k < nr; k++)
+				compute(b, base + k, &b->embed_b, sim_tag(TAG_EMBED_BWD, jb->chunk, jb->mb), false);
+	} else {
+		/* W: each layer's weight gradient after the matching B-part op of this micro-batch */
+		for (int64_t l = first + count - 1; l >= first; l--)
+			layer_w(b, s, l, jb->mb);
+	}
+	int32_t after = sim_engine_ops(b->e);
+	/* first and last compute op of the job on each rank: scan the new ops' streams */
+	for (int k = 0; k < nr; k++) {
+		b->jfirst[(size_t)(base + k) * b->maxjobs + ji] = -1;
+		b->jlast[(size_t)(base + k) * b->maxjobs + ji] = b->r[base + k].last;
+	}
+	for (int32_t op = before; op < after; op++) {
+		int st = sim_op_first_stream(b->e, op);
+		if (sim_stream_kind(b->e, st) != SIM_STREAM_COMPUTE)
+			continue;
+		int rk = sim_stream_rank(b->e, st);
+		if (rk < base || rk >= base + nr)
+			continue;
+		size_t at = (size_t)rk * b->maxjobs + ji;
+		if (b->jfirst[at] < 0)
+			b->jfirst[at] = op;
+		if (jb->type == J_W)
+			b->jlast[at] = op;
+	}
+}
+
+/* ---- pass 2: pipeline transfers ------------------------------------------------------------ */
+
+static void
+pp_flow(bld *b, int from_s, size_t from_j, int to_s, size_t to_j, bool fwd, int chunk, int64_t mb)
+{
+	const sim_train_cfg *c = b->c;
+	hw_flow f;
+	int per_node = b->pl.pp_intra ? 2 : 1;
+	hw_cost_coll(b->cost, HW_SEND_RECV, 2, per_node, b->pp_msg, &f);
+	double lat = f.latency_s;
+	bool sg = c->pp_scatter_gather && !(c->sequence_parallel && c->tp > 1) && c->tp > 1;
+	if (sg) /* the receiving TP ranks all-gather their slices */
+		lat += hw_cost_coll_time(b->cost, HW_ALL_GATHER, c->tp, b->pl.tp_per_node, b->pp_msg * c->tp, NULL);
+	for (int i = 0; i < b->ninst; i++) {
+		int n = b->tpm;
+		int streams[128], links[256];
+		double coef[256];
+		int nl = 0;
+		for (int j = 0; j < n; j++) {
+			const rank_res *a = &b->r[rank_of(b, from_s, i, j)], *z = &b->r[rank_of(b, to_s, i, j)];
+			streams[j] = fwd ? a->pfs : a->pbs;
+			streams[n + j] = fwd ? z->pfr : z->pbr;
+			links[nl] = per_node == 2 ? a->nvl_tx : a->nic_tx, coef[nl++] = 1.0;
+			links[nl] = per_node == 2 ? z->nvl_rx : z->nic_rx, coef[nl++] = 1.0;
+		}
+		int32_t id = sim_op_flow(b->e, streams, 2 * n, links, coef, nl, sim_ps(lat), b->pp_msg, f.bw, 1.0,
+					 sim_tag(fwd ? TAG_PP_FWD : TAG_PP_BWD, chunk, mb), f.prov);
+		if (id < 0) {
+			b->oom = true;
+			return;
+		}
+		for (int j = 0; j < n; j++) {
+			int ra = rank_of(b, from_s, i, j), rz = rank_of(b, to_s, i, j);
+			int32_t last = b->jlast[(size_t)ra * b->maxjobs + from_j];
+			int32_t first = b->jfirst[(size_t)rz * b->maxjobs + to_j];
+			if (last >= 0)
+				sim_dep(b->e, last, id);
+			if (first >= 0)
+				sim_dep(b->e, id, first);
+		}
+	}
+}
+
+static void
+pass_pipeline(bld *b)
+{
+	int p = b->p, v = b->v;
+	if (p <= 1)
+		return;
+	/* Forward transfers in the global forward order (the same on every stage), backward ones in
+	 * the global backward order, so each stream's sends and receives line up. */
+	int64_t M = b->micro * v;
+	for (int64_t k = 0; k < M; k++) {
+		int ch;
+		int64_t mb;
+		if (v > 1)
+			interleaved_id(k, p, v, true, &ch, &mb);
+		else
+			ch = 0, mb = k;
+		for (int s = 0; s < p; s++) {
+			if (is_last_virtual(b, s, ch))
+				continue;
+			int ts = s + 1 < p ? s + 1 : 0, tc = s + 1 < p ? ch : ch + 1;
+			pp_flow(b, s, (size_t)b->jindex[s][jkey(b, J_F, ch, mb)], ts, (size_t)b->jindex[ts][jkey(b, J_F, tc, mb)],
+				true, ch, mb);
+		}
+	}
+	for (int64_t k = 0; k < M; k++) {
+		int ch;
+		int64_t mb;
+		if (v > 1)
+			interleaved_id(k, p, v, false, &ch, &mb);
+		else
+			ch = 0, mb = b->c->schedule == SIM_GPIPE ? b->micro - 1 - k : k;
+		for (int s = p - 1; s >= 0; s--) {
+			if (is_first_virtual(s, ch))
+				continue;
+			int ts = s > 0 ? s - 1 : p - 1, tc = s > 0 ? ch : ch - 1;
+			pp_flow(b, s, (size_t)b->jindex[s][jkey(b, J_B, ch, mb)], ts, (size_t)b->jindex[ts][jkey(b, J_B, tc, mb)],
+				false, ch, mb);
+		}
+	}
+}
+
+/* ---- pass 3: gradients and the optimizer --------------------------------------------------- */
+
+static double
+bucket_limit(const bld *b)
+{
+	if (b->c->bucket_bytes > 0)
+		return b->c->bucket_bytes;
+	/* Megatron-LM's default bucket: 40M parameters (times the gradient width). */
+	return 40e6 * (double)sim_grad_bytes(b->c);
+}
+
+/* Gradient buckets of stage s for TP member j, filled in the order the layers' last gradients
+ * complete (chunks and layers from last to first), each reduced over the data-parallel group
+ * once its last layer is ready -- or, without overlap, after the stage's backward pass. */
+static void
+stage_buckets(bld *b, int s, int j)
+{
+	const sim_train_cfg *c = b->c;
+	double gb = (double)sim_grad_bytes(c), limit = bucket_limit(b);
+	int mem[4096];
+	int32_t deps[4096];
+	int n = dp_members(b, s, j, mem, NULL);
+	hw_coll op = c->zero >= 1 ? HW_REDUCE_SCATTER : HW_ALL_REDUCE;
+	double acc = 0.0, eacc = 0.0;
+	int bucket = 0;
+	for (int ch = b->v - 1; ch >= 0; ch--) {
+		int64_t first, count;
+		chunk_layers(b, s, ch, &first, &count);
+		for (int64_t l = first + count - 1; l >= first; l--) {
+			const layer_cost *lc = &b->lc[l];
+			acc += (lc->attn.params + lc->mlp.params) * gb;
+			eacc += lc->mlp.expert_params * gb;
+			if (is_last_virtual(b, s, ch) && l == first + count - 1)
+				acc += sim_head_params(b->m, c) * gb;
+			bool last = ch == 0 && l == first;
+			if (last && s == 0)
+				acc += sim_embed_params(b->m, c) * gb;
+			if (acc < limit && eacc < limit && !last)
+				continue;
+			int64_t li = local_index(b, s, l);
+			for (int k = 0; k < n; k++)
+				deps[k] = c->overlap_grad_reduce ? b->gready[(size_t)mem[k] * b->maxlayers + li] : b->r[mem[k]].last;
+			collective(b, mem, n, S_DP, op, c->dp * c->cp, b->pl.grad_per_node, acc, sim_tag(TAG_DP, 0, bucket), deps,
+				   false, false);
+			collective(b, mem, n, S_DP, op, b->pl.edp, b->pl.edp_per_node, eacc, sim_tag(TAG_DP, 0, bucket), deps,
+				   false, false);
+			acc = eacc = 0.0;
+			bucket++;
+		}
+	}
+}
+
+/* Parameters of stage s held by one rank: non-expert and expert. */
+static void
+stage_params(const bld *b, int s, double *P, double *Pe)
+{
+	*P = *Pe = 0.0;
+	for (int ch = 0; ch < b->v; ch++) {
+		int64_t first, count;
+		chunk_layers(b, s, ch, &first, &count);
+		for (int64_t l = first; l < first + count; l++) {
+			*P += b->lc[l].attn.params + b->lc[l].mlp.params;
+			*Pe += b->lc[l].mlp.expert_params;
+		}
+	}
+	if (s == 0)
+		*P += sim_embed_params(b->m, b->c);
+	if (s == b->p - 1)
+		*P += sim_head_params(b->m, b->c);
+}
+
+/* The optimizer step of a rank once every collective on its data-parallel streams is done (a
+ * mark at each stream's tail): Adam in mixed precision reads the fp32 master weights, momentum,
+ * variance and gradient and writes them back with the 16-bit copy, ~32 bytes per parameter with
+ * the gradient norm's read (28 without 16-bit copies); SGD with momentum ~20. */
+static int32_t
+optimizer(bld *b, int rk, double params, double bytes_per_param)
+{
+	rank_res *r = &b->r[rk];
+	seg opt = {0, 0, HW_PROV_MEASURED};
+	opt.t = hw_cost_mem(b->cost, params * bytes_per_param, &opt.prov);
+	add_pending(b, rk, sim_op_mark(b->e, r->dp, sim_tag(TAG_STEP, 0, 0)));
+	add_pending(b, rk, sim_op_mark(b->e, r->dprs, sim_tag(TAG_STEP, 0, 0)));
+	return compute(b, rk, &opt, sim_tag(TAG_OPTIM, 0, 0), false);
+}
+
+static void
+pass_grads(bld *b)
+{
+	const sim_train_cfg *c = b->c;
+	const model_tf *t = b->t;
+	int grp = c->dp * c->cp;
+	for (int s = 0; s < b->p; s++)
+		if (c->zero < 2)
+			for (int j = 0; j < b->tpm; j++)
+				stage_buckets(b, s, j);
+	/* Tied embeddings split over the first and last stage: their gradients are summed. */
+	if (b->p > 1 && t->tied_embeddings) {
+		double bytes = (double)t->vocab * (double)t->hidden / (double)c->tp * (double)sim_grad_bytes(c);
+		for (int i = 0; i < b->ninst; i++)
+			for (int j = 0; j < b->tpm; j++) {
+				int mem[2] = {rank_of(b, 0, i, j), rank_of(b, b->p - 1, i, j)};
+				collective(b, mem, 2, S_DP, HW_ALL_REDUCE, 2, 1, bytes, sim_tag(TAG_EMB_SYNC, 0, 0), NULL, true, false);
+			}
+	}
+	double per_param = sim_act_bytes(c) >= 4.0 ? 28.0 : 32.0;
+	for (int rk = 0; rk < b->nranks; rk++) {
+		int s = rk / (b->ninst * b->tpm);
+		double P, Pe;
+		stage_params(b, s, &P, &Pe);
+		if (c->zero >= 1) {
+			P /= (double)grp;
+			Pe /= (double)b->pl.edp;
+		}
+		int32_t op = optimizer(b, rk, P + Pe, per_param);
+		if (op >= 0 && c->zero >= 1 && c->zero < 3 && !c->overlap_param_gather) {
+			/* the updated 16-bit shards are gathered before the next forward */
+			int mem[1] = {rk};
+			double bytes = (P * (double)grp + Pe * (double)b->pl.edp) * sim_act_bytes(c);
+			collective(b, mem, 1, S_DP, HW_ALL_GATHER, grp, b->pl.grad_per_node, bytes, sim_tag(TAG_PARAM_AG, 0, 0),
+				   NULL, true, false);
+		}
+	}
+}
+
+/* ---- CNNs ---------------------------------------------------------------------------------- */
+
+/* A CNN under data parallelism (DDP): per micro-batch one forward op, and backward ops per
+ * gradient bucket (buckets fill in reverse layer order, PyTorch DDP's 25 MiB by default); the
+ * last micro-batch's buckets are all-reduced as each completes (no_sync before it). */
+static int
+build_cnn(bld *b)
+{
+	const sim_train_cfg *c = b->c;
+	const model_layer *ly;
+	size_t n = model_layers(b->m, &ly);
+	hw_dtype dt = c->dtype;
+	double e = sim_act_bytes(c), mb = (double)c->micro_batch;
+	double limit = c->bucket_bytes > 0 ? c->bucket_bytes : 25.0 * 1048576.0;
+	seg fwd = {0, 0, HW_PROV_MEASURED};
+	seg *bwd = calloc(n, sizeof *bwd);
+	seg *bk = calloc(n, sizeof *bk);
+	double *bbytes = calloc(n, sizeof *bbytes);
+	int32_t *bops = malloc((size_t)b->nranks * n * sizeof *bops);
+	int *mem = malloc((size_t)b->nranks * sizeof *mem);
+	int32_t *deps = malloc((size_t)b->nranks * sizeof *deps);
+	if (bwd == NULL || bk == NULL || bbytes == NULL || bops == NULL || mem == NULL || deps == NULL) {
+		free(bwd), free(bk), free(bbytes), free(bops), free(mem), free(deps);
+		return PP_ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const model_layer *l = &ly[i];
+		hw_prov p = HW_PROV_MEASURED, q = HW_PROV_MEASURED;
+		if (l->kind == MODEL_LAYER_CONV || l->kind == MODEL_LAYER_FC) {
+			bool conv = l->kind == MODEL_LAYER_CONV;
+			double M = conv ? mb * (double)(l->out_h * l->out_w) : mb, N = (double)l->out_c;
+			double K = conv ? (double)(l->in_c * l->kernel * l->kernel) : (double)l->in_c;
+			double tf = conv ? hw_cost_conv(b->cost, dt, M, N, K, &p) : hw_cost_gemm(b->cost, dt, M, N, K, 1.0, &p);
+			fwd.t += tf;
+			fwd.flops += l->fwd_flops * mb;
+			if (p > fwd.prov)
+				fwd.prov = p;
+			bwd[i].t = conv ? hw_cost_conv(b->cost, dt, M, K, N, &q) + hw_cost_conv(b->cost, dt, K, N, M, &q)
+					: hw_cost_gemm(b->cost, dt, M, K, N, 1.0, &q) + hw_cost_gemm(b->cost, dt, K, N, M, 1.0, &q);
+			bwd[i].flops = 2.0 * l->fwd_flops * mb;
+		} else {
+			/* element-wise: read the input, write the output (an add reads two inputs) */
+			double bytes = (l->in_elems + l->out_elems + (l->kind == MODEL_LAYER_ADD ? l->out_elems : 0.0)) * e * mb;
+			fwd.t += hw_cost_mem(b->cost, bytes, &p);
+			if (p > fwd.prov)
+				fwd.prov = p;
+			bwd[i].t = hw_cost_mem(b->cost, 1.5 * bytes, &q);
+		}
+		bwd[i].prov = q;
+	}
+	/* buckets */
+	size_t nb = 0;
+	bk[0].prov = HW_PROV_MEASURED;
+	for (size_t ii = n; ii-- > 0;) {
+		seg *x = &bk[nb];
+		x->t += bwd[ii].t;
+		x->flops += bwd[ii].flops;
+		if (bwd[ii].prov > x->prov)
+			x->prov = bwd[ii].prov;
+		bbytes[nb] += (double)ly[ii].params * 4.0;
+		if (bbytes[nb] >= limit || ii == 0)
+			nb++;
+	}
+	for (int64_t k = 0; k < b->micro; k++)
+		for (int rk = 0; rk < b->nranks; rk++) {
+			compute(b, rk, &fwd, sim_tag(TAG_CNN_FWD, 0, k), false);
+			b->stage_flops += fwd.flops;
+			for (size_t q = 0; q < nb; q++) {
+				bops[(size_t)rk * n + q] = compute(b, rk, &bk[q], sim_tag(TAG_CNN_BWD, (int64_t)q, k), false);
+				b->stage_flops += bk[q].flops;
+			}
+		}
+	for (int rk = 0; rk < b->nranks; rk++)
+		mem[rk] = rk;
+	for (size_t q = 0; q < nb; q++) {
+		for (int rk = 0; rk < b->nranks; rk++)
+			deps[rk] = c->overlap_grad_reduce ? bops[(size_t)rk * n + q] : bops[(size_t)rk * n + nb - 1];
+		collective(b, mem, b->nranks, S_DP, HW_ALL_REDUCE, c->dp, b->pl.dp_per_node, bbytes[q],
+			   sim_tag(TAG_DP, 0, (int64_t)q), deps, false, false);
+	}
+	for (int rk = 0; rk < b->nranks; rk++)
+		optimizer(b, rk, model_params(b->m), 20.0);
+	free(bwd), free(bk), free(bbytes), free(bops), free(mem), free(deps);
+	return 0;
+}
+
+/* Zero-bubble (ZB-H1) constraints: the W ops of micro-batch i are fillers that follow its B
+ * ops, and they must be done before the forward of micro-batch i + p - s starts, so that a
+ * stage never holds more activations than under 1F1B (Qi et al. 2023, "Zero Bubble Pipeline
+ * Parallelism", ZB-H1). */
+static void
+zb_deps(bld *b)
+{
+	for (int s = 0; s < b->p; s++)
+		for (size_t k = 0; k < b->njobs[s]; k++) {
+			const job *jb = &b->jobs[s][k];
+			if (jb->type != J_W)
+				continue;
+			int32_t bj = b->jindex[s][jkey(b, J_B, 0, jb->mb)];
+			int64_t fm = jb->mb + (b->p - s);
+			int32_t fj = fm < b->micro ? b->jindex[s][jkey(b, J_F, 0, fm)] : -1;
+			for (int r = 0; r < b->ninst * b->tpm; r++) {
+				size_t rk = (size_t)(rank_of(b, s, 0, 0) + r);
+				int32_t wf = b->jfirst[rk * b->maxjobs + k], wl = b->jlast[rk * b->maxjobs + k];
+				int32_t bl = bj >= 0 ? b->jlast[rk * b->maxjobs + (size_t)bj] : -1;
+				int32_t ff = fj >= 0 ? b->jfirst[rk * b->maxjobs + (size_t)fj] : -1;
+				if (bl >= 0 && wf >= 0)
+					sim_dep(b->e, bl, wf);
+				if (wl >= 0 && ff >= 0)
+					sim_dep(b->e, wl, ff);
+			}
+		}
+}
+
+/* ---- top level ----------------------------------------------------------------------------- */
+
+static void
+bld_free(bld *b)
+{
+	if (b->jobs)
+		for (int s = 0; s < b->p; s++)
+			free(b->jobs[s]);
+	if (b->jindex)
+		for (int s = 0; s < b->p; s++)
+			free(b->jindex[s]);
+	free(b->jobs);
+	free(b->njobs);
+	free(b->jindex);
+	free(b->jfirst);
+	free(b->jlast);
+	free(b->gready);
+	free(b->ready);
+	free(b->r);
+	free(b->lc);
+}
+
+static int
+make_ranks(bld *b)
+{
+	b->r = calloc((size_t)b->nranks, sizeof *b->r);
+	if (b->r == NULL)
+		return PP_ENOMEM;
+	double up = hw_cost_scaleup_bw(b->cost), nic = hw_cost_nic_bw(b->cost);
+	for (int rk = 0; rk < b->nranks; rk++) {
+		rank_res *r = &b->r[rk];
+		r->comp = sim_stream_new(b->e, rk, SIM_STREAM_COMPUTE);
+		r->tp = sim_stream_new(b->e, rk, SIM_STREAM_COMM);
+		r->cp = sim_stream_new(b->e, rk, SIM_STREAM_COMM);
+		r->ep = sim_stream_new(b->e, rk, SIM_STREAM_COMM);
+		r->dp = sim_stream_new(b->e, rk, SIM_STREAM_COMM);
+		r->dprs = sim_stream_new(b->e, rk, SIM_STREAM_COMM);
+		r->pfs = sim_stream_new(b->e, rk, SIM_STREAM_COMM);
+		r->pfr = sim_stream_new(b->e, rk, SIM_STREAM_COMM);
+		r->pbs = sim_stream_new(b->e, rk, SIM_STREAM_COMM);
+		r->pbr = sim_stream_new(b->e, rk, SIM_STREAM_COMM);
+		r->nvl_tx = sim_link_new(b->e, up);
+		r->nvl_rx = sim_link_new(b->e, up);
+		r->nic_tx = sim_link_new(b->e, nic > 0 ? nic : up);
+		r->nic_rx = sim_link_new(b->e, nic > 0 ? nic : up);
+		r->last = r->prev[0] = r->prev[1] = -1;
+		r->slow = 1.0;
+		if (r->comp < 0 || r->pbr < 0 || r->nic_rx < 0)
+			return PP_ENOMEM;
+	}
+	return 0;
+}
+
+int
+sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *cin, sim_train_result **out, char *err,
+	  size_t errlen)
+{
+	*out = NULL;
+	sim_train_cfg cfg = *cin;
+	const hw_system *sys = hw_cost_system(cost);
+	int rc = sim_train_check(m, sys, &cfg, err, errlen);
+	if (rc != 0)
+		return rc;
+	const sim_train_cfg *c = &cfg;
+	bld b;
+	memset(&b, 0, sizeof b);
+	b.m = m;
+	b.t = model_transformer(m);
+	b.cost = cost;
+	b.sys = sys;
+	b.c = c;
+	sim_place(sys, c, &b.pl);
+	b.p = b.t ? c->pp : 1;
+	b.v = b.t ? c->vpp : 1;
+	b.micro = c->global_batch / ((int64_t)c->dp * c->micro_batch);
+	if (b.micro > 65535)
+		return pp_err(err, errlen, PP_EUSAGE,
+			      "%lld micro-batches per step is more than the simulator handles (65535): raise --micro-batch",
+			      (long long)b.micro);
+	b.ninst = c->full ? c->dp * c->cp : 1;
+	b.tpm = c->full ? c->tp : 1;
+	if (!b.t) {
+		b.ninst = c->full ? c->dp : 1;
+		b.tpm = 1;
+	}
+	b.nranks = b.p * b.ninst * b.tpm;
+	b.e = sim_engine_new(b.nranks, c->trace);
+	sim_train_result *res = calloc(1, sizeof *res);
+	if (b.e == NULL || res == NULL || make_ranks(&b) != 0) {
+		rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
+		goto fail;
+	}
+	if (c->full && c->straggler_rank >= 0 && c->straggler > 1.0) {
+		/* global rank -> simulated rank: tp fastest, then cp, dp, pp as Megatron orders them */
+		int g = c->straggler_rank;
+		int tpi = g % c->tp, rest = g / c->tp;
+		int inst = b.t ? rest % (c->dp * c->cp) : rest % c->dp;
+		int st = b.t ? rest / (c->dp * c->cp) : 0;
+		if (!b.t)
+			tpi = 0, inst = g % c->dp;
+		int sr = rank_of(&b, st, inst, tpi);
+		if (sr >= 0 && sr < b.nranks)
+			b.r[sr].slow = c->straggler;
+	}
+	if (b.t == NULL) {
+		if (build_cnn(&b) != 0) {
+			rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
+			goto fail;
+		}
+	} else {
+		int64_t L = b.t->layers;
+		b.lc = calloc((size_t)L, sizeof *b.lc);
+		if (b.lc == NULL) {
+			rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
+			goto fail;
+		}
+		for (int64_t l = 0; l < L; l++) {
+			/* layers of the same kind cost the same: reuse the previous one's costs */
+			if (l > 0 && model_layer_is_moe(m, l) == model_layer_is_moe(m, l - 1))
+				b.lc[l] = b.lc[l - 1];
+			else
+				sim_layer_cost(m, cost, c, l, &b.lc[l]);
+		}
+		sim_embed_cost(m, cost, c, &b.embed_f, &b.embed_b);
+		sim_head_cost(m, cost, c, &b.head_f, &b.head_b);
+		double T = (double)c->micro_batch * (double)sim_seq(m, c) / (double)c->cp;
+		b.act_msg = T * (double)b.t->hidden * sim_act_bytes(c);
+		bool sp = c->sequence_parallel && c->tp > 1;
+		b.pp_msg = b.act_msg / ((sp || (c->pp_scatter_gather && c->tp > 1)) ? (double)c->tp : 1.0);
+		b.layers = b.v > 1 ? L / ((int64_t)b.p * b.v) : 0;
+		/* schedules */
+		b.jobs = calloc((size_t)b.p, sizeof *b.jobs);
+		b.njobs = calloc((size_t)b.p, sizeof *b.njobs);
+		b.jindex = calloc((size_t)b.p, sizeof *b.jindex);
+		if (b.jobs == NULL || b.njobs == NULL || b.jindex == NULL) {
+			rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
+			goto fail;
+		}
+		size_t keys = 3 * (size_t)b.v * (size_t)b.micro;
+		for (int s = 0; s < b.p; s++) {
+			if (make_jobs(&b, s, &b.jobs[s], &b.njobs[s]) != 0 ||
+			    (b.jindex[s] = malloc(keys * sizeof(int32_t))) == NULL) {
+				rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
+				goto fail;
+			}
+			for (size_t k = 0; k < keys; k++)
+				b.jindex[s][k] = -1;
+			for (size_t k = 0; k < b.njobs[s]; k++) {
+				const job *jb = &b.jobs[s][k];
+				b.jindex[s][jkey(&b, jb->type, jb->chunk, jb->mb)] = (int32_t)k;
+			}
+			if (b.njobs[s] > b.maxjobs)
+				b.maxjobs = b.njobs[s];
+		}
+		int maxl = 0;
+		for (int s = 0; s < b.p; s++)
+			if (sim_stage_layers(m, c, s) > maxl)
+				maxl = sim_stage_layers(m, c, s);
+		b.maxlayers = maxl;
+		b.jfirst = malloc((size_t)b.nranks * b.maxjobs * sizeof *b.jfirst);
+		b.jlast = malloc((size_t)b.nranks * b.maxjobs * sizeof *b.jlast);
+		b.gready = malloc((size_t)b.nranks * (size_t)maxl * sizeof *b.gready);
+		b.ready = malloc((size_t)(b.ninst * b.tpm) * sizeof *b.ready);
+		if (b.jfirst == NULL || b.jlast == NULL || b.gready == NULL || b.ready == NULL) {
+			rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
+			goto fail;
+		}
+		for (size_t k = 0; k < (size_t)b.nranks * (size_t)maxl; k++)
+			b.gready[k] = -1;
+		/* pass 1 */
+		for (int s = 0; s < b.p; s++)
+			for (size_t k = 0; k < b.njobs[s]; k++)
+				emit_job(&b, s, k, &b.jobs[s][k]);
+		if (c->schedule == SIM_ZB_H1)
+			zb_deps(&b);
+		pass_pipeline(&b);
+		pass_grads(&b);
+	}
+	if (b.oom) {
+		rc = pp_err(err, errlen, PP_ENOMEM, "out of memory while building the op graph");
+		goto fail;
+	}
+	rc = sim_run(b.e, err, errlen);
+	if (rc != 0)
+		goto fail;
+
+	/* ---- metrics ---- */
+	res->cfg = cfg;
+	res->engine = b.e;
+	b.e = NULL;
+	res->nranks = b.nranks;
+	pp_strlcpy(res->model, model_name(m), sizeof res->model);
+	pp_strlcpy(res->system, sys->name, sizeof res->system);
+	res->dtype = c->dtype;
+	res->peak_tflops = sys->gpu.peak_tflops[c->dtype];
+	res->seq = b.t ? sim_seq(m, c) : 1;
+	sim_metrics *mt = &res->m;
+	double step = (double)sim_engine_now(res->engine) * 1e-12;
+	mt->step_time_s = step;
+	mt->stages = b.p;
+	double tokens = (double)c->global_batch * (double)res->seq;
+	mt->samples_per_s = step > 0 ? (double)c->global_batch / step : 0.0;
+	mt->tokens_per_s = step > 0 ? tokens / step : 0.0;
+	mt->tokens_per_s_per_gpu = mt->tokens_per_s / (double)c->gpus;
+	if (b.t) {
+		mt->model_flops = model_flops_train_per_token(m, res->seq) * tokens;
+		/* what ran: the simulated ops' FLOPs of one rank group per stage, scaled up to every
+		 * rank of the step (each stage instance and TP member does the same work) */
+		double per_group = b.stage_flops / (double)(b.ninst * b.tpm);
+		mt->hardware_flops = per_group * (double)c->dp * (double)c->cp * (double)c->tp;
+		/* the simulated layers count the attention with the causal half; the model count uses
+		 * the full matrix (the published convention): keep hardware >= model for recompute */
+		if (c->recompute == SIM_RECOMPUTE_NONE)
+			mt->hardware_flops = mt->model_flops;
+		else
+			mt->hardware_flops = mt->model_flops + b.recompute_flops / (double)(b.ninst * b.tpm) * (double)c->dp *
+								      (double)c->cp * (double)c->tp;
+	} else {
+		mt->model_flops = 3.0 * model_cnn_flops_per_sample(m) * (double)c->global_batch;
+		mt->hardware_flops = mt->model_flops;
+	}
+	double peak = res->peak_tflops * 1e12;
+	mt->model_tflops_per_gpu = step > 0 ? mt->model_flops / step / (double)c->gpus / 1e12 : 0.0;
+	mt->hardware_tflops_per_gpu = step > 0 ? mt->hardware_flops / step / (double)c->gpus / 1e12 : 0.0;
+	mt->mfu = peak > 0 ? mt->model_tflops_per_gpu * 1e12 / peak : 0.0;
+	mt->hfu = peak > 0 ? mt->hardware_tflops_per_gpu * 1e12 / peak : 0.0;
+	double idle = 0.0, comm = 0.0, busy_max = 0.0, prov[HW_NPROV] = {0}, prov_tot = 0.0;
+	for (int rk = 0; rk < b.nranks; rk++) {
+		sim_rank_stats st;
+		sim_engine_rank_stats(res->engine, rk, &st);
+		idle += (double)st.idle_ps * 1e-12;
+		comm += (double)st.comm_ps * 1e-12;
+		if ((double)st.busy_ps * 1e-12 > busy_max)
+			busy_max = (double)st.busy_ps * 1e-12;
+		for (int k = 0; k < HW_NPROV; k++) {
+			prov[k] += (double)st.prov_ps[k];
+			prov_tot += (double)st.prov_ps[k];
+		}
+	}
+	mt->bubble_fraction = step > 0 ? idle / (double)b.nranks / step : 0.0;
+	mt->exposed_comm_s = comm / (double)b.nranks;
+	mt->compute_s = busy_max;
+	for (int k = 0; k < HW_NPROV; k++)
+		mt->prov_share[k] = prov_tot > 0 ? prov[k] / prov_tot : 0.0;
+	mt->events = sim_engine_events(res->engine);
+	mt->ops = sim_engine_ops(res->engine);
+	mt->engine_bytes = sim_engine_bytes(res->engine);
+	res->mem = calloc((size_t)b.p, sizeof *res->mem);
+	if (res->mem == NULL) {
+		rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
+		goto fail;
+	}
+	mt->fits = true;
+	for (int s = 0; s < b.p; s++) {
+		sim_train_memory(m, sys, c, s, &res->mem[s]);
+		if (!res->mem[s].fits)
+			mt->fits = false;
+	}
+	if (!c->trace) {
+		sim_engine_free(res->engine);
+		res->engine = NULL;
+	}
+	bld_free(&b);
+	*out = res;
+	return 0;
+fail:
+	bld_free(&b);
+	sim_engine_free(b.e);
+	sim_train_result_free(res);
+	return rc;
+}
+
+const sim_metrics *
+sim_train_metrics(const sim_train_result *r)
+{
+	return &r->m;
+}
+
+const sim_mem *
+sim_train_stage_memory(const sim_train_result *r, int stage)
+{
+	return stage >= 0 && stage < r->m.stages ? &r->mem[stage] : NULL;
+}
+
+void
+sim_train_result_free(sim_train_result *r)
+{
+	if (r == NULL)
+		return;
+	sim_engine_free(r->engine);
+	free(r->mem);
+	free(r->stage_of_rank);
+	free(r);
+}

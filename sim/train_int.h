@@ -1,0 +1,93 @@
+/*
+ * train_int.h -- private to the training simulator: the placement of a configuration on the
+ * system, the per-layer costs, and the result struct.
+ */
+#ifndef SIM_TRAIN_INT_H
+#define SIM_TRAIN_INT_H
+
+#include "common/pp.h"
+#include "sim/engine.h"
+#include "sim/sim.h"
+
+/* A compute segment: the kernels of one op, summed. */
+typedef struct seg {
+	double t;     /* seconds */
+	double flops; /* FLOPs executed */
+	hw_prov prov; /* weakest provenance among its kernels */
+} seg;
+
+/* The costs of one block (attention or MLP) of one layer for one micro-batch on one rank.
+ * A block runs pre -> core -> post; its side flow (context-parallel KV exchange for attention,
+ * expert all-to-all for MoE) runs beside the core.  bwd[] are the backward segments in the
+ * order they run (post, core, pre); with a zero-bubble schedule they exclude the weight
+ * gradients, which are in w. */
+typedef struct block_cost {
+	seg fwd[3], bwd[3], w;
+	seg recompute;      /* selective recomputation before the backward */
+	bool split;         /* pre/core/post are separate ops (a side flow runs beside core) */
+	double side_bytes;  /* bytes of the side collective per direction (0: none) */
+	hw_coll side_op;
+	int side_ranks, side_per_node;
+	double params;        /* parameters of the block held by this rank (reduced over dp x cp) */
+	double expert_params; /* MoE expert parameters (reduced over the expert-data group) */
+} block_cost;
+
+typedef struct layer_cost {
+	block_cost attn, mlp;
+} layer_cost;
+
+/* Where the groups of a configuration land on the system. */
+typedef struct placement {
+	int domain;               /* GPUs sharing the scale-up fabric (NVLink domain) */
+	int tp_per_node;          /* members of a TP group inside one domain */
+	int cp_per_node, dp_per_node, ep_per_node, edp_per_node;
+	int edp;                  /* expert-data-parallel degree: dp * cp / ep */
+	int grad_per_node;        /* members of the gradient-reduction group (dp x cp) per domain */
+	bool pp_intra;            /* consecutive stages share a domain */
+} placement;
+
+void sim_place(const hw_system *sys, const sim_train_cfg *c, placement *out);
+
+/* Effective settings derived from a checked configuration. */
+int sim_grad_bytes(const sim_train_cfg *c);
+double sim_act_bytes(const sim_train_cfg *c); /* bytes per activation element */
+int64_t sim_seq(const model *m, const sim_train_cfg *c);
+
+/* layer.c */
+void sim_layer_cost(const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t layer, layer_cost *out);
+/* Embedding (first stage) and head (last stage) per micro-batch: forward and backward. */
+void sim_embed_cost(const model *m, const hw_cost *cost, const sim_train_cfg *c, seg *fwd, seg *bwd);
+void sim_head_cost(const model *m, const hw_cost *cost, const sim_train_cfg *c, seg *fwd, seg *bwd);
+double sim_embed_params(const model *m, const sim_train_cfg *c); /* per rank */
+double sim_head_params(const model *m, const sim_train_cfg *c);  /* per rank, untied head only */
+double sim_layer_params(const model *m, const sim_train_cfg *c, int64_t layer, double *expert);
+
+/* Op tags: kind in the top 6 bits, then layer (10 bits), then micro-batch (16 bits). */
+enum tag_kind {
+	TAG_FWD_ATTN = 1, TAG_FWD_MLP, TAG_BWD_ATTN, TAG_BWD_MLP, TAG_W_ATTN, TAG_W_MLP, TAG_RECOMP,
+	TAG_TP, TAG_CP, TAG_EP, TAG_PP_FWD, TAG_PP_BWD, TAG_DP, TAG_ZERO_AG, TAG_ZERO_RS, TAG_EMBED_FWD,
+	TAG_EMBED_BWD, TAG_HEAD_FWD, TAG_HEAD_BWD, TAG_OPTIM, TAG_EMB_SYNC, TAG_PARAM_AG, TAG_CNN_FWD,
+	TAG_CNN_BWD, TAG_STEP, TAG_NKINDS
+};
+static inline uint32_t
+sim_tag(int kind, int64_t layer, int64_t mb)
+{
+	return ((uint32_t)kind << 26) | ((uint32_t)(layer & 0x3ff) << 16) | (uint32_t)(mb & 0xffff);
+}
+const char *sim_tag_name(uint32_t tag, char *buf, size_t n);
+
+struct sim_train_result {
+	sim_train_cfg cfg;
+	sim_metrics m;
+	sim_mem *mem; /* per stage */
+	char model[64], system[48];
+	hw_dtype dtype;
+	double peak_tflops;
+	int64_t seq;
+	sim_engine *engine; /* kept for traces */
+	int nranks;
+	int *stage_of_rank;
+	double price_per_gpu_hour;
+};
+
+#endif
