@@ -30,7 +30,7 @@ typedef struct eop {
 	uint32_t tag;
 	uint16_t nstreams;
 	uint16_t heads;  /* member streams that are idle with this op at their head */
-	uint8_t kind, prov, state, filler;
+	uint8_t kind, prov, state;
 } eop;
 
 typedef struct edge {
@@ -38,9 +38,8 @@ typedef struct edge {
 } edge;
 
 typedef struct estream {
-	int32_t *seq, *fill;
+	int32_t *seq;
 	size_t n, cap, pos;
-	size_t nfill, fcap, fpos;
 	int32_t rank;
 	int32_t running; /* op running on the stream, -1 */
 	uint8_t kind;
@@ -140,7 +139,6 @@ sim_engine_free(sim_engine *e)
 		return;
 	for (size_t i = 0; i < e->nstreams; i++) {
 		free(e->streams[i].seq);
-		free(e->streams[i].fill);
 	}
 	for (size_t i = 0; i < e->nlinks; i++)
 		free(e->links[i].flows);
@@ -208,23 +206,17 @@ op_new(sim_engine *e, int kind, int64_t dur, uint32_t tag, hw_prov prov)
 }
 
 static int
-stream_push(sim_engine *e, int s, int32_t op, bool filler)
+stream_push(sim_engine *e, int s, int32_t op)
 {
 	estream *st = &e->streams[s];
-	if (filler) {
-		if (PP_GROW(st->fill, st->fcap, st->nfill + 1) != 0)
-			return -1;
-		st->fill[st->nfill++] = op;
-	} else {
-		if (PP_GROW(st->seq, st->cap, st->n + 1) != 0)
-			return -1;
-		st->seq[st->n++] = op;
-	}
+	if (PP_GROW(st->seq, st->cap, st->n + 1) != 0)
+		return -1;
+	st->seq[st->n++] = op;
 	return 0;
 }
 
 static int32_t
-single(sim_engine *e, int kind, int stream, int64_t dur, uint32_t tag, hw_prov prov, bool filler)
+single(sim_engine *e, int kind, int stream, int64_t dur, uint32_t tag, hw_prov prov)
 {
 	if (stream < 0 || (size_t)stream >= e->nstreams) {
 		e->oom = true;
@@ -235,8 +227,7 @@ single(sim_engine *e, int kind, int stream, int64_t dur, uint32_t tag, hw_prov p
 		return -1;
 	e->ops[id].nstreams = 1;
 	e->ops[id].streams = stream;
-	e->ops[id].filler = filler;
-	if (stream_push(e, stream, id, filler) != 0) {
+	if (stream_push(e, stream, id) != 0) {
 		e->oom = true;
 		return -1;
 	}
@@ -246,19 +237,13 @@ single(sim_engine *e, int kind, int stream, int64_t dur, uint32_t tag, hw_prov p
 int32_t
 sim_op_compute(sim_engine *e, int stream, int64_t dur_ps, uint32_t tag, hw_prov prov)
 {
-	return single(e, OP_COMPUTE, stream, dur_ps, tag, prov, false);
-}
-
-int32_t
-sim_op_compute_filler(sim_engine *e, int stream, int64_t dur_ps, uint32_t tag, hw_prov prov)
-{
-	return single(e, OP_COMPUTE, stream, dur_ps, tag, prov, true);
+	return single(e, OP_COMPUTE, stream, dur_ps, tag, prov);
 }
 
 int32_t
 sim_op_mark(sim_engine *e, int stream, uint32_t tag)
 {
-	return single(e, OP_MARK, stream, 0, tag, HW_PROV_MEASURED, false);
+	return single(e, OP_MARK, stream, 0, tag, HW_PROV_MEASURED);
 }
 
 int32_t
@@ -286,7 +271,7 @@ sim_op_flow(sim_engine *e, const int *streams, int nstreams, const int *links, c
 		e->nopstreams += (size_t)nstreams;
 	}
 	for (int i = 0; i < nstreams; i++)
-		if (streams[i] < 0 || (size_t)streams[i] >= e->nstreams || stream_push(e, streams[i], id, false) != 0) {
+		if (streams[i] < 0 || (size_t)streams[i] >= e->nstreams || stream_push(e, streams[i], id) != 0) {
 			e->oom = true;
 			return -1;
 		}
@@ -635,37 +620,21 @@ op_start(sim_engine *e, int32_t id)
 	}
 }
 
-/* Starts whatever the stream can run now: its head when the head is ready everywhere, else
- * the first ready filler. */
+/* Starts the stream's head op if it is ready on all its streams. */
 static void
 stream_kick(sim_engine *e, int s)
 {
 	estream *st = &e->streams[s];
-	if (st->running >= 0)
+	if (st->running >= 0 || st->pos >= st->n)
 		return;
-	if (st->pos < st->n) {
-		int32_t h = st->seq[st->pos];
-		eop *o = &e->ops[h];
-		if (!st->head_counted) {
-			st->head_counted = true;
-			o->heads++;
-		}
-		if (o->state == ST_PENDING && o->ndeps == 0 && o->heads == o->nstreams) {
-			op_start(e, h);
-			return;
-		}
+	int32_t h = st->seq[st->pos];
+	eop *o = &e->ops[h];
+	if (!st->head_counted) {
+		st->head_counted = true;
+		o->heads++;
 	}
-	if (st->fpos < st->nfill) {
-		int32_t f = st->fill[st->fpos];
-		if (e->ops[f].ndeps == 0 && e->ops[f].state == ST_PENDING) {
-			if (st->head_counted && st->pos < st->n) {
-				/* The head waits while a filler holds the stream. */
-				e->ops[st->seq[st->pos]].heads--;
-				st->head_counted = false;
-			}
-			op_start(e, f);
-		}
-	}
+	if (o->state == ST_PENDING && o->ndeps == 0 && o->heads == o->nstreams)
+		op_start(e, h);
 }
 
 static void
@@ -680,12 +649,8 @@ op_done(sim_engine *e, int32_t id)
 	for (int i = 0; i < o->nstreams; i++) {
 		estream *st = &e->streams[op_stream(e, o, i)];
 		st->running = -1;
-		if (o->filler) {
-			st->fpos++;
-		} else {
-			st->pos++;
-			st->head_counted = false;
-		}
+		st->pos++;
+		st->head_counted = false;
 		if (st->rank != last) {
 			e->ranks[st->rank].st.prov_ps[o->prov] += e->now - e->start[id];
 			if (e->now > e->ranks[st->rank].st.end_ps)
@@ -809,7 +774,7 @@ sim_engine_bytes(const sim_engine *e)
 		   e->fccap * sizeof(double) + e->linkcap * sizeof(elink) + (size_t)e->nranks * sizeof(erank) +
 		   e->heapcap * sizeof(event) + e->timecap * sizeof(int64_t) * (e->end ? 2 : 1);
 	for (size_t i = 0; i < e->nstreams; i++)
-		b += (e->streams[i].cap + e->streams[i].fcap) * sizeof(int32_t);
+		b += e->streams[i].cap * sizeof(int32_t);
 	for (size_t i = 0; i < e->nlinks; i++)
 		b += e->links[i].ncap * sizeof(int32_t);
 	return b;

@@ -5,8 +5,7 @@
  * order they were added; an op may belong to several streams at once (a collective shared by
  * the ranks of a group: it starts when it is at the head of every member stream, so it is
  * also the rendezvous).  An op starts when its dependencies are done and it heads all its
- * streams.  A stream may also hold "filler" ops, run in their order whenever the stream is
- * idle and its head cannot start (the zero-bubble schedule's weight-gradient passes).
+ * streams.
  *
  * Ops are compute (a fixed duration), flows (a latency, then `work` bytes moved over links at
  * a rate set by weighted max-min fairness among the flows active at the time, each capped by
@@ -59,8 +58,6 @@ int32_t sim_op_mark(sim_engine *e, int stream, uint32_t tag);
  * work).  cap is its own rate limit (bytes/s of work); weight its share under contention. */
 int32_t sim_op_flow(sim_engine *e, const int *streams, int nstreams, const int *links, const double *coef,
 		    int nlinks, int64_t latency_ps, double work, double cap, double weight, uint32_t tag, hw_prov prov);
-/* Adds the op as a filler of its (single) stream instead of to the stream's sequence. */
-int32_t sim_op_compute_filler(sim_engine *e, int stream, int64_t dur_ps, uint32_t tag, hw_prov prov);
 /* `after` cannot start before `before` is done. */
 int sim_dep(sim_engine *e, int32_t before, int32_t after);
 

@@ -20,7 +20,8 @@
  * factor).
  *
  * Beyond the model: NCCL buffers, the CUDA context and cuBLAS workspace, and a fragmentation
- * reserve of the caching allocator (10% of activations).
+ * reserve of the caching allocator: 10% of what is allocated and freed within a step (the
+ * activations, and ZeRO-3's gathered parameters), the memory that churns.
  */
 #include "config.h"
 #include "sim/train_int.h"
@@ -185,6 +186,7 @@ sim_train_memory(const model *m, const hw_system *sys, const sim_train_cfg *c, i
 				P += (double)t->vocab * h / (double)c->tp; /* the head's copy of the embedding */
 		}
 		double placement_dp = (double)c->dp * (double)c->cp;
+		double gathered = 0.0;
 		placement pl;
 		sim_place(sys, c, &pl);
 		double edp = (double)pl.edp;
@@ -201,7 +203,8 @@ sim_train_memory(const model *m, const hw_system *sys, const sim_train_cfg *c, i
 		if (c->zero >= 3) {
 			out->weights = P * wbytes / placement_dp + Pex * wbytes / edp;
 			/* the layer being computed and the one prefetched, gathered */
-			out->weights += 2.0 * biggest * wbytes;
+			gathered = 2.0 * biggest * wbytes;
+			out->weights += gathered;
 		}
 		/* activations */
 		double fl = inflight(c, stage, micro);
@@ -223,10 +226,8 @@ sim_train_memory(const model *m, const hw_system *sys, const sim_train_cfg *c, i
 			out->activations += 2.0 * 4.0 * b * s * (double)t->vocab / (double)c->tp; /* fp32 logits and grads */
 		out->inflight = fl;
 		out->comm_buffers = c->gpus > 1 ? NCCL_BYTES : 0.0;
-		if (c->zero >= 1 && c->zero < 3 && c->dp > 1)
-			out->comm_buffers += 0.0; /* bucketed in place in the gradient buffer */
 		out->workspace = CUDA_CONTEXT_BYTES + WORKSPACE_BYTES;
-		out->reserve = FRAGMENTATION * out->activations;
+		out->reserve = FRAGMENTATION * (out->activations + gathered);
 	}
 	out->total = out->weights + out->grads + out->optimizer + out->activations + out->comm_buffers + out->workspace +
 		     out->reserve;

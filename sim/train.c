@@ -24,13 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { J_F, J_B, J_W };
-
-typedef struct job {
-	int8_t type;
-	int chunk;
-	int64_t mb;
-} job;
+typedef sim_job job;
 
 typedef struct rank_res {
 	int comp, tp, cp, ep, dp, dprs, pfs, pfr, pbs, pbr;
@@ -128,17 +122,15 @@ interleaved_id(int64_t k, int p, int v, bool fwd, int *chunk, int64_t *mb)
 	*mb = (k / ((int64_t)p * v)) * p + k % p;
 }
 
-static int
-make_jobs(bld *b, int s, job **out, size_t *n)
+int
+sim_schedule_jobs(sim_schedule sched, int p, int v, int64_t m, int s, sim_job **out, size_t *n)
 {
-	int p = b->p, v = b->v;
-	int64_t m = b->micro, M = m * v;
-	bool zb = b->c->schedule == SIM_ZB_H1;
+	int64_t M = m * v;
 	job *arr = malloc((size_t)(3 * M + 1) * sizeof *arr);
 	if (arr == NULL)
 		return PP_ENOMEM;
 	size_t k = 0;
-	switch (b->c->schedule) {
+	switch (sched) {
 	case SIM_GPIPE:
 		for (int64_t i = 0; i < m; i++)
 			push_job(arr, &k, J_F, 0, i);
@@ -167,8 +159,32 @@ make_jobs(bld *b, int s, job **out, size_t *n)
 		}
 		break;
 	}
+	case SIM_ZB_H1: {
+		/* ZB-H1 (Qi et al. 2023): 1F1B's warm-up, then stage s defers the weight-gradient
+		 * passes of its first s micro-batches (F B pairs), runs F B W in the steady state and
+		 * B W in the cool-down, and ends with the deferred W passes.  Every stage then holds
+		 * p micro-batches in flight, the first stage's count under 1F1B. */
+		int64_t f = p - s - 1 < m ? p - s - 1 : m, bk = 0, w = 0;
+		for (int64_t i = 0; i < f; i++)
+			push_job(arr, &k, J_F, 0, i);
+		for (int i = 0; i < s && f < m; i++) {
+			push_job(arr, &k, J_F, 0, f++);
+			push_job(arr, &k, J_B, 0, bk++);
+		}
+		while (f < m) {
+			push_job(arr, &k, J_F, 0, f++);
+			push_job(arr, &k, J_B, 0, bk++);
+			push_job(arr, &k, J_W, 0, w++);
+		}
+		while (bk < m) {
+			push_job(arr, &k, J_B, 0, bk++);
+			push_job(arr, &k, J_W, 0, w++);
+		}
+		while (w < m)
+			push_job(arr, &k, J_W, 0, w++);
+		break;
+	}
 	case SIM_1F1B:
-	case SIM_ZB_H1:
 	default: {
 		int64_t warm = p - s - 1 < m ? p - s - 1 : m;
 		for (int64_t i = 0; i < warm; i++)
@@ -176,14 +192,9 @@ make_jobs(bld *b, int s, job **out, size_t *n)
 		for (int64_t i = 0; i < m - warm; i++) {
 			push_job(arr, &k, J_F, 0, warm + i);
 			push_job(arr, &k, J_B, 0, i);
-			if (zb)
-				push_job(arr, &k, J_W, 0, i);
 		}
-		for (int64_t i = m - warm; i < m; i++) {
+		for (int64_t i = m - warm; i < m; i++)
 			push_job(arr, &k, J_B, 0, i);
-			if (zb)
-				push_job(arr, &k, J_W, 0, i);
-		}
 		break;
 	}
 	}
@@ -216,12 +227,10 @@ add_pending(bld *b, int rank, int32_t op)
 }
 
 static int32_t
-compute(bld *b, int rank, const seg *sg, uint32_t tag, bool filler)
+compute(bld *b, int rank, const seg *sg, uint32_t tag)
 {
 	rank_res *r = &b->r[rank];
-	int64_t ps = sim_ps(sg->t * r->slow);
-	int32_t op = filler ? sim_op_compute_filler(b->e, r->comp, ps, tag, sg->prov)
-			    : sim_op_compute(b->e, r->comp, ps, tag, sg->prov);
+	int32_t op = sim_op_compute(b->e, r->comp, sim_ps(sg->t * r->slow), tag, sg->prov);
 	if (op < 0) {
 		b->oom = true;
 		return -1;
@@ -229,8 +238,7 @@ compute(bld *b, int rank, const seg *sg, uint32_t tag, bool filler)
 	for (int i = 0; i < r->npending; i++)
 		sim_dep(b->e, r->pending[i], op);
 	r->npending = 0;
-	if (!filler)
-		r->last = op;
+	r->last = op;
 	return op;
 }
 
@@ -443,7 +451,7 @@ block(bld *b, int s, const block_cost *bc, bool bwd, bool attn, int64_t layer, i
 			tp_coll(b, s, i, HW_ALL_GATHER, sim_tag(TAG_TP, layer, mb));
 		if (bwd && bc->recompute.t > 0)
 			for (int j = 0; j < b->tpm; j++)
-				compute(b, rank_of(b, s, i, j), &bc->recompute, sim_tag(TAG_RECOMP, layer, mb), false);
+				compute(b, rank_of(b, s, i, j), &bc->recompute, sim_tag(TAG_RECOMP, layer, mb));
 		if (!bc->split) {
 			seg all = sg[0];
 			all.t += sg[1].t + sg[2].t;
@@ -453,10 +461,10 @@ block(bld *b, int s, const block_cost *bc, bool bwd, bool attn, int64_t layer, i
 			if (sg[2].prov > all.prov)
 				all.prov = sg[2].prov;
 			for (int j = 0; j < b->tpm; j++)
-				compute(b, rank_of(b, s, i, j), &all, tag, false);
+				compute(b, rank_of(b, s, i, j), &all, tag);
 		} else {
 			for (int j = 0; j < b->tpm; j++)
-				compute(b, rank_of(b, s, i, j), &sg[0], tag, false);
+				compute(b, rank_of(b, s, i, j), &sg[0], tag);
 			/* the side exchange runs beside the core */
 			int group = attn ? c->cp : c->ep;
 			for (int j = 0; j < b->tpm; j++) {
@@ -474,7 +482,7 @@ block(bld *b, int s, const block_cost *bc, bool bwd, bool attn, int64_t layer, i
 				}
 			}
 			for (int j = 0; j < b->tpm; j++)
-				compute(b, rank_of(b, s, i, j), &sg[1], tag, false);
+				compute(b, rank_of(b, s, i, j), &sg[1], tag);
 			if (!attn) {
 				for (int j = 0; j < b->tpm; j++) {
 					int mem[4096];
@@ -486,7 +494,7 @@ block(bld *b, int s, const block_cost *bc, bool bwd, bool attn, int64_t layer, i
 				}
 			}
 			for (int j = 0; j < b->tpm; j++)
-				compute(b, rank_of(b, s, i, j), &sg[2], tag, false);
+				compute(b, rank_of(b, s, i, j), &sg[2], tag);
 		}
 		/* Leaving the block: all-reduce, or SP's reduce-scatter. */
 		tp_coll(b, s, i, sp ? HW_REDUCE_SCATTER : HW_ALL_REDUCE, sim_tag(TAG_TP, layer, mb));
@@ -558,7 +566,7 @@ layer_bwd(bld *b, int s, int64_t layer, int64_t mb)
 		zero_reduce(b, s, layer, mb, &lc->attn, &lc->mlp, b->ready);
 }
 
-/* Zero-bubble weight gradients of a layer: fillers, run when the stream would otherwise idle. */
+/* Zero-bubble weight gradients of a layer, in the W job the schedule places. */
 static void
 layer_w(bld *b, int s, int64_t layer, int64_t mb)
 {
@@ -571,7 +579,7 @@ layer_w(bld *b, int s, int64_t layer, int64_t mb)
 	int64_t li = local_index(b, s, layer);
 	int base = rank_of(b, s, 0, 0), nr = b->ninst * b->tpm;
 	for (int k = 0; k < nr; k++) {
-		int32_t op = compute(b, base + k, &w, sim_tag(TAG_W_ATTN, layer, mb), true);
+		int32_t op = compute(b, base + k, &w, sim_tag(TAG_W_ATTN, layer, mb));
 		b->gready[(size_t)(base + k) * b->maxlayers + li] = op;
 		b->ready[k] = op;
 	}
@@ -626,21 +634,21 @@ emit_job(bld *b, int s, size_t ji, const job *jb)
 	if (jb->type == J_F) {
 		if (is_first_virtual(s, jb->chunk))
 			for (int k = 0; k < nr; k++)
-				compute(b, base + k, &b->embed_f, sim_tag(TAG_EMBED_FWD, jb->chunk, jb->mb), false);
+				compute(b, base + k, &b->embed_f, sim_tag(TAG_EMBED_FWD, jb->chunk, jb->mb));
 		for (int64_t l = first; l < first + count; l++)
 			layer_fwd(b, s, l, jb->mb, false);
 		if (is_last_virtual(b, s, jb->chunk))
 			for (int k = 0; k < nr; k++)
-				compute(b, base + k, &b->head_f, sim_tag(TAG_HEAD_FWD, jb->chunk, jb->mb), false);
+				compute(b, base + k, &b->head_f, sim_tag(TAG_HEAD_FWD, jb->chunk, jb->mb));
 	} else if (jb->type == J_B) {
 		if (is_last_virtual(b, s, jb->chunk))
 			for (int k = 0; k < nr; k++)
-				compute(b, base + k, &b->head_b, sim_tag(TAG_HEAD_BWD, jb->chunk, jb->mb), false);
+				compute(b, base + k, &b->head_b, sim_tag(TAG_HEAD_BWD, jb->chunk, jb->mb));
 		for (int64_t l = first + count - 1; l >= first; l--)
 			layer_bwd(b, s, l, jb->mb);
 		if (is_first_virtual(s, jb->chunk))
 			for (int k = 0; k < nr; k++)
-				compute(b, base + k, &b->embed_b, sim_tag(TAG_EMBED_BWD, jb->chunk, jb->mb), false);
+				compute(b, base + k, &b->embed_b, sim_tag(TAG_EMBED_BWD, jb->chunk, jb->mb));
 	} else {
 		/* W: each layer's weight gradient after the matching B-part op of this micro-batch */
 		for (int64_t l = first + count - 1; l >= first; l--)
@@ -834,7 +842,7 @@ optimizer(bld *b, int rk, double params, double bytes_per_param)
 	opt.t = hw_cost_mem(b->cost, params * bytes_per_param, &opt.prov);
 	add_pending(b, rk, sim_op_mark(b->e, r->dp, sim_tag(TAG_STEP, 0, 0)));
 	add_pending(b, rk, sim_op_mark(b->e, r->dprs, sim_tag(TAG_STEP, 0, 0)));
-	return compute(b, rk, &opt, sim_tag(TAG_OPTIM, 0, 0), false);
+	return compute(b, rk, &opt, sim_tag(TAG_OPTIM, 0, 0));
 }
 
 static void
@@ -941,10 +949,10 @@ build_cnn(bld *b)
 	}
 	for (int64_t k = 0; k < b->micro; k++)
 		for (int rk = 0; rk < b->nranks; rk++) {
-			compute(b, rk, &fwd, sim_tag(TAG_CNN_FWD, 0, k), false);
+			compute(b, rk, &fwd, sim_tag(TAG_CNN_FWD, 0, k));
 			b->stage_flops += fwd.flops;
 			for (size_t q = 0; q < nb; q++) {
-				bops[(size_t)rk * n + q] = compute(b, rk, &bk[q], sim_tag(TAG_CNN_BWD, (int64_t)q, k), false);
+				bops[(size_t)rk * n + q] = compute(b, rk, &bk[q], sim_tag(TAG_CNN_BWD, (int64_t)q, k));
 				b->stage_flops += bk[q].flops;
 			}
 		}
@@ -960,34 +968,6 @@ build_cnn(bld *b)
 		optimizer(b, rk, model_params(b->m), 20.0);
 	free(bwd), free(bk), free(bbytes), free(bops), free(mem), free(deps);
 	return 0;
-}
-
-/* Zero-bubble (ZB-H1) constraints: the W ops of micro-batch i are fillers that follow its B
- * ops, and they must be done before the forward of micro-batch i + p - s starts, so that a
- * stage never holds more activations than under 1F1B (Qi et al. 2023, "Zero Bubble Pipeline
- * Parallelism", ZB-H1). */
-static void
-zb_deps(bld *b)
-{
-	for (int s = 0; s < b->p; s++)
-		for (size_t k = 0; k < b->njobs[s]; k++) {
-			const job *jb = &b->jobs[s][k];
-			if (jb->type != J_W)
-				continue;
-			int32_t bj = b->jindex[s][jkey(b, J_B, 0, jb->mb)];
-			int64_t fm = jb->mb + (b->p - s);
-			int32_t fj = fm < b->micro ? b->jindex[s][jkey(b, J_F, 0, fm)] : -1;
-			for (int r = 0; r < b->ninst * b->tpm; r++) {
-				size_t rk = (size_t)(rank_of(b, s, 0, 0) + r);
-				int32_t wf = b->jfirst[rk * b->maxjobs + k], wl = b->jlast[rk * b->maxjobs + k];
-				int32_t bl = bj >= 0 ? b->jlast[rk * b->maxjobs + (size_t)bj] : -1;
-				int32_t ff = fj >= 0 ? b->jfirst[rk * b->maxjobs + (size_t)fj] : -1;
-				if (bl >= 0 && wf >= 0)
-					sim_dep(b->e, bl, wf);
-				if (wl >= 0 && ff >= 0)
-					sim_dep(b->e, wl, ff);
-			}
-		}
 }
 
 /* ---- top level ----------------------------------------------------------------------------- */
@@ -1130,7 +1110,7 @@ sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *cin, sim_tra
 		}
 		size_t keys = 3 * (size_t)b.v * (size_t)b.micro;
 		for (int s = 0; s < b.p; s++) {
-			if (make_jobs(&b, s, &b.jobs[s], &b.njobs[s]) != 0 ||
+			if (sim_schedule_jobs(c->schedule, b.p, b.v, b.micro, s, &b.jobs[s], &b.njobs[s]) != 0 ||
 			    (b.jindex[s] = malloc(keys * sizeof(int32_t))) == NULL) {
 				rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
 				goto fail;
@@ -1163,8 +1143,6 @@ sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *cin, sim_tra
 		for (int s = 0; s < b.p; s++)
 			for (size_t k = 0; k < b.njobs[s]; k++)
 				emit_job(&b, s, k, &b.jobs[s][k]);
-		if (c->schedule == SIM_ZB_H1)
-			zb_deps(&b);
 		pass_pipeline(&b);
 		pass_grads(&b);
 	}

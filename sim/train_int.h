@@ -53,6 +53,17 @@ int sim_grad_bytes(const sim_train_cfg *c);
 double sim_act_bytes(const sim_train_cfg *c); /* bytes per activation element */
 int64_t sim_seq(const model *m, const sim_train_cfg *c);
 
+/* The jobs of stage s under a schedule, in the order the stage runs them: forward (F),
+ * backward (B; for ZB-H1 its input-gradient part) and weight-gradient (W, ZB-H1 only) passes
+ * of micro-batch `mb`'s chunk `chunk`.  *out is malloc'd. */
+enum { J_F, J_B, J_W };
+typedef struct sim_job {
+	int8_t type;
+	int chunk;
+	int64_t mb;
+} sim_job;
+int sim_schedule_jobs(sim_schedule sched, int p, int v, int64_t micro, int s, sim_job **out, size_t *n);
+
 /* layer.c */
 void sim_layer_cost(const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t layer, layer_cost *out);
 /* Embedding (first stage) and head (last stage) per micro-batch: forward and backward. */

@@ -1,0 +1,535 @@
+/*
+ * check_sim.c -- the discrete-event engine on hand-computed cases, the pipeline schedules
+ * against their closed-form bubbles, and the training simulator's invariants (symmetric mode
+ * equals full mode, determinism, the trace).
+ */
+#include "config.h"
+#include "common/pp.h"
+#include "sim/engine.h"
+#include "sim/train_int.h"
+#include "tests/testutil.h"
+
+#include <cJSON.h>
+#include <sqlite3.h>
+
+#define S(x) ((int64_t)((x) * 1e12))
+static char err[1024];
+
+static double
+secs(int64_t ps)
+{
+	return (double)ps / 1e12;
+}
+
+START_TEST(chain_sums)
+{
+	sim_engine *e = sim_engine_new(1, true);
+	int s = sim_stream_new(e, 0, SIM_STREAM_COMPUTE);
+	int32_t a = sim_op_compute(e, s, S(1), 1, HW_PROV_DATASHEET);
+	int32_t b = sim_op_compute(e, s, S(2), 2, HW_PROV_DATASHEET);
+	int32_t c = sim_op_compute(e, s, S(3), 3, HW_PROV_MEASURED);
+	ck_assert_int_eq(sim_run(e, err, sizeof err), 0);
+	ck_assert_int_eq(sim_op_end(e, a), S(1));
+	ck_assert_int_eq(sim_op_start(e, b), S(1));
+	ck_assert_int_eq(sim_op_end(e, c), S(6));
+	ck_assert_int_eq(sim_engine_now(e), S(6));
+	sim_rank_stats st;
+	sim_engine_rank_stats(e, 0, &st);
+	ck_assert_int_eq(st.busy_ps, S(6));
+	ck_assert_int_eq(st.prov_ps[HW_PROV_MEASURED], S(3));
+	ck_assert_int_eq(st.prov_ps[HW_PROV_DATASHEET], S(3));
+	sim_engine_free(e);
+}
+END_TEST
+
+START_TEST(waits_for_later_dependency)
+{
+	sim_engine *e = sim_engine_new(3, true);
+	int s1 = sim_stream_new(e, 0, SIM_STREAM_COMPUTE), s2 = sim_stream_new(e, 1, SIM_STREAM_COMPUTE);
+	int s3 = sim_stream_new(e, 2, SIM_STREAM_COMPUTE);
+	int32_t a = sim_op_compute(e, s1, S(2), 0, HW_PROV_DATASHEET);
+	int32_t b = sim_op_compute(e, s2, S(5), 0, HW_PROV_DATASHEET);
+	int32_t c = sim_op_compute(e, s3, S(1), 0, HW_PROV_DATASHEET);
+	sim_dep(e, a, c);
+	sim_dep(e, b, c);
+	ck_assert_int_eq(sim_run(e, err, sizeof err), 0);
+	ck_assert_int_eq(sim_op_start(e, c), S(5));
+	ck_assert_int_eq(sim_op_end(e, c), S(6));
+	sim_rank_stats st;
+	sim_engine_rank_stats(e, 2, &st);
+	ck_assert_int_eq(st.idle_ps, S(5));
+	ck_assert_int_eq(st.busy_ps, S(1));
+	sim_engine_free(e);
+}
+END_TEST
+
+/* Two flows on one link get half the bandwidth each. */
+START_TEST(two_flows_share_a_link)
+{
+	sim_engine *e = sim_engine_new(1, true);
+	int s1 = sim_stream_new(e, 0, SIM_STREAM_COMM), s2 = sim_stream_new(e, 0, SIM_STREAM_COMM);
+	int l = sim_link_new(e, 100.0);
+	double one = 1.0;
+	int32_t f1 = sim_op_flow(e, &s1, 1, &l, &one, 1, 0, 100.0, 1000.0, 1.0, 0, HW_PROV_DATASHEET);
+	int32_t f2 = sim_op_flow(e, &s2, 1, &l, &one, 1, 0, 100.0, 1000.0, 1.0, 0, HW_PROV_DATASHEET);
+	ck_assert_int_eq(sim_run(e, err, sizeof err), 0);
+	ck_assert_double_eq_tol(secs(sim_op_end(e, f1)), 2.0, 1e-9);
+	ck_assert_double_eq_tol(secs(sim_op_end(e, f2)), 2.0, 1e-9);
+	sim_engine_free(e);
+}
+END_TEST
+
+/* A flow with twice the weight gets twice the share; when it ends the other gets the link:
+ * 60 B and 60 B over 90 B/s with weights 2:1 run at 60 and 30 B/s; the first ends at 1 s,
+ * the second has 30 B left at 90 B/s and ends at 1.333 s. */
+START_TEST(weighted_share)
+{
+	sim_engine *e = sim_engine_new(1, true);
+	int s1 = sim_stream_new(e, 0, SIM_STREAM_COMM), s2 = sim_stream_new(e, 0, SIM_STREAM_COMM);
+	int l = sim_link_new(e, 90.0);
+	int32_t f1 = sim_op_flow(e, &s1, 1, &l, NULL, 1, 0, 60.0, 1e9, 2.0, 0, HW_PROV_DATASHEET);
+	int32_t f2 = sim_op_flow(e, &s2, 1, &l, NULL, 1, 0, 60.0, 1e9, 1.0, 0, HW_PROV_DATASHEET);
+	ck_assert_int_eq(sim_run(e, err, sizeof err), 0);
+	ck_assert_double_eq_tol(secs(sim_op_end(e, f1)), 1.0, 1e-9);
+	ck_assert_double_eq_tol(secs(sim_op_end(e, f2)), 1.0 + 1.0 / 3.0, 1e-9);
+	sim_engine_free(e);
+}
+END_TEST
+
+/* Max-min fairness with caps and a second bottleneck: f2 crosses a 30 B/s link, so on the
+ * shared 100 B/s link f1 gets the remaining 70; a capped flow keeps its cap. */
+START_TEST(max_min_with_bottlenecks)
+{
+	sim_engine *e = sim_engine_new(1, true);
+	int s1 = sim_stream_new(e, 0, SIM_STREAM_COMM), s2 = sim_stream_new(e, 0, SIM_STREAM_COMM);
+	int s3 = sim_stream_new(e, 0, SIM_STREAM_COMM);
+	int l1 = sim_link_new(e, 100.0), l2 = sim_link_new(e, 30.0), l3 = sim_link_new(e, 100.0);
+	int both[2] = {l1, l2};
+	int32_t f1 = sim_op_flow(e, &s1, 1, &l1, NULL, 1, 0, 70.0, 1e9, 1.0, 0, HW_PROV_DATASHEET);
+	int32_t f2 = sim_op_flow(e, &s2, 1, both, NULL, 2, 0, 30.0, 1e9, 1.0, 0, HW_PROV_DATASHEET);
+	int32_t f3 = sim_op_flow(e, &s3, 1, &l3, NULL, 1, 0, 10.0, 10.0, 1.0, 0, HW_PROV_DATASHEET);
+	ck_assert_int_eq(sim_run(e, err, sizeof err), 0);
+	ck_assert_double_eq_tol(secs(sim_op_end(e, f1)), 1.0, 1e-9);
+	ck_assert_double_eq_tol(secs(sim_op_end(e, f2)), 1.0, 1e-9);
+	ck_assert_double_eq_tol(secs(sim_op_end(e, f3)), 1.0, 1e-9);
+	sim_engine_free(e);
+}
+END_TEST
+
+/* A latency, then the transfer; a flow on two streams starts when both reach it. */
+START_TEST(latency_and_rendezvous)
+{
+	sim_engine *e = sim_engine_new(2, true);
+	int a = sim_stream_new(e, 0, SIM_STREAM_COMPUTE), b = sim_stream_new(e, 1, SIM_STREAM_COMPUTE);
+	int ca = sim_stream_new(e, 0, SIM_STREAM_COMM), cb = sim_stream_new(e, 1, SIM_STREAM_COMM);
+	int32_t x = sim_op_compute(e, a, S(3), 0, HW_PROV_DATASHEET);
+	int32_t y = sim_op_compute(e, b, S(1), 0, HW_PROV_DATASHEET);
+	int both[2] = {ca, cb};
+	int32_t f = sim_op_flow(e, both, 2, NULL, NULL, 0, S(1), 100.0, 100.0, 1.0, 0, HW_PROV_DATASHEET);
+	sim_dep(e, x, f);
+	sim_dep(e, y, f);
+	ck_assert_int_eq(sim_run(e, err, sizeof err), 0);
+	ck_assert_int_eq(sim_op_start(e, f), S(3));
+	ck_assert_double_eq_tol(secs(sim_op_end(e, f)), 5.0, 1e-9);
+	/* rank 1: busy 1 s, idle 2 s waiting, then 2 s of exposed communication */
+	sim_rank_stats st;
+	sim_engine_rank_stats(e, 1, &st);
+	ck_assert_int_eq(st.busy_ps, S(1));
+	ck_assert_int_eq(st.comm_ps, S(2));
+	ck_assert_int_eq(st.idle_ps, S(2));
+	sim_engine_free(e);
+}
+END_TEST
+
+START_TEST(deadlock_is_reported)
+{
+	sim_engine *e = sim_engine_new(1, false);
+	int s1 = sim_stream_new(e, 0, SIM_STREAM_COMPUTE), s2 = sim_stream_new(e, 0, SIM_STREAM_COMPUTE);
+	int32_t a = sim_op_compute(e, s1, S(1), 0, HW_PROV_DATASHEET);
+	int32_t b = sim_op_compute(e, s2, S(1), 0, HW_PROV_DATASHEET);
+	sim_dep(e, a, b);
+	sim_dep(e, b, a);
+	ck_assert_int_eq(sim_run(e, err, sizeof err), PP_EINPUT);
+	ck_assert(strstr(err, "stalled") != NULL);
+	sim_engine_free(e);
+}
+END_TEST
+
+/* ---- schedules: one stage per rank, F takes tf, B tb (ZB: B tb, W tw), transfers free;
+ * a stage's own order puts its B after its F and its W after its B ---- */
+
+static double
+pipeline(sim_schedule sched, int p, int v, int64_t m, double tf, double tb, double tw, double *bubble)
+{
+	sim_engine *e = sim_engine_new(p, false);
+	int *st = malloc((size_t)p * sizeof *st);
+	sim_job **jobs = calloc((size_t)p, sizeof *jobs);
+	size_t *nj = calloc((size_t)p, sizeof *nj);
+	/* op ids by (stage, type, chunk, mb) */
+	size_t keys = (size_t)3 * v * m;
+	int32_t *id = malloc((size_t)p * keys * sizeof *id);
+	for (size_t i = 0; i < (size_t)p * keys; i++)
+		id[i] = -1;
+#define ID(s, t, c, mb) id[(size_t)(s) * keys + ((size_t)(t) * v + (size_t)(c)) * (size_t)m + (size_t)(mb)]
+	for (int s = 0; s < p; s++) {
+		st[s] = sim_stream_new(e, s, SIM_STREAM_COMPUTE);
+		ck_assert_int_eq(sim_schedule_jobs(sched, p, v, m, s, &jobs[s], &nj[s]), 0);
+		for (size_t k = 0; k < nj[s]; k++) {
+			sim_job *j = &jobs[s][k];
+			double d = j->type == J_F ? tf / v : j->type == J_B ? tb / v : tw / v;
+			ID(s, j->type, j->chunk, j->mb) = sim_op_compute(e, st[s], S(d), 0, HW_PROV_DATASHEET);
+		}
+	}
+	for (int s = 0; s < p; s++)
+		for (int c = 0; c < v; c++)
+			for (int64_t mb = 0; mb < m; mb++) {
+				/* forward from the previous virtual stage, backward from the next */
+				if (!(s == 0 && c == 0))
+					sim_dep(e, s > 0 ? ID(s - 1, J_F, c, mb) : ID(p - 1, J_F, c - 1, mb), ID(s, J_F, c, mb));
+				if (!(s == p - 1 && c == v - 1))
+					sim_dep(e, s < p - 1 ? ID(s + 1, J_B, c, mb) : ID(0, J_B, c + 1, mb), ID(s, J_B, c, mb));
+			}
+#undef ID
+	ck_assert_int_eq(sim_run(e, err, sizeof err), 0);
+	double step = secs(sim_engine_now(e));
+	sim_rank_stats rs;
+	sim_engine_rank_stats(e, 0, &rs);
+	*bubble = secs(rs.idle_ps) / step;
+	for (int s = 0; s < p; s++)
+		free(jobs[s]);
+	free(jobs), free(nj), free(id), free(st);
+	sim_engine_free(e);
+	return step;
+}
+
+START_TEST(bubbles_match_closed_forms)
+{
+	double bub;
+	for (int p = 2; p <= 8; p *= 2)
+		for (int64_t m = 1; m <= 16; m *= 4) {
+			/* GPipe and 1F1B: (m + p - 1)(tf + tb), bubble (p - 1)/(m + p - 1) */
+			double step = pipeline(SIM_GPIPE, p, 1, m, 1.0, 2.0, 0.0, &bub);
+			ck_assert_rel(step, (double)(m + p - 1) * 3.0, 1e-9);
+			ck_assert_rel(bub, (double)(p - 1) / (double)(m + p - 1), 1e-9);
+			step = pipeline(SIM_1F1B, p, 1, m, 1.0, 2.0, 0.0, &bub);
+			ck_assert_rel(step, (double)(m + p - 1) * 3.0, 1e-9);
+			ck_assert_rel(bub, (double)(p - 1) / (double)(m + p - 1), 1e-9);
+		}
+	/* Interleaved with v chunks (Narayanan 2021 section 2.2.2): the bubble shrinks by v:
+	 * step = m (tf + tb) + (p - 1)(tf + tb) / v, for m a multiple of p. */
+	for (int v = 2; v <= 4; v++) {
+		double step = pipeline(SIM_INTERLEAVED, 4, v, 8, 1.0, 2.0, 0.0, &bub);
+		ck_assert_rel(step, 8.0 * 3.0 + 3.0 * 3.0 / v, 1e-9);
+	}
+	/* ZB-H1 with tF = tB = tW = 1 (Qi et al. 2023): the bubble falls from (p - 1)(tF + tB + tW)
+	 * to (p - 1)(tF + tB - tW) = p - 1. */
+	double zb = pipeline(SIM_ZB_H1, 4, 1, 8, 1.0, 1.0, 1.0, &bub);
+	ck_assert_rel(zb, 8.0 * 3.0 + 3.0, 1e-9);
+}
+END_TEST
+
+/* ---- the training simulator -------------------------------------------------------------- */
+
+/* A database with a toy system: 8 GPUs per node with fast links. */
+static hw_db *
+toy_db(const char *dir)
+{
+	char file[1200];
+	snprintf(file, sizeof file, "%s/toy.db", dir);
+	hw_db *db;
+	ck_assert_int_eq(hw_open(file, 0, &db, err, sizeof err), 0);
+	hw_close(db);
+	sqlite3 *s;
+	ck_assert_int_eq(sqlite3_open(file, &s), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(s,
+				      "INSERT INTO system(name, gpu, gpus_per_node, scaleup, scaleup_gbps, scaleup_domain,"
+				      " nics_per_node, nic_gbit, scaleup_latency_us, scaleout_latency_us, source)"
+				      " VALUES('toy', 'a100-sxm4-80gb', 8, 'nvswitch', 300, 8, 8, 200, 10, 20, 'test')",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(s);
+	ck_assert_int_eq(hw_open(file, 0, &db, err, sizeof err), 0);
+	return db;
+}
+
+static sim_train_result *
+run_train(const model *m, const hw_cost *c, sim_train_cfg *cfg)
+{
+	sim_train_result *r = NULL;
+	int rc = sim_train(m, c, cfg, &r, err, sizeof err);
+	ck_assert_msg(rc == 0, "sim_train: %s", err);
+	return r;
+}
+
+/* The full mode (every rank) agrees with the symmetric mode (one rank per stage) when every
+ * rank does the same work. */
+START_TEST(symmetric_equals_full)
+{
+	const char *dir = test_tmpdir("simfull");
+	hw_db *db = toy_db(dir);
+	hw_cost *c;
+	ck_assert_int_eq(hw_cost_new(db, "toy", &c, err, sizeof err), 0);
+	model *m;
+	ck_assert_int_eq(model_load("gpt-1.7b", &m, err, sizeof err), 0);
+	const int cfgs[][4] = {{2, 2, 2, 0}, {2, 4, 2, 1}, {4, 2, 2, 2}, {1, 2, 4, 3}};
+	for (size_t i = 0; i < sizeof cfgs / sizeof cfgs[0]; i++) {
+		sim_train_cfg cfg;
+		sim_train_cfg_init(&cfg);
+		cfg.tp = cfgs[i][0];
+		cfg.pp = cfgs[i][1];
+		cfg.dp = cfgs[i][2];
+		cfg.gpus = cfg.tp * cfg.pp * cfg.dp;
+		cfg.zero = cfgs[i][3] == 3 ? 3 : cfgs[i][3] == 2 ? 1 : 0;
+		cfg.sequence_parallel = cfgs[i][3] == 1;
+		cfg.recompute = cfgs[i][3] == 2 ? SIM_RECOMPUTE_FULL : SIM_RECOMPUTE_NONE;
+		cfg.micro_batch = 1;
+		cfg.global_batch = 4 * cfg.dp;
+		cfg.seq = 1024;
+		sim_train_result *a = run_train(m, c, &cfg);
+		cfg.full = true;
+		sim_train_result *b = run_train(m, c, &cfg);
+		ck_assert_msg(fabs(sim_train_metrics(a)->step_time_s - sim_train_metrics(b)->step_time_s) <=
+				      1e-9 * sim_train_metrics(a)->step_time_s,
+			      "config %zu: symmetric %.9f s, full %.9f s", i, sim_train_metrics(a)->step_time_s,
+			      sim_train_metrics(b)->step_time_s);
+		/* a GPU 1.5x slower in full mode slows the whole step, by less than 1.5x (communication
+		 * does not slow down) */
+		cfg.straggler_rank = 1;
+		cfg.straggler = 1.5;
+		sim_train_result *d = run_train(m, c, &cfg);
+		double ratio = sim_train_metrics(d)->step_time_s / sim_train_metrics(a)->step_time_s;
+		ck_assert_msg(ratio > 1.05 && ratio < 1.5, "config %zu: straggler slows the step %.3fx", i, ratio);
+		sim_train_result_free(a);
+		sim_train_result_free(b);
+		sim_train_result_free(d);
+	}
+	model_free(m);
+	hw_cost_free(c);
+	hw_close(db);
+	test_rmdir(dir);
+}
+END_TEST
+
+START_TEST(deterministic_and_traced)
+{
+	const char *dir = test_tmpdir("simdet");
+	hw_db *db = toy_db(dir);
+	hw_cost *c;
+	ck_assert_int_eq(hw_cost_new(db, "toy", &c, err, sizeof err), 0);
+	model *m;
+	ck_assert_int_eq(model_load("gpt-1.7b", &m, err, sizeof err), 0);
+	sim_train_cfg cfg;
+	sim_train_cfg_init(&cfg);
+	cfg.gpus = 32;
+	cfg.tp = 2;
+	cfg.pp = 4;
+	cfg.vpp = 2;
+	cfg.micro_batch = 1;
+	cfg.global_batch = 32;
+	cfg.trace = true;
+	sim_train_result *a = run_train(m, c, &cfg);
+	sim_train_result *b = run_train(m, c, &cfg);
+	cJSON *ja = sim_train_json(a), *jb = sim_train_json(b);
+	char *sa = cJSON_Print(ja), *sb = cJSON_Print(jb);
+	ck_assert_str_eq(sa, sb);
+	free(sa), free(sb);
+	cJSON_Delete(ja), cJSON_Delete(jb);
+	char path[1200];
+	snprintf(path, sizeof path, "%s/trace.json", dir);
+	ck_assert_int_eq(sim_train_trace(a, path, err, sizeof err), 0);
+	char *text;
+	size_t len;
+	ck_assert_int_eq(pp_read_file(path, 1 << 28, &text, &len, err, sizeof err), 0);
+	cJSON *t = cJSON_Parse(text);
+	ck_assert_ptr_nonnull(t);
+	int n = cJSON_GetArraySize(cJSON_GetObjectItem(t, "traceEvents"));
+	ck_assert_int_gt(n, 100);
+	/* every complete event lies within the step */
+	double step_us = sim_train_metrics(a)->step_time_s * 1e6;
+	const cJSON *ev;
+	cJSON_ArrayForEach(ev, cJSON_GetObjectItem(t, "traceEvents"))
+	{
+		const cJSON *ph = cJSON_GetObjectItem(ev, "ph");
+		if (strcmp(ph->valuestring, "X") != 0)
+			continue;
+		double ts = cJSON_GetObjectItem(ev, "ts")->valuedouble, du = cJSON_GetObjectItem(ev, "dur")->valuedouble;
+		ck_assert(ts >= 0 && du > 0 && ts + du <= step_us * (1 + 1e-9));
+	}
+	cJSON_Delete(t);
+	free(text);
+	sim_train_result_free(a);
+	sim_train_result_free(b);
+	model_free(m);
+	hw_cost_free(c);
+	hw_close(db);
+	test_rmdir(dir);
+}
+END_TEST
+
+/* Korthikanti 2022 per-layer activation formulas (section 4), in bytes, on GPT-22B's shapes
+ * (h = 6144, a = 64, s = 2048, b = 4, t = 8): no recompute sbh(10 + 24/t + 5as/(ht)); with SP
+ * sbh/t (34 + 5as/h); selective with SP 34 sbh/t; full 2sbh. */
+START_TEST(activation_memory_formulas)
+{
+	hw_db *db;
+	ck_assert_int_eq(hw_open(":memory:", 0, &db, err, sizeof err), 0);
+	hw_system sys;
+	ck_assert_int_eq(hw_system_get(db, "dgx-a100", &sys, err, sizeof err), 0);
+	model *m;
+	ck_assert_int_eq(model_load("gpt-22b", &m, err, sizeof err), 0);
+	const model_tf *t = model_transformer(m);
+	double s = 2048, b = 4, h = (double)t->hidden, a = (double)t->heads, tp = 8, L = (double)t->layers;
+	struct {
+		sim_recompute r;
+		bool sp;
+		double per_layer;
+	} cases[] = {
+		{SIM_RECOMPUTE_NONE, false, s * b * h * (10 + 24 / tp + 5 * a * s / (h * tp))},
+		{SIM_RECOMPUTE_NONE, true, s * b * h / tp * (34 + 5 * a * s / h)},
+		{SIM_RECOMPUTE_SELECTIVE, true, 34 * s * b * h / tp},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		sim_train_cfg cfg;
+		sim_train_cfg_init(&cfg);
+		cfg.gpus = 8;
+		cfg.tp = 8;
+		cfg.micro_batch = 4;
+		cfg.global_batch = 4;
+		cfg.seq = 2048;
+		cfg.attention = SIM_ATTN_UNFUSED;
+		cfg.dtype = HW_FP16;
+		cfg.recompute = cases[i].r;
+		cfg.sequence_parallel = cases[i].sp;
+		ck_assert_int_eq(sim_train_check(m, &sys, &cfg, err, sizeof err), 0);
+		sim_mem mem;
+		sim_train_memory(m, &sys, &cfg, 0, &mem);
+		/* one micro-batch in flight (pp = 1); the stage adds the embedding output and the
+		 * logits, which the per-layer formula leaves out */
+		double extra = 2.0 * s * b * h / (cases[i].sp ? tp : 1.0) + 2.0 * 4.0 * s * b * (double)t->vocab / tp;
+		ck_assert_rel(mem.activations, L * cases[i].per_layer + extra, 1e-9);
+	}
+	model_free(m);
+	hw_close(db);
+}
+END_TEST
+
+/* ZeRO-3 with GPT-530B at micro-batch 4 does not fit on 560 A100s, fits on 640, and fits at
+ * micro-batch 1 on 2240, as Narayanan 2021 Table 2 reports. */
+START_TEST(zero3_530b_fit)
+{
+	hw_db *db;
+	ck_assert_int_eq(hw_open(":memory:", 0, &db, err, sizeof err), 0);
+	hw_system sys;
+	ck_assert_int_eq(hw_system_get(db, "dgx-a100", &sys, err, sizeof err), 0);
+	model *m;
+	ck_assert_int_eq(model_load("gpt-530b", &m, err, sizeof err), 0);
+	sim_train_cfg cfg;
+	sim_train_cfg_init(&cfg);
+	cfg.gpus = 560;
+	cfg.zero = 3;
+	cfg.micro_batch = 4;
+	cfg.global_batch = 2240;
+	cfg.dtype = HW_FP16;
+	cfg.recompute = SIM_RECOMPUTE_FULL;
+	cfg.attention = SIM_ATTN_UNFUSED;
+	ck_assert_int_eq(sim_train_check(m, &sys, &cfg, err, sizeof err), 0);
+	sim_mem mem;
+	sim_train_memory(m, &sys, &cfg, 0, &mem);
+	ck_assert_msg(!mem.fits, "530B ZeRO-3 mbs 4 on 560 GPUs: %.1f GiB fits in %.1f GiB", mem.total / 1073741824.0,
+		      mem.capacity / 1073741824.0);
+	cfg.gpus = 640;
+	cfg.dp = 0;
+	cfg.global_batch = 2560;
+	ck_assert_int_eq(sim_train_check(m, &sys, &cfg, err, sizeof err), 0);
+	sim_train_memory(m, &sys, &cfg, 0, &mem);
+	ck_assert_msg(mem.fits, "530B ZeRO-3 mbs 4 on 640 GPUs: %.1f GiB", mem.total / 1073741824.0);
+	cfg.gpus = 2240;
+	cfg.dp = 0;
+	cfg.global_batch = 2240;
+	cfg.micro_batch = 1;
+	ck_assert_int_eq(sim_train_check(m, &sys, &cfg, err, sizeof err), 0);
+	sim_train_memory(m, &sys, &cfg, 0, &mem);
+	ck_assert_msg(mem.fits, "530B ZeRO-3 mbs 1 on 2240 GPUs: %.1f GiB", mem.total / 1073741824.0);
+	model_free(m);
+	hw_close(db);
+}
+END_TEST
+
+START_TEST(invalid_configurations)
+{
+	hw_db *db;
+	ck_assert_int_eq(hw_open(":memory:", 0, &db, err, sizeof err), 0);
+	hw_system sys;
+	ck_assert_int_eq(hw_system_get(db, "dgx-a100", &sys, err, sizeof err), 0);
+	model *m;
+	ck_assert_int_eq(model_load("gpt3-175b", &m, err, sizeof err), 0);
+	struct {
+		int gpus, tp, pp, vpp;
+		int64_t mb, gb;
+		const char *needle;
+	} bad[] = {
+		{64, 7, 1, 1, 1, 64, "must be a multiple of tp x pp x cp"},
+		{64, 64, 1, 1, 1, 64, "attention heads (96) must be divisible by tp (64)"},
+		{64, 8, 8, 1, 3, 64, "must be a multiple of dp x micro-batch"},
+		{64, 8, 8, 5, 1, 64, "layers (96) must be divisible by pp x vpp"},
+		{64, 1, 128, 1, 1, 64, "must be a multiple of tp x pp x cp"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		sim_train_cfg cfg;
+		sim_train_cfg_init(&cfg);
+		cfg.gpus = bad[i].gpus;
+		cfg.tp = bad[i].tp;
+		cfg.pp = bad[i].pp;
+		cfg.vpp = bad[i].vpp;
+		cfg.micro_batch = bad[i].mb;
+		cfg.global_batch = bad[i].gb;
+		ck_assert_int_eq(sim_train_check(m, &sys, &cfg, err, sizeof err), PP_EUSAGE);
+		ck_assert_msg(strstr(err, bad[i].needle) != NULL, "case %zu: \"%s\" lacks \"%s\"", i, err, bad[i].needle);
+	}
+	/* uneven stages: Llama-3-405B's 126 layers on 16 stages run 7 on the ends, 8 elsewhere */
+	model *big;
+	ck_assert_int_eq(model_load("llama-3-405b", &big, err, sizeof err), 0);
+	sim_train_cfg cfg;
+	sim_train_cfg_init(&cfg);
+	cfg.gpus = 128;
+	cfg.tp = 8;
+	cfg.pp = 16;
+	cfg.global_batch = 16;
+	ck_assert_int_eq(sim_train_check(big, &sys, &cfg, err, sizeof err), 0);
+	int total = 0;
+	for (int s = 0; s < 16; s++) {
+		int n = sim_stage_layers(big, &cfg, s);
+		ck_assert_int_eq(n, (s == 0 || s == 15) ? 7 : 8);
+		total += n;
+	}
+	ck_assert_int_eq(total, 126);
+	model_free(big);
+	model_free(m);
+	hw_close(db);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("sim");
+	TCase *te = tcase_create("engine");
+	tcase_add_test(te, chain_sums);
+	tcase_add_test(te, waits_for_later_dependency);
+	tcase_add_test(te, two_flows_share_a_link);
+	tcase_add_test(te, weighted_share);
+	tcase_add_test(te, max_min_with_bottlenecks);
+	tcase_add_test(te, latency_and_rendezvous);
+	tcase_add_test(te, deadlock_is_reported);
+	tcase_add_test(te, bubbles_match_closed_forms);
+	suite_add_tcase(s, te);
+	TCase *tt = tcase_create("train");
+	tcase_set_timeout(tt, 120);
+	tcase_add_test(tt, symmetric_equals_full);
+	tcase_add_test(tt, deterministic_and_traced);
+	tcase_add_test(tt, activation_memory_formulas);
+	tcase_add_test(tt, zero3_530b_fit);
+	tcase_add_test(tt, invalid_configurations);
+	suite_add_tcase(s, tt);
+	return test_run(s);
+}
