@@ -12,7 +12,7 @@ const cmd_entry cli_commands[] = {
 	{"simulate", cmd_simulate, "predict one training (or serving) configuration", true},
 	{"plan", NULL, "search configurations and rank them by time, cost or SLO", false},
 	{"report", NULL, "turn results into cost, capacity and comparison reports", false},
-	{"validate", NULL, "compare predictions with published measurements", false},
+	{"validate", cmd_validate, "compare predictions with published measurements", true},
 	{"calibrate", NULL, "measure GPUs and collectives into the hardware database", false},
 	{"replay", NULL, "run a plan's op graph on GPUs and compare with the prediction", false},
 	{"import", NULL, "import measurements made elsewhere (nccl-tests logs)", false},

@@ -22,7 +22,14 @@
  *   scale-up domain the per-GPU NVLink bandwidth times an efficiency, across nodes the NICs
  *   behind the group's GPUs on each node (per_node x NIC bandwidth per GPU), capped by NVLink,
  *   divided by the fabric's oversubscription for groups that cross the leaf level.
- *   Latency grows with the depth of NCCL's tree across nodes: alpha (1 + log2 nodes) / 2.
+ *   Latency is a fixed launch-and-sync cost alpha plus a per-step cost for each step of the
+ *   algorithm: a ring all-gather or reduce-scatter of n ranks takes n - 1 steps, a ring
+ *   all-reduce 2(n - 1) (NCCL's tree across k nodes, 2(g - 1) intra-node steps and 2 log2 k
+ *   inter-node ones, when that is shorter); a step costs the intra-node hop inside one node and
+ *   the inter-node hop once the ring leaves it.  Without fitted hops, they follow from the
+ *   system's small-message all-reduce times (hardware.md 2.4): hop_intra = (t_intra - alpha) /
+ *   2(g - 1) for the g GPUs of a node, hop_inter = (t_inter - t_intra) / 2 for two nodes.
+ *   This is what makes all-gathers over hundreds of ranks latency bound at moderate sizes.
  */
 #include "config.h"
 #include "hardware/hw_int.h"
@@ -48,6 +55,8 @@
 #define GENERIC_COLL_INTER 0.90
 #define GENERIC_P2P_INTRA 0.75
 #define GENERIC_ITER_OVERHEAD_S 0.004
+#define GENERIC_ALPHA_US 10.0
+#define GENERIC_OVERLAP_SLOWDOWN 0.0
 #define GENERIC_LEAF_NODES 16.0
 
 typedef struct pval {
@@ -77,7 +86,8 @@ struct hw_cost {
 	pval gemm_eff[HW_NDTYPES];
 	pval k_ramp, launch_us, hbm_eff, attn_fwd, attn_bwd, conv_eff;
 	/* per system */
-	pval coll_intra, coll_intra_ar, coll_inter, p2p_intra, lat_intra_us, lat_inter_us, iter_overhead_s, leaf_nodes;
+	pval coll_intra, coll_intra_ar, coll_inter, p2p_intra, alpha_us, hop_intra_us, hop_inter_us, iter_overhead_s,
+		leaf_nodes, overlap_slowdown;
 	curve *curves;
 	size_t ncurves;
 	gemm_pt *gemms;
@@ -283,12 +293,19 @@ hw_cost_new(hw_db *db, const char *system, hw_cost **out, char *err, size_t errl
 	load_param(db, "system", s, "coll_eff_intra_all_reduce", "coll_eff_intra", GENERIC_COLL_INTRA, NULL, &c->coll_intra_ar);
 	load_param(db, "system", s, "coll_eff_inter", NULL, GENERIC_COLL_INTER, NULL, &c->coll_inter);
 	load_param(db, "system", s, "p2p_eff_intra", NULL, GENERIC_P2P_INTRA, NULL, &c->p2p_intra);
-	load_param(db, "system", s, "coll_latency_intra_us", NULL, c->sys.scaleup_latency_us,
-		   "the system's scaleup_latency_us figure", &c->lat_intra_us);
-	load_param(db, "system", s, "coll_latency_inter_us", NULL, c->sys.scaleout_latency_us,
-		   "the system's scaleout_latency_us figure", &c->lat_inter_us);
+	load_param(db, "system", s, "coll_alpha_us", NULL, GENERIC_ALPHA_US, NULL, &c->alpha_us);
+	{
+		double gpn = c->sys.gpus_per_node > 1 ? (double)c->sys.gpus_per_node : 2.0;
+		double hi = (c->sys.scaleup_latency_us - c->alpha_us.v) / (2.0 * (gpn - 1.0));
+		double he = (c->sys.scaleout_latency_us - c->sys.scaleup_latency_us) / 2.0;
+		load_param(db, "system", s, "coll_hop_intra_us", NULL, hi > 0.1 ? hi : 0.1,
+			   "(the system's scaleup_latency_us - alpha) / 2(gpus per node - 1)", &c->hop_intra_us);
+		load_param(db, "system", s, "coll_hop_inter_us", NULL, he > 0.5 ? he : 0.5,
+			   "(the system's scaleout_latency_us - scaleup_latency_us) / 2", &c->hop_inter_us);
+	}
 	load_param(db, "system", s, "iter_overhead_s", NULL, GENERIC_ITER_OVERHEAD_S, NULL, &c->iter_overhead_s);
 	load_param(db, "system", s, "fabric_leaf_nodes", NULL, GENERIC_LEAF_NODES, NULL, &c->leaf_nodes);
+	load_param(db, "gpu", g, "overlap_slowdown", NULL, GENERIC_OVERLAP_SLOWDOWN, NULL, &c->overlap_slowdown);
 	if ((rc = load_curves(db, c, err, errlen)) != 0 || (rc = load_gemms(db, c, err, errlen)) != 0) {
 		hw_cost_free(c);
 		return rc;
@@ -513,6 +530,34 @@ curve_eval(const curve *cv, double bytes)
 	return exp(gsl_interp_eval(cv->interp, cv->lsize, cv->lbw, x, NULL));
 }
 
+/* Launch plus per-step latency of a collective's algorithm (see the top of the file). */
+static double
+coll_latency_us(const hw_cost *c, hw_coll op, int n, int per_node, int nodes)
+{
+	double a = c->alpha_us.v, hi = c->hop_intra_us.v, he = c->hop_inter_us.v;
+	double step = nodes > 1 ? he : hi;
+	double g = (double)(per_node < n ? per_node : n);
+	switch (op) {
+	case HW_ALL_REDUCE: {
+		double ring = a + 2.0 * (double)(n - 1) * step;
+		if (nodes <= 1)
+			return ring;
+		double tree = a + 2.0 * (g - 1.0) * hi + 2.0 * ceil(log2((double)nodes)) * he;
+		return tree < ring ? tree : ring;
+	}
+	case HW_ALL_GATHER:
+	case HW_REDUCE_SCATTER:
+	case HW_BROADCAST:
+	case HW_REDUCE:
+		return a + (double)(n - 1) * step;
+	case HW_ALL_TO_ALL:
+		return a + 2.0 * step; /* every peer at once */
+	case HW_SEND_RECV:
+	default:
+		return a + step;
+	}
+}
+
 void
 hw_cost_coll(const hw_cost *c, hw_coll op, int ranks, int per_node, double bytes, hw_flow *out)
 {
@@ -535,7 +580,7 @@ hw_cost_coll(const hw_cost *c, hw_coll op, int ranks, int per_node, double bytes
 		factor = (double)(n - per_node) / (double)n;
 	}
 	out->wire_bytes = bytes * factor;
-	double lat = nodes > 1 ? c->lat_inter_us.v * (1.0 + log2((double)nodes)) / 2.0 : c->lat_intra_us.v;
+	double lat = coll_latency_us(c, op, n, per_node, nodes);
 	const curve *cv = op == HW_ALL_TO_ALL ? NULL : find_curve(c, op, n, nodes);
 	hw_prov mprov;
 	double mbw = model_busbw(c, op, nodes, per_node, &mprov);
@@ -558,8 +603,9 @@ hw_cost_coll(const hw_cost *c, hw_coll op, int ranks, int per_node, double bytes
 	out->latency_s = lat * 1e-6;
 	out->bw = mbw;
 	out->prov = mprov;
-	if (c->lat_intra_us.prov > out->prov && nodes <= 1)
-		out->prov = c->lat_intra_us.prov;
+	const pval *hop = nodes > 1 ? &c->hop_inter_us : &c->hop_intra_us;
+	if (hop->prov > out->prov)
+		out->prov = hop->prov;
 }
 
 double
@@ -578,6 +624,12 @@ double
 hw_cost_iter_overhead(const hw_cost *c)
 {
 	return c->iter_overhead_s.v;
+}
+
+double
+hw_cost_overlap_slowdown(const hw_cost *c)
+{
+	return c->overlap_slowdown.v;
 }
 
 /* ---- description --------------------------------------------------------------------------- */
@@ -616,8 +668,10 @@ hw_cost_describe(const hw_cost *c)
 	describe(arr, "coll_eff_intra_all_reduce", &c->coll_intra_ar);
 	describe(arr, "coll_eff_inter", &c->coll_inter);
 	describe(arr, "p2p_eff_intra", &c->p2p_intra);
-	describe(arr, "coll_latency_intra_us", &c->lat_intra_us);
-	describe(arr, "coll_latency_inter_us", &c->lat_inter_us);
+	describe(arr, "coll_alpha_us", &c->alpha_us);
+	describe(arr, "coll_hop_intra_us", &c->hop_intra_us);
+	describe(arr, "coll_hop_inter_us", &c->hop_inter_us);
+	describe(arr, "overlap_slowdown", &c->overlap_slowdown);
 	describe(arr, "iter_overhead_s", &c->iter_overhead_s);
 	describe(arr, "fabric_leaf_nodes", &c->leaf_nodes);
 	cJSON *m = cJSON_AddArrayToObject(o, "measured_collectives");

@@ -236,6 +236,9 @@ double hw_cost_nic_bw(const hw_cost *c); /* per GPU: node NIC bandwidth / GPUs p
 
 /* Fixed CPU/launch overhead of one serving iteration (a fitted system parameter), seconds. */
 double hw_cost_iter_overhead(const hw_cost *c);
+/* Fraction by which compute slows down while a collective or transfer runs on the same GPU
+ * (communication kernels take SMs and memory bandwidth from it; a fitted GPU parameter). */
+double hw_cost_overlap_slowdown(const hw_cost *c);
 
 /* A JSON account of the parameters in use and their provenance (for 'hw show'). */
 struct cJSON *hw_cost_describe(const hw_cost *c);

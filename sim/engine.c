@@ -44,6 +44,10 @@ typedef struct estream {
 	int32_t running; /* op running on the stream, -1 */
 	uint8_t kind;
 	bool head_counted;
+	/* a running compute op's progress, for rate changes under interference */
+	double rem_ps;   /* picoseconds of work left at full speed */
+	int64_t since;   /* when rem_ps was last brought up to date */
+	uint32_t ver;    /* version of its completion event */
 } estream;
 
 typedef struct eflow {
@@ -69,6 +73,9 @@ typedef struct erank {
 	int32_t ncomp, ncomm;
 	int64_t last;
 	sim_rank_stats st;
+	double slowdown;  /* compute runs 1 / (1 + slowdown) as fast while communication runs */
+	int32_t comp[4];  /* the rank's compute streams */
+	int ncompstreams;
 } erank;
 
 typedef struct event {
@@ -171,7 +178,17 @@ sim_stream_new(sim_engine *e, int rank, int kind)
 	s->rank = rank;
 	s->kind = (uint8_t)kind;
 	s->running = -1;
+	erank *k = &e->ranks[rank];
+	if (kind == SIM_STREAM_COMPUTE && k->ncompstreams < 4)
+		k->comp[k->ncompstreams++] = (int32_t)e->nstreams;
 	return (int)e->nstreams++;
+}
+
+void
+sim_rank_slowdown(sim_engine *e, int rank, double slowdown)
+{
+	if (rank >= 0 && rank < e->nranks && slowdown >= 0)
+		e->ranks[rank].slowdown = slowdown;
 }
 
 int
@@ -397,6 +414,35 @@ op_stream(const sim_engine *e, const eop *o, int i)
 	return o->nstreams == 1 ? o->streams : e->op_streams[o->streams + i];
 }
 
+static void push_event(sim_engine *e, int64_t t, int32_t op, uint32_t ver, int type);
+
+static double
+compute_rate(const erank *k)
+{
+	return k->ncomm > 0 && k->slowdown > 0 ? 1.0 / (1.0 + k->slowdown) : 1.0;
+}
+
+/* Communication started or stopped on a rank: its running compute ops change speed. */
+static void
+rerate(sim_engine *e, int r, double old_rate)
+{
+	erank *k = &e->ranks[r];
+	double rate = compute_rate(k);
+	if (rate == old_rate)
+		return;
+	for (int i = 0; i < k->ncompstreams; i++) {
+		estream *st = &e->streams[k->comp[i]];
+		if (st->running < 0 || e->ops[st->running].kind != OP_COMPUTE)
+			continue;
+		st->rem_ps -= (double)(e->now - st->since) * old_rate;
+		if (st->rem_ps < 0)
+			st->rem_ps = 0;
+		st->since = e->now;
+		st->ver++;
+		push_event(e, e->now + (int64_t)ceil(st->rem_ps / rate), st->running, st->ver, EV_END);
+	}
+}
+
 /* Adjusts the running-op counters of the ranks an op runs on (once per rank). */
 static void
 rank_count(sim_engine *e, const eop *o, int delta)
@@ -408,10 +454,13 @@ rank_count(sim_engine *e, const eop *o, int delta)
 			continue;
 		last = s->rank;
 		rank_advance(e, s->rank);
-		if (s->kind == SIM_STREAM_COMPUTE)
+		if (s->kind == SIM_STREAM_COMPUTE) {
 			e->ranks[s->rank].ncomp += delta;
-		else
+		} else {
+			double old = compute_rate(&e->ranks[s->rank]);
 			e->ranks[s->rank].ncomm += delta;
+			rerate(e, s->rank, old);
+		}
 	}
 }
 
@@ -615,6 +664,12 @@ op_start(sim_engine *e, int32_t id)
 			push_event(e, e->now + o->dur, id, 0, EV_LATENCY);
 		else
 			flow_join(e, o->flow);
+	} else if (o->kind == OP_COMPUTE) {
+		estream *st = &e->streams[o->streams];
+		st->rem_ps = (double)o->dur;
+		st->since = e->now;
+		st->ver++;
+		push_event(e, e->now + (int64_t)ceil((double)o->dur / compute_rate(&e->ranks[st->rank])), id, st->ver, EV_END);
 	} else {
 		push_event(e, e->now + o->dur, id, 0, EV_END);
 	}
@@ -697,6 +752,8 @@ sim_run(sim_engine *e, char *err, size_t errlen)
 			if (!f->active || ev.ver != f->version)
 				continue; /* stale: the rate changed since */
 			flow_leave(e, o->flow);
+		} else if (o->kind == OP_COMPUTE && (o->state != ST_RUNNING || ev.ver != e->streams[o->streams].ver)) {
+			continue; /* stale: the compute rate changed since */
 		}
 		op_done(e, ev.op);
 	}

@@ -17,6 +17,9 @@
  * Time is int64 picoseconds.  Events are ordered by (time, insertion sequence); nothing
  * depends on pointer values or hash order, so a run is deterministic.
  *
+ * Interference: a rank may be given a slowdown; its compute ops then progress more slowly
+ * while one of its comm streams runs an op, and are rescheduled whenever that changes.
+ *
  * Accounting: every stream belongs to a "rank" (a simulated GPU) and is a compute or a comm
  * stream.  Per rank the engine integrates the time its compute streams are busy, the time
  * only communication is running (exposed communication), and idle time, and the busy time
@@ -48,6 +51,9 @@ void sim_engine_free(sim_engine *e);
 
 /* Resources.  Return ids >= 0, or -1 when out of memory. */
 int sim_stream_new(sim_engine *e, int rank, int kind);
+/* Compute on `rank` runs 1 / (1 + slowdown) as fast while any of its comm streams is busy
+ * (communication kernels share the GPU's SMs and memory); 0 by default. */
+void sim_rank_slowdown(sim_engine *e, int rank, double slowdown);
 int sim_link_new(sim_engine *e, double bytes_per_s);
 
 /* Ops.  Return the op id (>= 0), or -1 when out of memory.  `tag` is the caller's label

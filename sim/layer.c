@@ -324,3 +324,38 @@ sim_head_params(const model *m, const sim_train_cfg *c)
 {
 	return model_head_params(m) / (double)c->tp;
 }
+
+static double
+block_time(const block_cost *bc, bool bwd)
+{
+	const seg *s = bwd ? bc->bwd : bc->fwd;
+	double t = s[0].t + s[1].t + s[2].t;
+	if (bwd)
+		t += bc->w.t + bc->recompute.t;
+	return t;
+}
+
+double
+sim_layer_time(const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t layer)
+{
+	layer_cost lc;
+	sim_layer_cost(m, cost, c, layer, &lc);
+	placement pl;
+	sim_place(hw_cost_system(cost), c, &pl);
+	double T = (double)c->micro_batch * (double)sim_seq(m, c) / (double)c->cp;
+	double msg = T * (double)model_transformer(m)->hidden * sim_act_bytes(c);
+	bool sp = c->sequence_parallel && c->tp > 1;
+	double tp = 0.0;
+	if (c->tp > 1) {
+		if (sp)
+			tp = hw_cost_coll_time(cost, HW_ALL_GATHER, c->tp, pl.tp_per_node, msg, NULL) +
+			     hw_cost_coll_time(cost, HW_REDUCE_SCATTER, c->tp, pl.tp_per_node, msg, NULL);
+		else
+			tp = hw_cost_coll_time(cost, HW_ALL_REDUCE, c->tp, pl.tp_per_node, msg, NULL);
+	}
+	double fwd = block_time(&lc.attn, false) + block_time(&lc.mlp, false) + 2.0 * tp;
+	double bwd = block_time(&lc.attn, true) + block_time(&lc.mlp, true) + 2.0 * tp;
+	if (c->recompute == SIM_RECOMPUTE_FULL)
+		bwd += fwd;
+	return fwd + bwd;
+}

@@ -85,6 +85,11 @@ typedef struct sim_mem {
 } sim_mem;
 int sim_train_memory(const model *m, const hw_system *sys, const sim_train_cfg *c, int stage, sim_mem *out);
 
+/* Forward and backward of one transformer layer for one micro-batch on one rank, its
+ * recomputation and TP collectives run back to back (what Korthikanti 2022 Table 4 measures).
+ * The configuration must have passed sim_train_check. */
+double sim_layer_time(const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t layer);
+
 /* Layers of each pipeline stage (uneven splits as Megatron-LM's first/last-stage options). */
 int sim_stage_layers(const model *m, const sim_train_cfg *c, int stage);
 
@@ -118,5 +123,17 @@ struct cJSON *sim_train_json(const sim_train_result *r);
 /* Writes a Chrome/Perfetto trace (cfg.trace must have been set): one track per rank and stream. */
 int sim_train_trace(const sim_train_result *r, const char *path, char *err, size_t errlen);
 void sim_train_result_free(sim_train_result *r);
+
+/* ---- validation against published measurements -------------------------------------------- */
+
+/* The compiled-in validation data ("published-training", "published-serving"), or NULL. */
+const char *sim_validation_data(const char *name);
+/* Predicts every row of a training validation CSV (the columns of
+ * sim/data/published-training.csv) that it can express, in the row's own metric and FLOP
+ * accounting; reports per-row errors, MAPE per source and overall, and the rows skipped with
+ * the reason.  `set` filters rows by source (a name such as "narayanan", "korthikanti",
+ * "mosaicml"; NULL or "training" for all). */
+int sim_validate_training(hw_db *db, const char *text, size_t len, const char *origin, const char *set,
+			  struct cJSON **out, char *err, size_t errlen);
 
 #endif

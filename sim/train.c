@@ -1017,6 +1017,7 @@ make_ranks(bld *b)
 		r->nic_rx = sim_link_new(b->e, nic > 0 ? nic : up);
 		r->last = r->prev[0] = r->prev[1] = -1;
 		r->slow = 1.0;
+		sim_rank_slowdown(b->e, rk, hw_cost_overlap_slowdown(b->cost));
 		if (r->comp < 0 || r->pbr < 0 || r->nic_rx < 0)
 			return PP_ENOMEM;
 	}

@@ -141,6 +141,22 @@ START_TEST(latency_and_rendezvous)
 }
 END_TEST
 
+/* A rank whose compute runs at half speed while it communicates: 10 s of compute beside a 4 s
+ * transfer does 2 s of work in the first 4 s and the other 8 s after: it ends at 12 s. */
+START_TEST(interference_slows_compute)
+{
+	sim_engine *e = sim_engine_new(1, true);
+	int c = sim_stream_new(e, 0, SIM_STREAM_COMPUTE), m = sim_stream_new(e, 0, SIM_STREAM_COMM);
+	sim_rank_slowdown(e, 0, 1.0);
+	int32_t x = sim_op_compute(e, c, S(10), 0, HW_PROV_DATASHEET);
+	int32_t f = sim_op_flow(e, &m, 1, NULL, NULL, 0, 0, 400.0, 100.0, 1.0, 0, HW_PROV_DATASHEET);
+	ck_assert_int_eq(sim_run(e, err, sizeof err), 0);
+	ck_assert_double_eq_tol(secs(sim_op_end(e, f)), 4.0, 1e-9);
+	ck_assert_double_eq_tol(secs(sim_op_end(e, x)), 12.0, 1e-9);
+	sim_engine_free(e);
+}
+END_TEST
+
 START_TEST(deadlock_is_reported)
 {
 	sim_engine *e = sim_engine_new(1, false);
@@ -520,6 +536,7 @@ main(void)
 	tcase_add_test(te, weighted_share);
 	tcase_add_test(te, max_min_with_bottlenecks);
 	tcase_add_test(te, latency_and_rendezvous);
+	tcase_add_test(te, interference_slows_compute);
 	tcase_add_test(te, deadlock_is_reported);
 	tcase_add_test(te, bubbles_match_closed_forms);
 	suite_add_tcase(s, te);

@@ -15,7 +15,7 @@ for f in "$@"; do
 	base=${f##*/}
 	base=${base%.*}
 	printf '\t{"%s", ""\n' "$base"
-	LC_ALL=C sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/	/\\t/g' -e 's/^/\t"/' -e 's/$/\\n"/' "$f"
+	LC_ALL=C sed -e 's/\\/\\\\/g' -e 's/\r/\\r/g' -e 's/"/\\"/g' -e 's/	/\\t/g' -e 's/^/\t"/' -e 's/$/\\n"/' "$f"
 	printf '\t},\n'
 done
 echo "	{NULL, NULL}"

@@ -187,3 +187,19 @@ INSERT INTO figure_source(tbl, name, field, source, confidence) VALUES
 ('gpu', 'mi325x', 'memory_bytes', 'datasheet label 256 GB HBM3E taken as 256 x 2^30 B (hardware.md 1.2)', 'medium'),
 ('gpu', 'mi325x', 'l2_bytes', 'as MI300X: 4 MB per XCD x 8 = 32 MB, plus 256 MB Infinity Cache not counted (hardware.md 1.2)', 'high'),
 ('gpu', 'mi325x', 'fp64_tflops', 'FP64 matrix 163.4 (vector 81.7), remembered (hardware.md 1.1, M)', 'medium');
+
+-- The V100 of the DGX-2H (SXM3, 450 W) that Megatron-LM (Shoeybi et al. 2019) and its 2020
+-- README measured on.  Its tensor peak is not in hardware.md; Shoeybi et al. section 5.1 gives
+-- it: "39 TeraFLOPs ... 30% of the theoretical peak FLOPS" -> 130 TFLOP/s.
+INSERT INTO gpu(name, vendor, arch, memory_bytes, hbm_gbps, l2_bytes, sms, boost_mhz, tdp_w,
+  fp64_tflops, fp32_tflops, tf32_tflops, fp16_tflops, bf16_tflops, fp8_tflops, int8_tops, int4_tops,
+  tensor_units, fp16_flops_per_clock_unit, source) VALUES
+('v100-sxm3-32gb', 'nvidia', 'volta', 34359738368, 900, 6291456, 80, NULL, 450,
+  NULL, NULL, NULL, 130, NULL, NULL, NULL, NULL, NULL, NULL,
+  'Shoeybi et al. 2019, Megatron-LM (arXiv 1909.08053) section 5.1: 39 TFLOP/s = 30% of the DGX-2H V100 peak');
+INSERT INTO figure_source(tbl, name, field, source, confidence) VALUES
+('gpu', 'v100-sxm3-32gb', 'memory_bytes', 'V100-SXM3-32GB: 32 GB HBM2 label taken as 32 x 2^30 B', 'medium'),
+('gpu', 'v100-sxm3-32gb', 'hbm_gbps', 'as the V100 SXM2 datasheet (hardware.md 1.2, M); the 450 W SXM3 part may run its memory faster', 'low'),
+('gpu', 'v100-sxm3-32gb', 'l2_bytes', 'V100 6 MB (hardware.md 1.2, M)', 'medium'),
+('gpu', 'v100-sxm3-32gb', 'sms', 'V100: 80 SMs (hardware.md 1.2)', 'high'),
+('gpu', 'v100-sxm3-32gb', 'tdp_w', 'DGX-2H V100 SXM3 at 450 W (Shoeybi et al. 2019 describe DGX-2H servers)', 'low');

@@ -177,3 +177,14 @@ INSERT INTO figure_source(tbl, name, field, source, confidence) VALUES
 ('system', 'pcie-t4x4', 'nic_gbit', 'assumption: 100 Gb/s Ethernet (hardware.md has no T4 server network)', 'low'),
 ('system', 'pcie-t4x4', 'scaleup_latency_us', 'no PCIe figure: upper end of the 15-45 us intra-node rule of thumb (hardware.md 2.4)', 'low'),
 ('system', 'pcie-t4x4', 'scaleout_latency_us', 'no figure: upper end of the 120-160 us TCP rule of thumb (hardware.md 2.4)', 'low');
+
+-- NVIDIA DGX-2H: the 16-GPU NVSwitch server of the Megatron-LM 2019-2020 measurements.
+INSERT INTO system(name, description, gpu, gpus_per_node, scaleup, scaleup_gbps, scaleup_domain,
+  nics_per_node, nic_gbit, scaleout, scaleup_latency_us, scaleout_latency_us, oversubscription, node_power_kw, source) VALUES
+('dgx-2h', 'NVIDIA DGX-2H: 16x V100 SXM3 32GB, NVSwitch, 8x 100 Gb/s InfiniBand', 'v100-sxm3-32gb', 16,
+  'nvswitch', 150, 16, 8, 100, 'ib-edr', 45, 60, 1, NULL,
+  'Shoeybi et al. 2019 (arXiv 1909.08053) section 5: DGX-2H servers, 16 V100 on NVSwitch, 8 InfiniBand adapters per server (100 GB/s); NVLink 2 per GPU 150 GB/s one direction (hardware.md 1.3)');
+INSERT INTO figure_source(tbl, name, field, source, confidence) VALUES
+('system', 'dgx-2h', 'scaleup_gbps', 'V100 NVLink 2: 6 links, 300 GB/s both directions per GPU; DGX-2 uses 12 NVSwitch gen1 (hardware.md 1.3, M)', 'medium'),
+('system', 'dgx-2h', 'scaleup_latency_us', 'no V100 figure: 8x A100 small-message all_reduce ~45 us used (hardware.md 2.4)', 'low'),
+('system', 'dgx-2h', 'scaleout_latency_us', 'no figure: middle of the 45-75 us IB rule of thumb (hardware.md 2.4)', 'low');

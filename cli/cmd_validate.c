@@ -1,0 +1,189 @@
+/*
+ * cmd_validate.c -- 'paraplan validate': predictions against published measurements.
+ */
+#include "config.h"
+#include "cli/cli.h"
+#include "sim/sim.h"
+
+#include <cJSON.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+	"usage: paraplan validate [--set NAME] [--file CSV] [--max-mape PERCENT] [--json] [--db FILE]\n"
+	"\n"
+	"Simulates every row of the bundled published training measurements (sim/data/\n"
+	"published-training.csv: Narayanan 2021, Korthikanti 2022, Shoeybi 2019, the Megatron-LM\n"
+	"README, MosaicML llm-foundry; every row with its source) that it can express, converts the\n"
+	"prediction to the row's own metric and FLOP accounting, and prints the error of each row,\n"
+	"the mean absolute percentage error (MAPE) per source and overall, and the rows skipped with\n"
+	"the reason.\n"
+	"\n"
+	"  --set NAME        only rows of one source: narayanan, korthikanti, shoeybi,\n"
+	"                    megatron-readme, mosaicml (default: all training rows)\n"
+	"  --file CSV        validate another file with the same columns (your own measurements)\n"
+	"  --max-mape X      exit 1 when the overall MAPE is above X percent\n"
+	"\n"
+	"Example:\n"
+	"  paraplan validate --set korthikanti\n";
+
+static const char *
+str(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static double
+num(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsNumber(v) ? v->valuedouble : 0.0;
+}
+
+static void
+print_report(const cJSON *doc)
+{
+	const char *h[] = {"line", "source", "model", "GPUs", "tp/pp/dp/vpp/mb", "metric", "measured", "predicted", "error"};
+	cli_table *t = cli_table_new(9, h, "rllrllrrr");
+	const cJSON *r;
+	cJSON_ArrayForEach(r, cJSON_GetObjectItem(doc, "rows"))
+	{
+		const cJSON *c = cJSON_GetObjectItem(r, "config");
+		cli_table_addf(t, 0, "%.0f", num(r, "line"));
+		cli_table_addf(t, 1, "%s", str(r, "source"));
+		cli_table_addf(t, 2, "%s", str(r, "model"));
+		cli_table_addf(t, 3, "%.0f", num(c, "gpus"));
+		cli_table_addf(t, 4, "%.0f/%.0f/%.0f/%.0f/%.0f", num(c, "tp"), num(c, "pp"), num(c, "dp"), num(c, "vpp"),
+			       num(c, "micro_batch"));
+		char metric[48];
+		snprintf(metric, sizeof metric, "%.40s", str(r, "metric"));
+		cli_table_addf(t, 5, "%s", metric);
+		cli_table_addf(t, 6, "%.4g %s", num(r, "measured"), str(r, "unit"));
+		cli_table_addf(t, 7, "%.4g", num(r, "predicted"));
+		cli_table_addf(t, 8, "%+.1f%%", 100.0 * num(r, "error"));
+	}
+	cli_table_print(t, stdout);
+	cli_table_free(t);
+	printf("\n");
+	const char *sh[] = {"source", "rows", "MAPE"};
+	t = cli_table_new(3, sh, "lrr");
+	cJSON_ArrayForEach(r, cJSON_GetObjectItem(doc, "sources"))
+	{
+		cli_table_addf(t, 0, "%s", str(r, "source"));
+		cli_table_addf(t, 1, "%.0f", num(r, "rows"));
+		cli_table_addf(t, 2, "%.1f%%", 100.0 * num(r, "mape"));
+	}
+	const cJSON *ov = cJSON_GetObjectItem(doc, "overall");
+	cli_table_addf(t, 0, "overall");
+	cli_table_addf(t, 1, "%.0f", num(ov, "rows"));
+	cli_table_addf(t, 2, "%.1f%%", 100.0 * num(ov, "mape"));
+	cli_table_print(t, stdout);
+	cli_table_free(t);
+	const cJSON *sk = cJSON_GetObjectItem(doc, "skipped");
+	if (cJSON_GetArraySize(sk) > 0) {
+		printf("\nSkipped %d rows:\n", cJSON_GetArraySize(sk));
+		const char *kh[] = {"line", "source", "model", "why"};
+		t = cli_table_new(4, kh, "rlll");
+		cJSON_ArrayForEach(r, sk)
+		{
+			char src[40];
+			snprintf(src, sizeof src, "%.32s", str(r, "source"));
+			cli_table_addf(t, 0, "%.0f", num(r, "line"));
+			cli_table_addf(t, 1, "%s", src);
+			cli_table_addf(t, 2, "%s", str(r, "model"));
+			cli_table_addf(t, 3, "%s", str(r, "reason"));
+		}
+		cli_table_print(t, stdout);
+		cli_table_free(t);
+	}
+}
+
+int
+cmd_validate(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"set", required_argument, NULL, 's'}, {"file", required_argument, NULL, 'f'},
+		{"max-mape", required_argument, NULL, 'm'}, {"json", no_argument, NULL, 'j'},
+		{"db", required_argument, NULL, 'd'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+	};
+	const char *set = NULL, *file = NULL, *db_path = NULL;
+	double max_mape = -1.0;
+	bool json = false;
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': set = optarg; break;
+		case 'f': file = optarg; break;
+		case 'm':
+			if (cli_double("validate", "--max-mape", optarg, 0.0, 1000.0, &max_mape) != 0)
+				return 2;
+			break;
+		case 'j': json = true; break;
+		case 'd': db_path = optarg; break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		default:
+			return cli_bad_option("validate", c, argv);
+		}
+	}
+	if (optind < argc)
+		return cli_usage("validate", "unexpected argument \"%s\"", argv[optind]);
+	static const char *const sets[] = {"training", "all", "narayanan", "korthikanti", "shoeybi", "megatron-readme",
+					   "mosaicml", NULL};
+	if (set != NULL) {
+		bool ok = false;
+		for (int i = 0; sets[i]; i++)
+			ok |= !strcmp(set, sets[i]);
+		if (!ok)
+			return cli_usage("validate", "--set must be one of training, narayanan, korthikanti, shoeybi, "
+					 "megatron-readme, mosaicml; got \"%s\"", set);
+	}
+	char err[1024];
+	char *text = NULL;
+	const char *data;
+	size_t len;
+	const char *origin;
+	if (file != NULL) {
+		int rc = pp_read_file(file, 64 << 20, &text, &len, err, sizeof err);
+		if (rc != 0)
+			return cli_fail(rc == PP_ENOTFOUND ? PP_EUSAGE : rc, err);
+		data = text;
+		origin = file;
+	} else {
+		data = sim_validation_data("published-training");
+		len = strlen(data);
+		origin = "sim/data/published-training.csv";
+	}
+	hw_db *db;
+	int rc = cli_open_db(db_path, 0, &db);
+	if (rc != 0) {
+		free(text);
+		return rc;
+	}
+	cJSON *doc = NULL;
+	rc = sim_validate_training(db, data, len, origin, set, &doc, err, sizeof err);
+	int status = 0;
+	if (rc != 0) {
+		status = cli_fail(rc, err);
+	} else {
+		if (json)
+			cli_print_json(doc);
+		else
+			print_report(doc);
+		double mape = 100.0 * num(cJSON_GetObjectItem(doc, "overall"), "mape");
+		if (max_mape >= 0 && mape > max_mape) {
+			cli_error("overall MAPE %.1f%% is above --max-mape %.1f%%", mape, max_mape);
+			status = 1;
+		}
+	}
+	cJSON_Delete(doc);
+	hw_close(db);
+	free(text);
+	return status;
+}

@@ -1,0 +1,29 @@
+/*
+ * csv.h -- reading CSV (RFC 4180: comma-separated, fields optionally in double quotes, a
+ * doubled quote inside quotes is a quote, quoted fields may span lines).
+ *
+ * A table owns one buffer; field pointers point into it and live until pp_csv_free.
+ */
+#ifndef PP_CSV_H
+#define PP_CSV_H
+
+#include <stddef.h>
+
+typedef struct pp_csv {
+	char *buf;     /* the decoded fields, NUL-separated */
+	char ***rows;  /* rows[r][f] */
+	size_t *nfields;
+	size_t nrows;
+	size_t *lines; /* line number (1-based) where each row starts */
+} pp_csv;
+
+/* Parses text of len bytes.  `origin` names the input in messages ("file.csv:12: ...").
+ * Blank lines are skipped.  Returns 0 or PP_EINPUT (an unterminated quote, binary data). */
+int pp_csv_parse(const char *text, size_t len, const char *origin, pp_csv *out, char *err, size_t errlen);
+void pp_csv_free(pp_csv *t);
+/* Index of the header field named `name` in row 0, or -1. */
+int pp_csv_column(const pp_csv *t, const char *name);
+/* Field f of row r, or "" when the row is shorter. */
+const char *pp_csv_get(const pp_csv *t, size_t r, int f);
+
+#endif

@@ -1,0 +1,599 @@
+/*
+ * validate.c -- predictions against published training measurements.
+ *
+ * Each row of a validation CSV (the columns of sim/data/published-training.csv) is turned into
+ * a model, a system and a configuration, simulated, and the prediction converted to the row's
+ * own metric and FLOP accounting before the error is taken:
+ *   achieved TFLOP/s per GPU   Narayanan 2021 Eq. 3 FLOPs (96Bslh^2(1 + s/6h + V/16lh), which
+ *                              counts the recomputed forward) / (step time x GPUs)
+ *   MFU                        Korthikanti 2022 Eq. 7 FLOPs / (step time x GPUs x dense peak)
+ *   iteration time             the step time
+ *   tokens/s per GPU           global batch x seq / step time / GPUs
+ *   one layer's fwd+bwd time   sim_layer_time
+ *   scaling efficiency, speedup  ratios against the row's stated 1-GPU baseline, simulated too
+ * What a row does not state is settled by documented rules, never by the measured value:
+ *   - the software of the source: Megatron-LM (2019-2022) computed attention with unfused
+ *     softmax kernels and reduced data-parallel gradients after the backward pass (the
+ *     overlapped reduction came to Megatron-LM in 2023); llm-foundry uses flash attention;
+ *   - an unstated micro-batch size or number of virtual stages is the one the simulator finds
+ *     fastest among those that fit in memory, as the authors tuned their published runs;
+ *   - Megatron-LM's 2019-2020 runs checkpointed every layer (--checkpoint-activations);
+ *   - a row whose tp x pp is given only in its notes ("TP=8, PP=12") takes it from there.
+ * Rows that cannot be expressed (no GPU count, a GPU not in the database, an aggregate over
+ * unstated runs, a technique the simulator does not model) are reported as skipped with the
+ * reason.
+ */
+#include "config.h"
+#include "common/csv.h"
+#include "sim/train_int.h"
+
+#include <cJSON.h>
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct embedded_file { const char *name; const char *text; };
+extern const struct embedded_file sim_validation_files[];
+
+const char *
+sim_validation_data(const char *name)
+{
+	for (size_t i = 0; sim_validation_files[i].name != NULL; i++)
+		if (!strcmp(sim_validation_files[i].name, name))
+			return sim_validation_files[i].text;
+	return NULL;
+}
+
+enum metric {
+	M_NONE, M_TFLOPS_EQ3, M_MFU_EQ7, M_ITER_S, M_ITER_MS, M_TOKENS_GPU, M_LAYER_MS, M_WEAK_EFF, M_SPEEDUP
+};
+
+typedef struct vrow {
+	const pp_csv *t;
+	size_t r;
+	int col[32];
+} vrow;
+
+static const char *const cols[] = {"source", "table", "model", "layers", "hidden", "heads", "kv_heads", "ffn",
+				   "vocab", "seq", "gpu", "num_gpus", "precision", "tp", "pp", "dp", "cp", "ep",
+				   "vpp", "zero", "micro_batch", "global_batch", "recompute", "measured_metric",
+				   "measured_value", "unit", "notes", "inter_node", NULL};
+enum { C_SOURCE, C_TABLE, C_MODEL, C_LAYERS, C_HIDDEN, C_HEADS, C_KV, C_FFN, C_VOCAB, C_SEQ, C_GPU, C_GPUS,
+       C_PREC, C_TP, C_PP, C_DP, C_CP, C_EP, C_VPP, C_ZERO, C_MB, C_GB, C_RECOMP, C_METRIC, C_VALUE, C_UNIT,
+       C_NOTES, C_INTER };
+
+static const char *
+get(const vrow *v, int c)
+{
+	return pp_csv_get(v->t, v->r, v->col[c]);
+}
+
+static bool
+has(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (const char *p = hay; *p; p++)
+		if (strncasecmp(p, needle, n) == 0)
+			return true;
+	return false;
+}
+
+static int64_t
+geti(const vrow *v, int c)
+{
+	int64_t x;
+	return pp_parse_i64(get(v, c), &x) == 0 ? x : 0;
+}
+
+static enum metric
+metric_of(const vrow *v)
+{
+	const char *m = get(v, C_METRIC), *u = get(v, C_UNIT);
+	if (has(m, "achieved TFLOP/s per GPU") || has(m, "sustained TFLOP/s per GPU"))
+		return M_TFLOPS_EQ3;
+	if (!strcmp(m, "MFU"))
+		return M_MFU_EQ7;
+	if (!strcmp(m, "iteration time"))
+		return !strcmp(u, "ms") ? M_ITER_MS : M_ITER_S;
+	if (!strcmp(m, "tokens/s per GPU"))
+		return M_TOKENS_GPU;
+	if (has(m, "time of ONE transformer layer"))
+		return M_LAYER_MS;
+	if (has(m, "weak-scaling efficiency vs 1-GPU") || !strcmp(m, "model-parallel scaling efficiency"))
+		return M_WEAK_EFF;
+	if (has(m, "speedup vs 1 GPU"))
+		return M_SPEEDUP;
+	return M_NONE;
+}
+
+static const char *
+system_of(const vrow *v)
+{
+	const char *g = get(v, C_GPU);
+	if (has(g, "P100") || has(g, "Pascal"))
+		return NULL;
+	if (has(g, "V100"))
+		return "dgx-2h";
+	if (has(g, "A100 40GB"))
+		return "dgx-a100-40gb";
+	if (has(g, "A100"))
+		return "dgx-a100";
+	return NULL;
+}
+
+static bool
+megatron_era(const vrow *v)
+{
+	return !has(get(v, C_SOURCE), "llm-foundry");
+}
+
+/* The row's model as one of our model documents. */
+static int
+row_model(const vrow *v, model **out, char *err, size_t errlen)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "name", get(v, C_MODEL));
+	cJSON_AddStringToObject(o, "source", get(v, C_SOURCE));
+	static const int nums[] = {C_LAYERS, C_HIDDEN, C_HEADS, C_KV, C_FFN, C_VOCAB, C_SEQ};
+	static const char *const keys[] = {"layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "seq"};
+	for (size_t i = 0; i < 7; i++) {
+		int64_t x = geti(v, nums[i]);
+		if (x > 0)
+			cJSON_AddNumberToObject(o, keys[i], (double)x);
+	}
+	int64_t seq = geti(v, C_SEQ);
+	cJSON_AddNumberToObject(o, "max_positions", (double)(seq > 0 ? seq : 2048));
+	cJSON_AddStringToObject(o, "mlp", "gelu");
+	cJSON_AddStringToObject(o, "norm", "layernorm");
+	cJSON_AddStringToObject(o, "position", "learned");
+	cJSON_AddBoolToObject(o, "tied_embeddings", true);
+	/* Megatron's GPT models have biases and dropout; llm-foundry's MPT configs neither. */
+	cJSON_AddBoolToObject(o, "bias", megatron_era(v));
+	char *text = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (text == NULL)
+		return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+	char origin[160];
+	snprintf(origin, sizeof origin, "validation row %zu", v->t->lines[v->r]);
+	int rc = model_parse(text, strlen(text), origin, out, err, errlen);
+	free(text);
+	return rc;
+}
+
+/* "TP=8, PP=12" in the notes. */
+static void
+notes_split(const vrow *v, int *tp, int *pp)
+{
+	const char *n = get(v, C_NOTES);
+	const char *a = strstr(n, "TP=");
+	const char *b = strstr(n, "PP=");
+	if (a && b) {
+		*tp = atoi(a + 3);
+		*pp = atoi(b + 3);
+	}
+}
+
+/* Builds the configuration; *search_mb / *search_vpp say which unstated settings to search. */
+static const char *
+row_config(const vrow *v, const model *m, sim_train_cfg *c, bool *search_mb, bool *search_vpp)
+{
+	sim_train_cfg_init(c);
+	c->gpus = (int)geti(v, C_GPUS);
+	if (c->gpus <= 0)
+		return "the GPU count is not stated";
+	c->tp = (int)geti(v, C_TP);
+	c->pp = (int)geti(v, C_PP);
+	if (c->tp <= 0 && c->pp <= 0)
+		notes_split(v, &c->tp, &c->pp);
+	if (c->tp <= 0)
+		c->tp = 1;
+	if (c->pp <= 0)
+		c->pp = 1;
+	c->dp = (int)geti(v, C_DP);
+	c->cp = geti(v, C_CP) > 0 ? (int)geti(v, C_CP) : 1;
+	c->ep = geti(v, C_EP) > 0 ? (int)geti(v, C_EP) : 1;
+	const char *zero = get(v, C_ZERO);
+	if (has(zero, "FSDP"))
+		c->fsdp = true;
+	else if (has(zero, "ZeRO-3"))
+		c->zero = 3;
+	else if (has(zero, "ZeRO-2"))
+		c->zero = 2;
+	else if (has(zero, "ZeRO-1"))
+		c->zero = 1;
+	else if (zero[0] != '\0')
+		return "the ZeRO configuration is not one the simulator models";
+	const char *prec = get(v, C_PREC);
+	c->dtype = has(prec, "bf16") ? HW_BF16 : has(prec, "fp32") ? HW_FP32 : HW_FP16;
+	const char *rc = get(v, C_RECOMP);
+	if (has(rc, "microbatch-level"))
+		return "micro-batch-level recomputation is not modelled";
+	if (has(rc, "selective"))
+		c->recompute = SIM_RECOMPUTE_SELECTIVE;
+	else if (has(rc, "full") || (rc[0] == '\0' && megatron_era(v)))
+		c->recompute = SIM_RECOMPUTE_FULL; /* --checkpoint-activations */
+	else
+		c->recompute = SIM_RECOMPUTE_NONE;
+	c->sequence_parallel = has(rc, "sequence parallel") && !has(rc, "no sequence parallel");
+	if (megatron_era(v)) {
+		c->attention = SIM_ATTN_UNFUSED;
+		c->overlap_grad_reduce = false;
+	}
+	c->global_batch = geti(v, C_GB);
+	c->micro_batch = geti(v, C_MB);
+	c->seq = 0;
+	*search_mb = c->micro_batch <= 0;
+	if (c->micro_batch <= 0)
+		c->micro_batch = 1;
+	int64_t vpp = geti(v, C_VPP);
+	*search_vpp = vpp <= 0 && c->pp > 1;
+	c->vpp = vpp > 0 ? (int)vpp : 1;
+	if (c->vpp > 1)
+		c->schedule = SIM_INTERLEAVED;
+	if (c->global_batch <= 0) {
+		/* weak-scaling rows state the per-replica batch as the micro-batch */
+		if (geti(v, C_MB) <= 0)
+			return "the batch size is not stated";
+		int dp = c->dp > 0 ? c->dp : c->gpus / (c->tp * c->pp);
+		c->global_batch = c->micro_batch * (dp > 0 ? dp : 1);
+	}
+	(void)m;
+	return NULL;
+}
+
+typedef struct outcome {
+	double step;      /* seconds */
+	sim_train_cfg cfg;/* as run (checked) */
+	bool fits;
+} outcome;
+
+static int
+run_one(const model *m, const hw_cost *cost, const sim_train_cfg *c, outcome *o, char *err, size_t errlen)
+{
+	sim_train_result *r;
+	int rc = sim_train(m, cost, c, &r, err, errlen);
+	if (rc != 0)
+		return rc;
+	o->step = sim_train_metrics(r)->step_time_s;
+	o->fits = sim_train_metrics(r)->fits;
+	o->cfg = *c;
+	o->cfg.dp = r->cfg.dp;
+	o->cfg.schedule = r->cfg.schedule;
+	sim_train_result_free(r);
+	return 0;
+}
+
+/* Runs the row's configuration, searching the unstated micro-batch and virtual stages: the
+ * fastest configuration that fits (or the fastest of all when none fits). */
+static int
+run_row(const vrow *v, const model *m, const hw_cost *cost, sim_train_cfg *c, bool search_mb, bool search_vpp,
+	outcome *best, char *err, size_t errlen)
+{
+	const model_tf *t = model_transformer(m);
+	bool interleaved_note = has(get(v, C_NOTES), "interleaved");
+	int64_t mbs[] = {1, 2, 4, 8, 16};
+	int nmb = search_mb ? 5 : 1;
+	bool found = false;
+	int rc = 0;
+	char e2[512] = "";
+	for (int i = 0; i < nmb; i++) {
+		sim_train_cfg x = *c;
+		if (search_mb)
+			x.micro_batch = mbs[i];
+		int dp = x.dp > 0 ? x.dp : x.gpus / (x.tp * x.pp * x.cp);
+		if (dp <= 0 || x.global_batch % (x.micro_batch * dp) != 0)
+			continue;
+		int64_t per_stage = t->layers / x.pp;
+		for (int64_t vpp = 1; vpp <= (search_vpp ? per_stage : 1); vpp++) {
+			sim_train_cfg y = x;
+			if (search_vpp) {
+				if (per_stage * x.pp != t->layers || per_stage % vpp != 0)
+					continue;
+				if (vpp == 1 && interleaved_note && per_stage > 1)
+					continue;
+				y.vpp = (int)vpp;
+				y.schedule = vpp > 1 ? SIM_INTERLEAVED : SIM_1F1B;
+			}
+			outcome o;
+			rc = run_one(m, cost, &y, &o, e2, sizeof e2);
+			if (rc == PP_EUSAGE)
+				continue; /* not a valid combination */
+			if (rc != 0)
+				return pp_err(err, errlen, rc, "%s", e2);
+			bool better = !found || (o.fits && !best->fits) || (o.fits == best->fits && o.step < best->step);
+			if (better) {
+				*best = o;
+				found = true;
+			}
+		}
+	}
+	if (!found)
+		return pp_err(err, errlen, PP_EUSAGE, "%s", e2[0] ? e2 : "no valid configuration");
+	return 0;
+}
+
+static double
+peak_of(const hw_cost *cost, hw_dtype t)
+{
+	return hw_cost_system(cost)->gpu.peak_tflops[t] * 1e12;
+}
+
+/* The 1-GPU baseline of Shoeybi et al. 2019: the 1.2B model (40 layers, h 1536, 16 heads,
+ * seq 1024) with batch 8 on one DGX-2H V100, fully recomputed. */
+static int
+shoeybi_baseline(hw_db *db, const char *system, double *tflops, double *step, char *err, size_t errlen)
+{
+	static const char doc[] = "{\"name\":\"gpt2-1.2b-baseline\",\"layers\":40,\"hidden\":1536,\"heads\":16,"
+				  "\"ffn\":6144,\"vocab\":51200,\"seq\":1024,\"bias\":true,\"tied_embeddings\":true}";
+	model *m;
+	int rc = model_parse(doc, strlen(doc), "Shoeybi 2019 baseline", &m, err, errlen);
+	if (rc != 0)
+		return rc;
+	hw_cost *cost;
+	if ((rc = hw_cost_new(db, system, &cost, err, errlen)) != 0) {
+		model_free(m);
+		return rc;
+	}
+	sim_train_cfg c;
+	sim_train_cfg_init(&c);
+	c.micro_batch = c.global_batch = 8;
+	c.dtype = HW_FP16;
+	c.recompute = SIM_RECOMPUTE_FULL;
+	c.attention = SIM_ATTN_UNFUSED;
+	c.overlap_grad_reduce = false;
+	outcome o;
+	rc = run_one(m, cost, &c, &o, err, errlen);
+	if (rc == 0) {
+		*step = o.step;
+		*tflops = model_flops_narayanan_eq3(m, 8, 1024) / o.step / 1e12;
+	}
+	hw_cost_free(cost);
+	model_free(m);
+	return rc;
+}
+
+static void
+add_skip(cJSON *arr, const vrow *v, const char *why)
+{
+	cJSON *x = cJSON_CreateObject();
+	cJSON_AddNumberToObject(x, "line", (double)v->t->lines[v->r]);
+	cJSON_AddStringToObject(x, "source", get(v, C_SOURCE));
+	cJSON_AddStringToObject(x, "table", get(v, C_TABLE));
+	cJSON_AddStringToObject(x, "model", get(v, C_MODEL));
+	cJSON_AddStringToObject(x, "metric", get(v, C_METRIC));
+	cJSON_AddStringToObject(x, "reason", why);
+	cJSON_AddItemToArray(arr, x);
+}
+
+/* Short name of a source: the first author (or repository) and year. */
+static void
+source_key(const char *src, char *out, size_t n)
+{
+	size_t i = 0;
+	while (src[i] && src[i] != ',' && src[i] != '(' && i + 1 < n)
+		i++;
+	while (i > 0 && src[i - 1] == ' ')
+		i--;
+	snprintf(out, n, "%.*s", (int)i, src);
+}
+
+static bool
+in_set(const vrow *v, const char *set)
+{
+	if (set == NULL || !strcmp(set, "training") || !strcmp(set, "all"))
+		return true;
+	if (!strcmp(set, "mosaicml"))
+		return has(get(v, C_SOURCE), "llm-foundry");
+	if (!strcmp(set, "megatron-readme"))
+		return has(get(v, C_SOURCE), "Megatron-LM README");
+	return has(get(v, C_SOURCE), set) || has(get(v, C_TABLE), set);
+}
+
+int
+sim_validate_training(hw_db *db, const char *text, size_t len, const char *origin, const char *set, cJSON **out,
+		      char *err, size_t errlen)
+{
+	*out = NULL;
+	pp_csv t;
+	int rc = pp_csv_parse(text, len, origin, &t, err, errlen);
+	if (rc != 0)
+		return rc;
+	vrow v = {.t = &t};
+	for (int i = 0; cols[i] != NULL; i++) {
+		v.col[i] = pp_csv_column(&t, cols[i]);
+		if (v.col[i] < 0 && i != C_INTER) {
+			pp_csv_free(&t);
+			return pp_err(err, errlen, PP_EINPUT, "%s: missing column \"%s\"", origin, cols[i]);
+		}
+	}
+	cJSON *doc = cJSON_CreateObject();
+	cJSON_AddStringToObject(doc, "set", set ? set : "training");
+	cJSON_AddStringToObject(doc, "data", origin);
+	cJSON *rows = cJSON_AddArrayToObject(doc, "rows");
+	cJSON *skipped = cJSON_AddArrayToObject(doc, "skipped");
+	double base_tflops = 0.0, base_step = 0.0;
+	bool have_base = false;
+	for (size_t r = 1; r < t.nrows; r++) {
+		v.r = r;
+		if (!in_set(&v, set))
+			continue;
+		enum metric mt = metric_of(&v);
+		double measured;
+		if (mt == M_NONE) {
+			add_skip(skipped, &v, "the metric is not a step time or throughput the simulator predicts");
+			continue;
+		}
+		if (pp_parse_double(get(&v, C_VALUE), &measured) != 0 || !(measured > 0)) {
+			add_skip(skipped, &v, "the measured value is not a positive number");
+			continue;
+		}
+		const char *system = system_of(&v);
+		if (system == NULL) {
+			add_skip(skipped, &v, "the GPU is not in the hardware database");
+			continue;
+		}
+		model *m;
+		char e2[512];
+		if (row_model(&v, &m, e2, sizeof e2) != 0) {
+			add_skip(skipped, &v, e2);
+			continue;
+		}
+		sim_train_cfg c;
+		bool smb, svpp;
+		const char *why = row_config(&v, m, &c, &smb, &svpp);
+		if (why != NULL) {
+			add_skip(skipped, &v, why);
+			model_free(m);
+			continue;
+		}
+		hw_cost *cost;
+		if ((rc = hw_cost_new(db, system, &cost, err, errlen)) != 0) {
+			model_free(m);
+			goto fail;
+		}
+		outcome o;
+		memset(&o, 0, sizeof o);
+		double pred = 0.0;
+		const model_tf *tf = model_transformer(m);
+		int64_t seq = tf->seq;
+		double tokens = (double)c.global_batch * (double)seq;
+		if (mt == M_LAYER_MS) {
+			sim_train_cfg x = c;
+			rc = sim_train_check(m, hw_cost_system(cost), &x, e2, sizeof e2);
+			if (rc == 0) {
+				o.cfg = x;
+				pred = sim_layer_time(m, cost, &x, 0) * 1e3;
+			}
+		} else {
+			rc = run_row(&v, m, cost, &c, smb, svpp, &o, e2, sizeof e2);
+		}
+		if (rc == PP_EUSAGE) {
+			add_skip(skipped, &v, e2);
+			hw_cost_free(cost);
+			model_free(m);
+			rc = 0;
+			continue;
+		}
+		if (rc != 0) {
+			pp_err(err, errlen, rc, "%s", e2);
+			hw_cost_free(cost);
+			model_free(m);
+			goto fail;
+		}
+		switch (mt) {
+		case M_TFLOPS_EQ3:
+			pred = model_flops_narayanan_eq3(m, (double)c.global_batch, seq) / o.step / (double)c.gpus / 1e12;
+			break;
+		case M_MFU_EQ7:
+			pred = 100.0 * model_flops_korthikanti_eq7(m, (double)c.global_batch, seq) / o.step / (double)c.gpus /
+			       peak_of(cost, c.dtype);
+			break;
+		case M_ITER_S:
+			pred = o.step;
+			break;
+		case M_ITER_MS:
+			pred = o.step * 1e3;
+			break;
+		case M_TOKENS_GPU:
+			pred = tokens / o.step / (double)c.gpus;
+			break;
+		case M_WEAK_EFF:
+		case M_SPEEDUP:
+			if (!have_base) {
+				if ((rc = shoeybi_baseline(db, system, &base_tflops, &base_step, err, errlen)) != 0) {
+					hw_cost_free(cost);
+					model_free(m);
+					goto fail;
+				}
+				have_base = true;
+			}
+			if (mt == M_WEAK_EFF)
+				pred = 100.0 * (model_flops_narayanan_eq3(m, (double)c.global_batch, seq) / o.step / (double)c.gpus /
+						1e12) / base_tflops;
+			else
+				pred = base_step / o.step;
+			break;
+		default:
+			break;
+		}
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddNumberToObject(x, "line", (double)t.lines[r]);
+		char key[96];
+		source_key(get(&v, C_SOURCE), key, sizeof key);
+		cJSON_AddStringToObject(x, "source", key);
+		cJSON_AddStringToObject(x, "table", get(&v, C_TABLE));
+		cJSON_AddStringToObject(x, "model", get(&v, C_MODEL));
+		cJSON_AddStringToObject(x, "system", system);
+		cJSON_AddStringToObject(x, "metric", get(&v, C_METRIC));
+		cJSON_AddStringToObject(x, "unit", get(&v, C_UNIT));
+		cJSON_AddNumberToObject(x, "measured", measured);
+		cJSON_AddNumberToObject(x, "predicted", pred);
+		cJSON_AddNumberToObject(x, "error", (pred - measured) / measured);
+		cJSON *cf = cJSON_AddObjectToObject(x, "config");
+		cJSON_AddNumberToObject(cf, "gpus", o.cfg.gpus);
+		cJSON_AddNumberToObject(cf, "tp", o.cfg.tp);
+		cJSON_AddNumberToObject(cf, "pp", o.cfg.pp);
+		cJSON_AddNumberToObject(cf, "dp", o.cfg.dp);
+		cJSON_AddNumberToObject(cf, "vpp", o.cfg.vpp);
+		cJSON_AddNumberToObject(cf, "micro_batch", (double)o.cfg.micro_batch);
+		cJSON_AddNumberToObject(cf, "global_batch", (double)o.cfg.global_batch);
+		cJSON_AddStringToObject(cf, "recompute", sim_recompute_name(o.cfg.recompute));
+		cJSON_AddBoolToObject(cf, "sequence_parallel", o.cfg.sequence_parallel);
+		cJSON_AddNumberToObject(cf, "zero", o.cfg.zero);
+		cJSON_AddStringToObject(cf, "dtype", hw_dtype_name(o.cfg.dtype));
+		pp_str as = {0};
+		if (smb)
+			pp_str_add(&as, "micro-batch not stated: fastest that fits");
+		if (svpp)
+			pp_str_addf(&as, "%svirtual stages not stated: fastest that fits", as.len ? "; " : "");
+		cJSON_AddStringToObject(x, "assumptions", as.buf ? as.buf : "");
+		pp_str_free(&as);
+		cJSON_AddItemToArray(rows, x);
+		hw_cost_free(cost);
+		model_free(m);
+	}
+	/* MAPE per source and overall */
+	cJSON *by = cJSON_AddArrayToObject(doc, "sources");
+	double tot = 0.0;
+	int n = 0;
+	const cJSON *x;
+	cJSON_ArrayForEach(x, rows)
+	{
+		tot += fabs(cJSON_GetObjectItem(x, "error")->valuedouble);
+		n++;
+		const char *src = cJSON_GetObjectItem(x, "source")->valuestring;
+		cJSON *s = NULL, *it;
+		cJSON_ArrayForEach(it, by) if (!strcmp(cJSON_GetObjectItem(it, "source")->valuestring, src)) s = it;
+		if (s == NULL) {
+			s = cJSON_CreateObject();
+			cJSON_AddStringToObject(s, "source", src);
+			cJSON_AddNumberToObject(s, "rows", 0);
+			cJSON_AddNumberToObject(s, "abs_error_sum", 0);
+			cJSON_AddItemToArray(by, s);
+		}
+		cJSON_SetNumberValue(cJSON_GetObjectItem(s, "rows"), cJSON_GetObjectItem(s, "rows")->valuedouble + 1);
+		cJSON_SetNumberValue(cJSON_GetObjectItem(s, "abs_error_sum"),
+				     cJSON_GetObjectItem(s, "abs_error_sum")->valuedouble +
+					     fabs(cJSON_GetObjectItem(x, "error")->valuedouble));
+	}
+	cJSON *it;
+	cJSON_ArrayForEach(it, by)
+	{
+		double rws = cJSON_GetObjectItem(it, "rows")->valuedouble;
+		cJSON_AddNumberToObject(it, "mape", cJSON_GetObjectItem(it, "abs_error_sum")->valuedouble / rws);
+		cJSON_DeleteItemFromObject(it, "abs_error_sum");
+	}
+	cJSON *ov = cJSON_AddObjectToObject(doc, "overall");
+	cJSON_AddNumberToObject(ov, "rows", n);
+	cJSON_AddNumberToObject(ov, "skipped", cJSON_GetArraySize(skipped));
+	cJSON_AddNumberToObject(ov, "mape", n > 0 ? tot / n : 0.0);
+	pp_csv_free(&t);
+	*out = doc;
+	return 0;
+fail:
+	pp_csv_free(&t);
+	cJSON_Delete(doc);
+	return rc;
+}
