@@ -78,9 +78,10 @@ print_table(const cJSON *doc, const sim_train_result *r)
 	cli_table *t = cli_table_new(2, h, "lr");
 	cli_table_addf(t, 0, "step time");
 	cli_table_addf(t, 1, "%s", cli_seconds(m->step_time_s, a, sizeof a));
+	const char *seqs = cJSON_GetObjectItem(cfg, "seq")->valuedouble > 1 ? "tokens/s" : "samples/s";
 	cli_table_addf(t, 0, "throughput");
-	cli_table_addf(t, 1, "%s (%s per GPU)", cli_si(m->tokens_per_s, "tokens/s", a, sizeof a),
-		       cli_si(m->tokens_per_s_per_gpu, "tokens/s", b, sizeof b));
+	cli_table_addf(t, 1, "%s (%s per GPU)", cli_si(m->tokens_per_s, seqs, a, sizeof a),
+		       cli_si(m->tokens_per_s_per_gpu, seqs, b, sizeof b));
 	cli_table_addf(t, 0, "model TFLOP/s per GPU");
 	cli_table_addf(t, 1, "%.1f", m->model_tflops_per_gpu);
 	cli_table_addf(t, 0, "hardware TFLOP/s per GPU");

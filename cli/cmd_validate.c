@@ -13,6 +13,7 @@
 
 static const char usage_text[] =
 	"usage: paraplan validate [--set NAME] [--file CSV] [--max-mape PERCENT] [--json] [--db FILE]\n"
+	"       paraplan validate --fit GPU[,GPU...] [--max-evals N] [--save] [--file CSV] [--db FILE]\n"
 	"\n"
 	"Simulates every row of the bundled published training measurements (sim/data/\n"
 	"published-training.csv: Narayanan 2021, Korthikanti 2022, Shoeybi 2019, the Megatron-LM\n"
@@ -25,6 +26,11 @@ static const char usage_text[] =
 	"                    megatron-readme, mosaicml (default: all training rows)\n"
 	"  --file CSV        validate another file with the same columns (your own measurements)\n"
 	"  --max-mape X      exit 1 when the overall MAPE is above X percent\n"
+	"  --fit GPUS        fit the cost-model parameters of these GPUs (one silicon, e.g.\n"
+	"                    a100-sxm4-80gb,a100-sxm4-40gb) to the rows that ran on them:\n"
+	"                    GEMM efficiency, kernel launch, flash-attention efficiencies and the\n"
+	"                    compute slowdown under overlapping communication; prints the values,\n"
+	"                    the MAPE before and after; --save stores them as 'fitted' parameters\n"
 	"\n"
 	"Example:\n"
 	"  paraplan validate --set korthikanti\n";
@@ -107,8 +113,13 @@ cmd_validate(int argc, char **argv)
 	static const struct option opts[] = {
 		{"set", required_argument, NULL, 's'}, {"file", required_argument, NULL, 'f'},
 		{"max-mape", required_argument, NULL, 'm'}, {"json", no_argument, NULL, 'j'},
-		{"db", required_argument, NULL, 'd'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+		{"db", required_argument, NULL, 'd'}, {"fit", required_argument, NULL, 'F'},
+		{"max-evals", required_argument, NULL, 'E'}, {"save", no_argument, NULL, 'S'},
+		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 	};
+	char *fit = NULL;
+	long long max_evals = 300;
+	bool save = false;
 	const char *set = NULL, *file = NULL, *db_path = NULL;
 	double max_mape = -1.0;
 	bool json = false;
@@ -125,6 +136,12 @@ cmd_validate(int argc, char **argv)
 			break;
 		case 'j': json = true; break;
 		case 'd': db_path = optarg; break;
+		case 'F': fit = optarg; break;
+		case 'E':
+			if (cli_int("validate", "--max-evals", optarg, 1, 100000, &max_evals) != 0)
+				return 2;
+			break;
+		case 'S': save = true; break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -134,6 +151,8 @@ cmd_validate(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage("validate", "unexpected argument \"%s\"", argv[optind]);
+	if (save && fit == NULL)
+		return cli_usage("validate", "--save applies to --fit");
 	static const char *const sets[] = {"training", "all", "narayanan", "korthikanti", "shoeybi", "megatron-readme",
 					   "mosaicml", NULL};
 	if (set != NULL) {
@@ -167,8 +186,26 @@ cmd_validate(int argc, char **argv)
 		return rc;
 	}
 	cJSON *doc = NULL;
-	rc = sim_validate_training(db, data, len, origin, set, &doc, err, sizeof err);
 	int status = 0;
+	if (fit != NULL) {
+		const char *gpus[17];
+		int ng = 0;
+		for (char *tok = strtok(fit, ","); tok && ng < 16; tok = strtok(NULL, ","))
+			gpus[ng++] = tok;
+		gpus[ng] = NULL;
+		rc = sim_validate_fit(db, data, len, origin, gpus, (int)max_evals, &doc, err, sizeof err);
+		if (rc == 0 && save)
+			rc = sim_validate_fit_save(db, doc, err, sizeof err);
+		if (rc != 0)
+			status = cli_fail(rc, err);
+		else
+			cli_print_json(doc);
+		cJSON_Delete(doc);
+		hw_close(db);
+		free(text);
+		return status;
+	}
+	rc = sim_validate_training(db, data, len, origin, set, &doc, err, sizeof err);
 	if (rc != 0) {
 		status = cli_fail(rc, err);
 	} else {

@@ -8,7 +8,8 @@
  *   eff is the GPU's achieved fraction of the dense peak on large GEMMs of that dtype;
  *   q_wave is wave quantization: a GEMM of C output tiles runs ceil(C / SMs) waves, and the last
  *   wave leaves SMs idle (NVIDIA, "Matrix Multiplication Background", tile and wave
- *   quantization), taking the best of the usual 128x128, 128x256 and 256x128 tiles;
+ *   quantization), taking the best of the usual tiles; GEMMs with too few tiles to fill the
+ *   GPU split k across SMs (split-K);
  *   q_k = k / (k + k_ramp) charges each tile's prologue and epilogue as k_ramp extra steps of k,
  *   which is why skinny-k GEMMs fall short of the peak.
  *   Measured GEMM rows correct the model by the ratio measured/model at the nearest measured
@@ -343,24 +344,38 @@ hbm_bw(const hw_cost *c)
 	return c->sys.gpu.hbm_gbps * 1e9 * c->hbm_eff.v;
 }
 
-/* Fraction of the SMs a GEMM keeps busy, for its best tile among the common ones. */
+/* Fraction of the peak a GEMM's shape allows: for each of the usual tiles, the output tiles
+ * (split along k when there are too few tiles to fill the GPU: split-K, as cuBLAS and cuDNN do
+ * for weight gradients with a long reduction) run in waves of one unit per SM; the last wave
+ * leaves SMs idle, padding wastes part of the edge tiles, and each unit pays k_ramp steps of
+ * prologue and epilogue on its k / splits steps.  The best tile wins, as the library's
+ * heuristics pick. */
 static double
-wave_efficiency(const hw_cost *c, double m, double n)
+shape_efficiency(const hw_cost *c, double m, double n, double k)
 {
-	static const double tiles[][2] = {{128, 128}, {128, 256}, {256, 128}, {64, 128}, {128, 64}};
+	static const double tiles[][2] = {{128, 128}, {128, 256}, {256, 128}, {64, 128}, {128, 64}, {64, 64}};
 	double sms = c->sys.gpu.sms > 0 ? (double)c->sys.gpu.sms : 100.0;
 	double best = 0.0;
 	for (size_t i = 0; i < sizeof tiles / sizeof tiles[0]; i++) {
 		double tm = tiles[i][0], tn = tiles[i][1];
 		double ntiles = ceil(m / tm) * ceil(n / tn);
-		double waves = ceil(ntiles / sms);
-		/* Useful work over the work the waves could do: tile padding and the idle tail. */
-		double useful = (m * n) / (waves * sms * tm * tn);
+		double splits = 1.0;
+		if (ntiles < sms) {
+			splits = floor(sms / ntiles);
+			if (splits > floor(k / 512.0))
+				splits = floor(k / 512.0);
+			if (splits < 1.0)
+				splits = 1.0;
+		}
+		double waves = ceil(ntiles * splits / sms);
+		double useful = (m * n * splits) / (waves * sms * tm * tn);
+		double kk = k / splits;
+		double e = useful * kk / (kk + c->k_ramp.v);
 		/* Small tiles run at a lower per-SM rate than the large ones eff is quoted for. */
 		if (tm * tn < 128 * 128)
-			useful *= 0.8;
-		if (useful > best)
-			best = useful;
+			e *= tm * tn < 64 * 128 ? 0.6 : 0.8;
+		if (e > best)
+			best = e;
 	}
 	return best > 1.0 ? 1.0 : best;
 }
@@ -370,10 +385,9 @@ gemm_model(const hw_cost *c, hw_dtype t, double m, double n, double k, double ba
 {
 	double flops = 2.0 * m * n * k * batch;
 	hw_dtype et = eff_dtype(c, t);
-	double qk = k / (k + c->k_ramp.v);
 	/* Batched GEMMs fill the waves with their batch. */
-	double q = wave_efficiency(c, m, n * batch);
-	double compute = flops / (peak_flops(c, t) * c->gemm_eff[et].v * q * qk);
+	double q = shape_efficiency(c, m, n * batch, k);
+	double compute = flops / (peak_flops(c, t) * c->gemm_eff[et].v * q);
 	double bytes = (m * k + k * n + m * n) * batch * hw_dtype_bytes(t == HW_INT4 ? HW_BF16 : t);
 	if (t == HW_INT4) /* weight-only: the k x n weights are 4-bit */
 		bytes = (m * k + m * n) * batch * 2.0 + k * n * batch * 0.5;

@@ -159,6 +159,12 @@ hw_exec(hw_db *db, const char *sql, char *err, size_t errlen, const char *what)
 	return 0;
 }
 
+int
+hw_exec_simple(hw_db *db, const char *sql, char *err, size_t errlen)
+{
+	return hw_exec(db, sql, err, errlen, "running a statement");
+}
+
 static int
 user_version(hw_db *db, int *out, char *err, size_t errlen)
 {

@@ -59,6 +59,9 @@ const char *hw_path(const hw_db *db);   /* the file, or ":memory:" */
 const char *hw_notice(const hw_db *db); /* a one-line notice for stderr, or NULL */
 bool hw_readonly(const hw_db *db);
 
+/* Runs a statement without user data (SAVEPOINT, RELEASE, ROLLBACK TO ...). */
+int hw_exec_simple(hw_db *db, const char *sql, char *err, size_t errlen);
+
 /* The compiled-in default data, as SQL text (for tests and 'hw export --defaults'). */
 const char *hw_defaults_sql(void);
 

@@ -29,6 +29,7 @@
 
 #include <cJSON.h>
 #include <ctype.h>
+#include <gsl/gsl_multimin.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -391,168 +392,253 @@ in_set(const vrow *v, const char *set)
 	return has(get(v, C_SOURCE), set) || has(get(v, C_TABLE), set);
 }
 
-int
-sim_validate_training(hw_db *db, const char *text, size_t len, const char *origin, const char *set, cJSON **out,
-		      char *err, size_t errlen)
-{
-	*out = NULL;
+/* A row made ready to simulate: its model, system and configuration fixed (the search over
+ * unstated settings done once), or the reason it is skipped. */
+typedef struct prow {
+	size_t r;            /* CSV row */
+	enum metric mt;
+	double measured, predicted;
+	model *m;
+	const char *system;
+	sim_train_cfg cfg;
+	bool smb, svpp;
+	char why[256];       /* non-empty: skipped */
+} prow;
+
+typedef struct prepared {
 	pp_csv t;
-	int rc = pp_csv_parse(text, len, origin, &t, err, errlen);
+	vrow v;
+	prow *rows;
+	size_t n;
+	bool have_base;
+	double base_tflops, base_step;
+} prepared;
+
+static void
+prepared_free(prepared *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		model_free(p->rows[i].m);
+	free(p->rows);
+	pp_csv_free(&p->t);
+	memset(p, 0, sizeof *p);
+}
+
+/* Predicts one prepared row with the parameters now in the database. */
+static int
+predict(hw_db *db, prepared *p, prow *w, bool search, char *err, size_t errlen)
+{
+	char e2[512] = "";
+	hw_cost *cost;
+	int rc = hw_cost_new(db, w->system, &cost, err, errlen);
 	if (rc != 0)
 		return rc;
-	vrow v = {.t = &t};
+	const model_tf *tf = model_transformer(w->m);
+	int64_t seq = tf->seq;
+	outcome o;
+	memset(&o, 0, sizeof o);
+	if (w->mt == M_LAYER_MS) {
+		sim_train_cfg x = w->cfg;
+		rc = sim_train_check(w->m, hw_cost_system(cost), &x, e2, sizeof e2);
+		if (rc == 0) {
+			w->cfg = x;
+			w->predicted = sim_layer_time(w->m, cost, &x, 0) * 1e3;
+		}
+		goto done;
+	}
+	if (search) {
+		rc = run_row(&p->v, w->m, cost, &w->cfg, w->smb, w->svpp, &o, e2, sizeof e2);
+		if (rc == 0)
+			w->cfg = o.cfg;
+	} else {
+		rc = run_one(w->m, cost, &w->cfg, &o, e2, sizeof e2);
+	}
+	if (rc != 0)
+		goto done;
+	const sim_train_cfg *c = &w->cfg;
+	double tokens = (double)c->global_batch * (double)seq;
+	switch (w->mt) {
+	case M_TFLOPS_EQ3:
+		w->predicted = model_flops_narayanan_eq3(w->m, (double)c->global_batch, seq) / o.step / (double)c->gpus / 1e12;
+		break;
+	case M_MFU_EQ7:
+		w->predicted = 100.0 * model_flops_korthikanti_eq7(w->m, (double)c->global_batch, seq) / o.step /
+			       (double)c->gpus / peak_of(cost, c->dtype);
+		break;
+	case M_ITER_S:
+		w->predicted = o.step;
+		break;
+	case M_ITER_MS:
+		w->predicted = o.step * 1e3;
+		break;
+	case M_TOKENS_GPU:
+		w->predicted = tokens / o.step / (double)c->gpus;
+		break;
+	case M_WEAK_EFF:
+	case M_SPEEDUP:
+		if (!p->have_base) {
+			if ((rc = shoeybi_baseline(db, w->system, &p->base_tflops, &p->base_step, e2, sizeof e2)) != 0)
+				goto done;
+			p->have_base = true;
+		}
+		if (w->mt == M_WEAK_EFF)
+			w->predicted = 100.0 *
+				       (model_flops_narayanan_eq3(w->m, (double)c->global_batch, seq) / o.step / (double)c->gpus / 1e12) /
+				       p->base_tflops;
+		else
+			w->predicted = p->base_step / o.step;
+		break;
+	default:
+		break;
+	}
+done:
+	hw_cost_free(cost);
+	if (rc == PP_EUSAGE) {
+		pp_strlcpy(w->why, e2[0] ? e2 : "no valid configuration", sizeof w->why);
+		return 0;
+	}
+	if (rc != 0)
+		return pp_err(err, errlen, rc, "%s", e2);
+	return 0;
+}
+
+/* Parses the CSV and prepares every row of the set, searching unstated settings once. */
+static int
+prepare(hw_db *db, const char *text, size_t len, const char *origin, const char *set, prepared *p, char *err,
+	size_t errlen)
+{
+	memset(p, 0, sizeof *p);
+	int rc = pp_csv_parse(text, len, origin, &p->t, err, errlen);
+	if (rc != 0)
+		return rc;
+	p->v.t = &p->t;
 	for (int i = 0; cols[i] != NULL; i++) {
-		v.col[i] = pp_csv_column(&t, cols[i]);
-		if (v.col[i] < 0 && i != C_INTER) {
-			pp_csv_free(&t);
-			return pp_err(err, errlen, PP_EINPUT, "%s: missing column \"%s\"", origin, cols[i]);
+		p->v.col[i] = pp_csv_column(&p->t, cols[i]);
+		if (p->v.col[i] < 0 && i != C_INTER) {
+			rc = pp_err(err, errlen, PP_EINPUT, "%s: missing column \"%s\"", origin, cols[i]);
+			goto fail;
 		}
 	}
+	p->rows = calloc(p->t.nrows ? p->t.nrows : 1, sizeof *p->rows);
+	if (p->rows == NULL) {
+		rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
+		goto fail;
+	}
+	for (size_t r = 1; r < p->t.nrows; r++) {
+		vrow *v = &p->v;
+		v->r = r;
+		if (!in_set(v, set))
+			continue;
+		prow *w = &p->rows[p->n++];
+		w->r = r;
+		w->mt = metric_of(v);
+		if (w->mt == M_NONE) {
+			pp_strlcpy(w->why, "the metric is not a step time or throughput the simulator predicts", sizeof w->why);
+			continue;
+		}
+		if (pp_parse_double(get(v, C_VALUE), &w->measured) != 0 || !(w->measured > 0)) {
+			pp_strlcpy(w->why, "the measured value is not a positive number", sizeof w->why);
+			continue;
+		}
+		w->system = system_of(v);
+		if (w->system == NULL) {
+			pp_strlcpy(w->why, "the GPU is not in the hardware database", sizeof w->why);
+			continue;
+		}
+		char e2[512];
+		if (row_model(v, &w->m, e2, sizeof e2) != 0) {
+			pp_strlcpy(w->why, e2, sizeof w->why);
+			continue;
+		}
+		const char *why = row_config(v, w->m, &w->cfg, &w->smb, &w->svpp);
+		if (why != NULL) {
+			pp_strlcpy(w->why, why, sizeof w->why);
+			continue;
+		}
+		if ((rc = predict(db, p, w, true, err, errlen)) != 0)
+			goto fail;
+	}
+	return 0;
+fail:
+	prepared_free(p);
+	return rc;
+}
+
+/* MAPE over the rows that were predicted (and, when gpu is not NULL, run on that GPU). */
+static double
+mape(hw_db *db, const prepared *p, const char *const *gpus, int *n)
+{
+	double tot = 0.0;
+	*n = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		const prow *w = &p->rows[i];
+		if (w->why[0])
+			continue;
+		if (gpus != NULL) {
+			hw_system sys;
+			bool match = false;
+			if (hw_system_get(db, w->system, &sys, NULL, 0) == 0)
+				for (int g = 0; gpus[g]; g++)
+					match |= !strcmp(sys.gpu.name, gpus[g]);
+			if (!match)
+				continue;
+		}
+		tot += fabs(w->predicted - w->measured) / w->measured;
+		(*n)++;
+	}
+	return *n > 0 ? tot / *n : 0.0;
+}
+
+static cJSON *
+report(const prepared *p, const char *set, const char *origin)
+{
 	cJSON *doc = cJSON_CreateObject();
 	cJSON_AddStringToObject(doc, "set", set ? set : "training");
 	cJSON_AddStringToObject(doc, "data", origin);
 	cJSON *rows = cJSON_AddArrayToObject(doc, "rows");
 	cJSON *skipped = cJSON_AddArrayToObject(doc, "skipped");
-	double base_tflops = 0.0, base_step = 0.0;
-	bool have_base = false;
-	for (size_t r = 1; r < t.nrows; r++) {
-		v.r = r;
-		if (!in_set(&v, set))
+	vrow v = p->v;
+	for (size_t i = 0; i < p->n; i++) {
+		const prow *w = &p->rows[i];
+		v.r = w->r;
+		if (w->why[0]) {
+			add_skip(skipped, &v, w->why);
 			continue;
-		enum metric mt = metric_of(&v);
-		double measured;
-		if (mt == M_NONE) {
-			add_skip(skipped, &v, "the metric is not a step time or throughput the simulator predicts");
-			continue;
-		}
-		if (pp_parse_double(get(&v, C_VALUE), &measured) != 0 || !(measured > 0)) {
-			add_skip(skipped, &v, "the measured value is not a positive number");
-			continue;
-		}
-		const char *system = system_of(&v);
-		if (system == NULL) {
-			add_skip(skipped, &v, "the GPU is not in the hardware database");
-			continue;
-		}
-		model *m;
-		char e2[512];
-		if (row_model(&v, &m, e2, sizeof e2) != 0) {
-			add_skip(skipped, &v, e2);
-			continue;
-		}
-		sim_train_cfg c;
-		bool smb, svpp;
-		const char *why = row_config(&v, m, &c, &smb, &svpp);
-		if (why != NULL) {
-			add_skip(skipped, &v, why);
-			model_free(m);
-			continue;
-		}
-		hw_cost *cost;
-		if ((rc = hw_cost_new(db, system, &cost, err, errlen)) != 0) {
-			model_free(m);
-			goto fail;
-		}
-		outcome o;
-		memset(&o, 0, sizeof o);
-		double pred = 0.0;
-		const model_tf *tf = model_transformer(m);
-		int64_t seq = tf->seq;
-		double tokens = (double)c.global_batch * (double)seq;
-		if (mt == M_LAYER_MS) {
-			sim_train_cfg x = c;
-			rc = sim_train_check(m, hw_cost_system(cost), &x, e2, sizeof e2);
-			if (rc == 0) {
-				o.cfg = x;
-				pred = sim_layer_time(m, cost, &x, 0) * 1e3;
-			}
-		} else {
-			rc = run_row(&v, m, cost, &c, smb, svpp, &o, e2, sizeof e2);
-		}
-		if (rc == PP_EUSAGE) {
-			add_skip(skipped, &v, e2);
-			hw_cost_free(cost);
-			model_free(m);
-			rc = 0;
-			continue;
-		}
-		if (rc != 0) {
-			pp_err(err, errlen, rc, "%s", e2);
-			hw_cost_free(cost);
-			model_free(m);
-			goto fail;
-		}
-		switch (mt) {
-		case M_TFLOPS_EQ3:
-			pred = model_flops_narayanan_eq3(m, (double)c.global_batch, seq) / o.step / (double)c.gpus / 1e12;
-			break;
-		case M_MFU_EQ7:
-			pred = 100.0 * model_flops_korthikanti_eq7(m, (double)c.global_batch, seq) / o.step / (double)c.gpus /
-			       peak_of(cost, c.dtype);
-			break;
-		case M_ITER_S:
-			pred = o.step;
-			break;
-		case M_ITER_MS:
-			pred = o.step * 1e3;
-			break;
-		case M_TOKENS_GPU:
-			pred = tokens / o.step / (double)c.gpus;
-			break;
-		case M_WEAK_EFF:
-		case M_SPEEDUP:
-			if (!have_base) {
-				if ((rc = shoeybi_baseline(db, system, &base_tflops, &base_step, err, errlen)) != 0) {
-					hw_cost_free(cost);
-					model_free(m);
-					goto fail;
-				}
-				have_base = true;
-			}
-			if (mt == M_WEAK_EFF)
-				pred = 100.0 * (model_flops_narayanan_eq3(m, (double)c.global_batch, seq) / o.step / (double)c.gpus /
-						1e12) / base_tflops;
-			else
-				pred = base_step / o.step;
-			break;
-		default:
-			break;
 		}
 		cJSON *x = cJSON_CreateObject();
-		cJSON_AddNumberToObject(x, "line", (double)t.lines[r]);
+		cJSON_AddNumberToObject(x, "line", (double)p->t.lines[w->r]);
 		char key[96];
 		source_key(get(&v, C_SOURCE), key, sizeof key);
 		cJSON_AddStringToObject(x, "source", key);
 		cJSON_AddStringToObject(x, "table", get(&v, C_TABLE));
 		cJSON_AddStringToObject(x, "model", get(&v, C_MODEL));
-		cJSON_AddStringToObject(x, "system", system);
+		cJSON_AddStringToObject(x, "system", w->system);
 		cJSON_AddStringToObject(x, "metric", get(&v, C_METRIC));
 		cJSON_AddStringToObject(x, "unit", get(&v, C_UNIT));
-		cJSON_AddNumberToObject(x, "measured", measured);
-		cJSON_AddNumberToObject(x, "predicted", pred);
-		cJSON_AddNumberToObject(x, "error", (pred - measured) / measured);
+		cJSON_AddNumberToObject(x, "measured", w->measured);
+		cJSON_AddNumberToObject(x, "predicted", w->predicted);
+		cJSON_AddNumberToObject(x, "error", (w->predicted - w->measured) / w->measured);
+		const sim_train_cfg *c = &w->cfg;
 		cJSON *cf = cJSON_AddObjectToObject(x, "config");
-		cJSON_AddNumberToObject(cf, "gpus", o.cfg.gpus);
-		cJSON_AddNumberToObject(cf, "tp", o.cfg.tp);
-		cJSON_AddNumberToObject(cf, "pp", o.cfg.pp);
-		cJSON_AddNumberToObject(cf, "dp", o.cfg.dp);
-		cJSON_AddNumberToObject(cf, "vpp", o.cfg.vpp);
-		cJSON_AddNumberToObject(cf, "micro_batch", (double)o.cfg.micro_batch);
-		cJSON_AddNumberToObject(cf, "global_batch", (double)o.cfg.global_batch);
-		cJSON_AddStringToObject(cf, "recompute", sim_recompute_name(o.cfg.recompute));
-		cJSON_AddBoolToObject(cf, "sequence_parallel", o.cfg.sequence_parallel);
-		cJSON_AddNumberToObject(cf, "zero", o.cfg.zero);
-		cJSON_AddStringToObject(cf, "dtype", hw_dtype_name(o.cfg.dtype));
+		cJSON_AddNumberToObject(cf, "gpus", c->gpus);
+		cJSON_AddNumberToObject(cf, "tp", c->tp);
+		cJSON_AddNumberToObject(cf, "pp", c->pp);
+		cJSON_AddNumberToObject(cf, "dp", c->dp);
+		cJSON_AddNumberToObject(cf, "vpp", c->vpp);
+		cJSON_AddNumberToObject(cf, "micro_batch", (double)c->micro_batch);
+		cJSON_AddNumberToObject(cf, "global_batch", (double)c->global_batch);
+		cJSON_AddStringToObject(cf, "recompute", sim_recompute_name(c->recompute));
+		cJSON_AddBoolToObject(cf, "sequence_parallel", c->sequence_parallel);
+		cJSON_AddNumberToObject(cf, "zero", c->zero);
+		cJSON_AddStringToObject(cf, "dtype", hw_dtype_name(c->dtype));
 		pp_str as = {0};
-		if (smb)
+		if (w->smb)
 			pp_str_add(&as, "micro-batch not stated: fastest that fits");
-		if (svpp)
+		if (w->svpp)
 			pp_str_addf(&as, "%svirtual stages not stated: fastest that fits", as.len ? "; " : "");
 		cJSON_AddStringToObject(x, "assumptions", as.buf ? as.buf : "");
 		pp_str_free(&as);
 		cJSON_AddItemToArray(rows, x);
-		hw_cost_free(cost);
-		model_free(m);
 	}
 	/* MAPE per source and overall */
 	cJSON *by = cJSON_AddArrayToObject(doc, "sources");
@@ -561,39 +647,260 @@ sim_validate_training(hw_db *db, const char *text, size_t len, const char *origi
 	const cJSON *x;
 	cJSON_ArrayForEach(x, rows)
 	{
-		tot += fabs(cJSON_GetObjectItem(x, "error")->valuedouble);
+		double e = fabs(cJSON_GetObjectItem(x, "error")->valuedouble);
+		tot += e;
 		n++;
 		const char *src = cJSON_GetObjectItem(x, "source")->valuestring;
-		cJSON *s = NULL, *it;
-		cJSON_ArrayForEach(it, by) if (!strcmp(cJSON_GetObjectItem(it, "source")->valuestring, src)) s = it;
-		if (s == NULL) {
-			s = cJSON_CreateObject();
-			cJSON_AddStringToObject(s, "source", src);
-			cJSON_AddNumberToObject(s, "rows", 0);
-			cJSON_AddNumberToObject(s, "abs_error_sum", 0);
-			cJSON_AddItemToArray(by, s);
+		cJSON *sv = NULL, *it;
+		cJSON_ArrayForEach(it, by) if (!strcmp(cJSON_GetObjectItem(it, "source")->valuestring, src)) sv = it;
+		if (sv == NULL) {
+			sv = cJSON_CreateObject();
+			cJSON_AddStringToObject(sv, "source", src);
+			cJSON_AddNumberToObject(sv, "rows", 0);
+			cJSON_AddNumberToObject(sv, "mape", 0);
+			cJSON_AddItemToArray(by, sv);
 		}
-		cJSON_SetNumberValue(cJSON_GetObjectItem(s, "rows"), cJSON_GetObjectItem(s, "rows")->valuedouble + 1);
-		cJSON_SetNumberValue(cJSON_GetObjectItem(s, "abs_error_sum"),
-				     cJSON_GetObjectItem(s, "abs_error_sum")->valuedouble +
-					     fabs(cJSON_GetObjectItem(x, "error")->valuedouble));
-	}
-	cJSON *it;
-	cJSON_ArrayForEach(it, by)
-	{
-		double rws = cJSON_GetObjectItem(it, "rows")->valuedouble;
-		cJSON_AddNumberToObject(it, "mape", cJSON_GetObjectItem(it, "abs_error_sum")->valuedouble / rws);
-		cJSON_DeleteItemFromObject(it, "abs_error_sum");
+		double k = cJSON_GetObjectItem(sv, "rows")->valuedouble;
+		double mp = cJSON_GetObjectItem(sv, "mape")->valuedouble;
+		cJSON_SetNumberValue(cJSON_GetObjectItem(sv, "mape"), (mp * k + e) / (k + 1));
+		cJSON_SetNumberValue(cJSON_GetObjectItem(sv, "rows"), k + 1);
 	}
 	cJSON *ov = cJSON_AddObjectToObject(doc, "overall");
 	cJSON_AddNumberToObject(ov, "rows", n);
 	cJSON_AddNumberToObject(ov, "skipped", cJSON_GetArraySize(skipped));
 	cJSON_AddNumberToObject(ov, "mape", n > 0 ? tot / n : 0.0);
-	pp_csv_free(&t);
-	*out = doc;
+	return doc;
+}
+
+int
+sim_validate_training(hw_db *db, const char *text, size_t len, const char *origin, const char *set, cJSON **out,
+		      char *err, size_t errlen)
+{
+	*out = NULL;
+	prepared p;
+	int rc = prepare(db, text, len, origin, set, &p, err, errlen);
+	if (rc != 0)
+		return rc;
+	*out = report(&p, set, origin);
+	prepared_free(&p);
 	return 0;
-fail:
-	pp_csv_free(&t);
-	cJSON_Delete(doc);
-	return rc;
+}
+
+/* ---- fitting ------------------------------------------------------------------------------- */
+
+/* The parameters fitted per GPU, with the transform that keeps each in its physical range. */
+typedef struct fparam {
+	const char *key;
+	double lo, hi; /* the value is lo + (hi - lo) / (1 + exp(-x)) */
+} fparam;
+
+static const fparam fit_params[] = {
+	{"gemm_eff_fp16", 0.30, 0.95},
+	{"kernel_launch_us", 0.5, 30.0},
+	{"attn_eff_fwd", 0.15, 0.90},
+	{"attn_eff_bwd", 0.10, 0.80},
+	{"overlap_slowdown", 0.0, 0.6},
+};
+#define NFIT (sizeof fit_params / sizeof fit_params[0])
+
+typedef struct fitctx {
+	hw_db *db;
+	prepared *p;
+	const char *const *gpus;
+	int evals;
+	int rc;
+	char err[512];
+} fitctx;
+
+static double
+to_value(const fparam *f, double x)
+{
+	return f->lo + (f->hi - f->lo) / (1.0 + exp(-x));
+}
+
+static double
+to_x(const fparam *f, double v)
+{
+	double u = (v - f->lo) / (f->hi - f->lo);
+	if (u < 1e-6)
+		u = 1e-6;
+	if (u > 1 - 1e-6)
+		u = 1 - 1e-6;
+	return log(u / (1.0 - u));
+}
+
+static int
+set_params(fitctx *fc, const double *vals, const char *method)
+{
+	for (int g = 0; fc->gpus[g]; g++)
+		for (size_t k = 0; k < NFIT; k++) {
+			int rc = hw_param_set(fc->db, "gpu", fc->gpus[g], fit_params[k].key, vals[k], "fitted", method,
+					      "sim/data/published-training.csv", 0, fc->err, sizeof fc->err);
+			if (rc != 0)
+				return rc;
+			if (!strcmp(fit_params[k].key, "gemm_eff_fp16")) {
+				rc = hw_param_set(fc->db, "gpu", fc->gpus[g], "gemm_eff_bf16", vals[k], "fitted", method,
+						  "sim/data/published-training.csv", 0, fc->err, sizeof fc->err);
+				if (rc != 0)
+					return rc;
+			}
+		}
+	return 0;
+}
+
+static double
+objective(const gsl_vector *x, void *arg)
+{
+	fitctx *fc = arg;
+	if (fc->rc != 0)
+		return 1e9;
+	double vals[NFIT];
+	for (size_t k = 0; k < NFIT; k++)
+		vals[k] = to_value(&fit_params[k], gsl_vector_get(x, k));
+	if ((fc->rc = set_params(fc, vals, "fit in progress")) != 0)
+		return 1e9;
+	for (size_t i = 0; i < fc->p->n; i++) {
+		prow *w = &fc->p->rows[i];
+		if (w->why[0])
+			continue;
+		hw_system sys;
+		bool match = false;
+		if (hw_system_get(fc->db, w->system, &sys, NULL, 0) == 0)
+			for (int g = 0; fc->gpus[g]; g++)
+				match |= !strcmp(sys.gpu.name, fc->gpus[g]);
+		if (!match)
+			continue;
+		if ((fc->rc = predict(fc->db, fc->p, w, false, fc->err, sizeof fc->err)) != 0)
+			return 1e9;
+	}
+	fc->evals++;
+	int n;
+	return mape(fc->db, fc->p, fc->gpus, &n);
+}
+
+int
+sim_validate_fit(hw_db *db, const char *text, size_t len, const char *origin, const char *const *gpus, int max_evals,
+		 cJSON **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	if (hw_readonly(db))
+		return pp_err(err, errlen, PP_EIO, "%s: database is read-only: fitting writes parameters", hw_path(db));
+	prepared p;
+	int rc = prepare(db, text, len, origin, NULL, &p, err, errlen);
+	if (rc != 0)
+		return rc;
+	int n0;
+	double before = mape(db, &p, gpus, &n0);
+	if (n0 == 0) {
+		prepared_free(&p);
+		return pp_err(err, errlen, PP_EUSAGE, "no validation rows run on %s", gpus[0]);
+	}
+	/* start from the parameters in use */
+	hw_cost *cost;
+	hw_system sys;
+	double start[NFIT];
+	{
+		int i;
+		for (i = 0; (size_t)i < p.n && (p.rows[i].why[0] || hw_system_get(db, p.rows[i].system, &sys, NULL, 0) != 0 ||
+						strcmp(sys.gpu.name, gpus[0]) != 0);
+		     i++)
+			;
+		if ((size_t)i == p.n || (rc = hw_cost_new(db, p.rows[i].system, &cost, err, errlen)) != 0) {
+			prepared_free(&p);
+			return rc ? rc : pp_err(err, errlen, PP_EUSAGE, "no system with GPU %s", gpus[0]);
+		}
+		cJSON *d = hw_cost_describe(cost);
+		const cJSON *it;
+		for (size_t k = 0; k < NFIT; k++) {
+			start[k] = 0.5 * (fit_params[k].lo + fit_params[k].hi);
+			cJSON_ArrayForEach(it, cJSON_GetObjectItem(d, "parameters")) if (!strcmp(
+				cJSON_GetObjectItem(it, "key")->valuestring, fit_params[k].key)) start[k] =
+				cJSON_GetObjectItem(it, "value")->valuedouble;
+		}
+		cJSON_Delete(d);
+		hw_cost_free(cost);
+		/* a start on the edge of the range cannot move in the transformed space */
+		for (size_t k = 0; k < NFIT; k++) {
+			double span = fit_params[k].hi - fit_params[k].lo;
+			if (start[k] < fit_params[k].lo + 0.05 * span)
+				start[k] = fit_params[k].lo + 0.05 * span;
+			if (start[k] > fit_params[k].hi - 0.05 * span)
+				start[k] = fit_params[k].hi - 0.05 * span;
+		}
+	}
+	fitctx fc = {.db = db, .p = &p, .gpus = gpus};
+	if ((rc = hw_exec_simple(db, "SAVEPOINT paraplan_fit", err, errlen)) != 0) {
+		prepared_free(&p);
+		return rc;
+	}
+	gsl_multimin_function fn = {objective, NFIT, &fc};
+	gsl_vector *x = gsl_vector_alloc(NFIT), *step = gsl_vector_alloc(NFIT);
+	for (size_t k = 0; k < NFIT; k++) {
+		gsl_vector_set(x, k, to_x(&fit_params[k], start[k]));
+		gsl_vector_set(step, k, 0.5);
+	}
+	gsl_multimin_fminimizer *mz = gsl_multimin_fminimizer_alloc(gsl_multimin_fminimizer_nmsimplex2, NFIT);
+	gsl_multimin_fminimizer_set(mz, &fn, x, step);
+	int iter = 0;
+	while (fc.evals < max_evals && fc.rc == 0) {
+		if (gsl_multimin_fminimizer_iterate(mz) != GSL_SUCCESS)
+			break;
+		iter++;
+		if (gsl_multimin_test_size(gsl_multimin_fminimizer_size(mz), 1e-3) == GSL_SUCCESS)
+			break;
+	}
+	double best[NFIT];
+	for (size_t k = 0; k < NFIT; k++)
+		best[k] = to_value(&fit_params[k], gsl_vector_get(mz->x, k));
+	double after = gsl_multimin_fminimizer_minimum(mz);
+	gsl_multimin_fminimizer_free(mz);
+	gsl_vector_free(x);
+	gsl_vector_free(step);
+	hw_exec_simple(db, "ROLLBACK TO paraplan_fit", NULL, 0);
+	hw_exec_simple(db, "RELEASE paraplan_fit", NULL, 0);
+	if (fc.rc != 0) {
+		prepared_free(&p);
+		return pp_err(err, errlen, fc.rc, "%s", fc.err);
+	}
+	cJSON *doc = cJSON_CreateObject();
+	cJSON *gl = cJSON_AddArrayToObject(doc, "gpus");
+	for (int g = 0; gpus[g]; g++)
+		cJSON_AddItemToArray(gl, cJSON_CreateString(gpus[g]));
+	cJSON_AddNumberToObject(doc, "rows", n0);
+	cJSON_AddNumberToObject(doc, "mape_before", before);
+	cJSON_AddNumberToObject(doc, "mape_after", after);
+	cJSON_AddNumberToObject(doc, "evaluations", fc.evals);
+	char method[160];
+	snprintf(method, sizeof method, "fitted by 'paraplan validate --fit': Nelder-Mead on MAPE over %d rows (%.1f%% -> %.1f%%)",
+		 n0, 100.0 * before, 100.0 * after);
+	cJSON_AddStringToObject(doc, "method", method);
+	cJSON *pa = cJSON_AddObjectToObject(doc, "parameters");
+	for (size_t k = 0; k < NFIT; k++)
+		cJSON_AddNumberToObject(pa, fit_params[k].key, best[k]);
+	*out = doc;
+	prepared_free(&p);
+	(void)iter;
+	return 0;
+}
+
+int
+sim_validate_fit_save(hw_db *db, const cJSON *fit, char *err, size_t errlen)
+{
+	const cJSON *g, *pa = cJSON_GetObjectItem(fit, "parameters");
+	const char *method = cJSON_GetObjectItem(fit, "method")->valuestring;
+	cJSON_ArrayForEach(g, cJSON_GetObjectItem(fit, "gpus"))
+	{
+		const cJSON *v;
+		cJSON_ArrayForEach(v, pa)
+		{
+			int rc = hw_param_set(db, "gpu", g->valuestring, v->string, v->valuedouble, "fitted", method,
+					      "sim/data/published-training.csv", 0, err, errlen);
+			if (rc == 0 && !strcmp(v->string, "gemm_eff_fp16"))
+				rc = hw_param_set(db, "gpu", g->valuestring, "gemm_eff_bf16", v->valuedouble, "fitted", method,
+						  "sim/data/published-training.csv", 0, err, errlen);
+			if (rc != 0)
+				return rc;
+		}
+	}
+	return 0;
 }

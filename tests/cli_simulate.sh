@@ -1,0 +1,55 @@
+#!/bin/sh
+# 'paraplan simulate train' and 'paraplan validate' from the command line: results, JSON keys,
+# usage errors naming the flag or constraint, the trace file, determinism.
+. "$top_srcdir/tests/lib.sh"
+
+run 0 simulate train --model gpt3-175b --system dgx-a100 --gpus 64 --tp 8 --pp 8 \
+	--micro-batch 1 --global-batch 64 --recompute selective --sequence-parallel --attention unfused --json
+json_check "$TMPD/out" "all(k in d for k in ('step_time_s','tokens_per_s','tokens_per_s_per_gpu','model_tflops_per_gpu','hardware_tflops_per_gpu','mfu','hfu','bubble_fraction','exposed_comm_s','memory','provenance')) and len(d['memory']) == 8 and all('peak_bytes' in m and 'fits' in m for m in d['memory'])"
+# Korthikanti et al. 2022 Table 5 measured 13.75 s for this configuration
+json_check "$TMPD/out" "10.0 < d['step_time_s'] < 17.0 and 0 < d['bubble_fraction'] < 0.5 and 0 < d['mfu'] < 1"
+cp "$TMPD/out" "$TMPD/first.json"
+run 0 simulate train --model gpt3-175b --system dgx-a100 --gpus 64 --tp 8 --pp 8 \
+	--micro-batch 1 --global-batch 64 --recompute selective --sequence-parallel --attention unfused --json
+cmp -s "$TMPD/out" "$TMPD/first.json" || fail "same inputs gave different output"
+
+run 0 simulate train --model gpt-1.7b --system dgx-a100 --gpus 16 --tp 2 --pp 2 --vpp 2 \
+	--micro-batch 1 --global-batch 16 --trace "$TMPD/trace.json"
+expect_out "step time"
+json_check "$TMPD/trace.json" "len(d['traceEvents']) > 100"
+run 0 simulate train --model resnet-50 --system dgx-a100 --gpus 8 --tp 1 --pp 1 --micro-batch 64 --global-batch 512 --json
+json_check "$TMPD/out" "d['samples_per_s'] > 0 and d['memory'][0]['fits']"
+run 0 simulate train --model mixtral-8x7b --system dgx-h100 --gpus 64 --tp 2 --pp 4 --ep 8 --micro-batch 1 --global-batch 64 --seq 4096 --json
+json_check "$TMPD/out" "d['config']['ep'] == 8 and d['step_time_s'] > 0"
+
+# A model that cannot fit is reported, not rejected.
+run 0 simulate train --model gpt3-175b --system dgx-a100 --gpus 8 --tp 8 --pp 1 --micro-batch 1 --global-batch 8 --json
+json_check "$TMPD/out" "d['fits'] is False and not d['memory'][0]['fits']"
+
+# Usage errors name the flag or the failed constraint, and exit 2.
+run 2 simulate train --model gpt3-175b --system dgx-a100 --gpus 64 --tp 7 --pp 1 --micro-batch 1 --global-batch 64
+expect_err "must be a multiple of tp x pp x cp"
+run 2 simulate train --model gpt3-175b --system dgx-a100 --gpus 64 --tp 64 --pp 1 --micro-batch 1 --global-batch 64
+expect_err "attention heads (96) must be divisible by tp (64)"
+run 2 simulate train --model gpt3-175b --system dgx-a100 --gpus 64 --tp 8 --pp 8 --micro-batch 3 --global-batch 64
+expect_err "must be a multiple of dp x micro-batch"
+run 2 simulate train --model gpt3-175b --system nowhere --gpus 8 --tp 8 --micro-batch 1 --global-batch 8
+expect_err "unknown system \"nowhere\""
+run 2 simulate train --model gpt3-175b --system dgx-a100 --gpus 0 --micro-batch 1 --global-batch 8
+expect_err "--gpus must be an integer"
+run 2 simulate train --model gpt3-175b --system dgx-a100 --gpus 8 --micro-batch 1
+expect_err "--global-batch"
+run 2 simulate train --model gpt3-175b --system dgx-a100 --gpus 8 --tp 8 --micro-batch 1 --global-batch 8 --schedule bogus
+expect_err "--schedule must be"
+run 1 simulate train --model gpt3-175b --system dgx-a100 --gpus 8 --tp 8 --micro-batch 1 --global-batch 8 --trace "$TMPD/no/dir/t.json"
+[ ! -e "$TMPD/no/dir/t.json" ] || fail "partial trace written"
+run 2 simulate
+run 2 simulate serve2
+
+# validate: one source, JSON shape, --max-mape
+run 0 validate --set korthikanti --json
+json_check "$TMPD/out" "d['overall']['rows'] >= 15 and all(abs(r['error']) < 0.5 for r in d['rows'])"
+run 1 validate --set korthikanti --max-mape 0.0001
+expect_err "above --max-mape"
+run 2 validate --set nobody
+finish
