@@ -10,7 +10,7 @@
 
 const cmd_entry cli_commands[] = {
 	{"simulate", cmd_simulate, "predict one training (or serving) configuration", true},
-	{"plan", NULL, "search configurations and rank them by time, cost or SLO", false},
+	{"plan", cmd_plan, "search configurations and rank them by time, cost or SLO", true},
 	{"report", NULL, "turn results into cost, capacity and comparison reports", false},
 	{"validate", cmd_validate, "compare predictions with published measurements", true},
 	{"calibrate", NULL, "measure GPUs and collectives into the hardware database", false},

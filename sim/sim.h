@@ -85,6 +85,11 @@ typedef struct sim_mem {
 } sim_mem;
 int sim_train_memory(const model *m, const hw_system *sys, const sim_train_cfg *c, int stage, sim_mem *out);
 
+/* A closed-form estimate of the step time (no events; contention ignored), for ranking many
+ * configurations quickly.  Transformers only.  Validates the configuration like sim_train. */
+int sim_train_estimate(const model *m, const hw_cost *cost, const sim_train_cfg *c, double *step_s, char *err,
+		       size_t errlen);
+
 /* Forward and backward of one transformer layer for one micro-batch on one rank, its
  * recomputation and TP collectives run back to back (what Korthikanti 2022 Table 4 measures).
  * The configuration must have passed sim_train_check. */

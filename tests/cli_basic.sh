@@ -9,7 +9,7 @@ run 0 version
 expect_out "paraplan "
 run 2 no-such-command
 expect_err "unknown command"
-run 1 plan
+run 1 report
 expect_err "not built yet"
 
 run 0 hw list

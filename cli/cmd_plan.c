@@ -1,0 +1,539 @@
+/*
+ * cmd_plan.c -- 'paraplan plan train': search layouts; capacity planning; launch configs.
+ */
+#include "config.h"
+#include "cli/cli.h"
+#include "models/model.h"
+#include "planner/plan.h"
+
+#include <cJSON.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char usage_train[] =
+	"usage: paraplan plan train --model M --system S --gpus N|A..B|A,B,... --global-batch G [--seq L]\n"
+	"           [--objective time|cost] [--price USD_PER_GPU_HOUR] [--top K] [--jobs N]\n"
+	"           [--tp-across-nodes] [--dtypes bf16,fp8] [--export megatron|deepspeed|torchrun|slurm\n"
+	"           [--out FILE]] [--json] [--db FILE]\n"
+	"       paraplan plan train --model M --tokens T --days D --global-batch G\n"
+	"           [--systems S1,S2,...] [--life-years Y] [--kwh-price USD] [--pue P] [--json] [--db FILE]\n"
+	"\n"
+	"Searches every valid layout of model M on N GPUs of system S (TP within the NVLink domain,\n"
+	"PP, CP for long sequences, EP for MoE, virtual stages, ZeRO stage, micro-batch,\n"
+	"recomputation, sequence parallelism, schedule), prunes what does not divide or fit, ranks\n"
+	"the rest with a closed-form estimate, simulates the best in full and prints the top K with\n"
+	"why each runner-up lost.  A range A..B doubles from A to B and gives a scaling curve.\n"
+	"Ctrl-C stops the search and prints the best found so far.\n"
+	"\n"
+	"With --tokens and --days it plans capacity: for each system, the smallest number of whole\n"
+	"nodes that trains T tokens (15T = 15e12) in D days with its best layout, and the cost to\n"
+	"rent it at each listed price or to buy it (purchase amortized over --life-years, default 4,\n"
+	"plus power at --kwh-price, default 0.09, times --pue, default 1.3).\n"
+	"\n"
+	"Examples:\n"
+	"  paraplan plan train --model llama-3-70b --system dgx-h100 --gpus 64 --global-batch 512\n"
+	"  paraplan plan train --model llama-3-70b --system dgx-h100 --gpus 64 --global-batch 512 --export megatron\n"
+	"  paraplan plan train --model llama-3-70b --tokens 15T --days 90 --global-batch 2048 --systems dgx-h100,dgx-b200\n";
+
+static volatile sig_atomic_t stop_flag;
+
+static void
+on_sigint(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+	signal(SIGINT, SIG_DFL); /* a second Ctrl-C ends the program */
+}
+
+typedef struct progress {
+	bool tty;
+	double t0;
+} progress;
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void
+show_progress(void *arg, size_t done, size_t total)
+{
+	progress *p = arg;
+	if (!p->tty)
+		return;
+	if (total == 0)
+		fprintf(stderr, "\r%zu evaluated (%.1f s)  ", done, now_s() - p->t0);
+	else
+		fprintf(stderr, "\r[%-30.*s] %3.0f%% (%zu/%zu)  ", (int)(30 * done / (total ? total : 1)),
+			"==============================", 100.0 * (double)done / (double)total, done, total);
+}
+
+/* "64", "64..1024" (doubling), "64,128,512". */
+static int
+parse_gpus(const char *s, int **out, size_t *n)
+{
+	int *arr = NULL;
+	size_t cap = 0, k = 0;
+	const char *dots = strstr(s, "..");
+	if (dots != NULL) {
+		char a[32];
+		size_t la = (size_t)(dots - s);
+		if (la == 0 || la >= sizeof a)
+			return -1;
+		memcpy(a, s, la);
+		a[la] = '\0';
+		int64_t lo, hi;
+		if (pp_parse_i64(a, &lo) != 0 || pp_parse_i64(dots + 2, &hi) != 0 || lo < 1 || hi < lo || hi > (1 << 24))
+			return -1;
+		for (int64_t g = lo; g <= hi; g *= 2) {
+			if (PP_GROW(arr, cap, k + 1) != 0)
+				return -1;
+			arr[k++] = (int)g;
+		}
+	} else {
+		char buf[1024];
+		if (!pp_strlcpy(buf, s, sizeof buf))
+			return -1;
+		for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+			int64_t g;
+			if (pp_parse_i64(tok, &g) != 0 || g < 1 || g > (1 << 24) || PP_GROW(arr, cap, k + 1) != 0) {
+				free(arr);
+				return -1;
+			}
+			arr[k++] = (int)g;
+		}
+	}
+	if (k == 0) {
+		free(arr);
+		return -1;
+	}
+	*out = arr;
+	*n = k;
+	return 0;
+}
+
+static const char *
+str(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static double
+num(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsNumber(v) ? v->valuedouble : 0.0;
+}
+
+static void
+print_plan(const cJSON *doc, double secs)
+{
+	const cJSON *cnt;
+	printf("%s on %s, global batch %.0f x %.0f tokens, objective %s", str(doc, "model"), str(doc, "system"),
+	       num(doc, "global_batch"), num(doc, "seq"), str(doc, "objective"));
+	if (num(doc, "price_usd_per_gpu_hour") > 0)
+		printf(", price %s", str(doc, "price_source"));
+	printf("\n");
+	if (cJSON_IsTrue(cJSON_GetObjectItem(doc, "interrupted")))
+		printf("(interrupted: the best found so far)\n");
+	cJSON_ArrayForEach(cnt, cJSON_GetObjectItem(doc, "counts"))
+	{
+		double total = num(cnt, "enumerated");
+		printf("\n%.0f GPUs: %.0f layouts enumerated, %.0f invalid, %.0f do not fit, %.0f estimated, %.0f simulated "
+		       "(%.0f layouts/s)\n\n",
+		       num(cnt, "gpus"), total, num(cnt, "invalid"), num(cnt, "out_of_memory"), num(cnt, "estimated"),
+		       num(cnt, "simulated"), secs > 0 ? total / secs : 0.0);
+		const cJSON *cands = cJSON_GetObjectItem(cnt, "candidates");
+		if (cJSON_GetArraySize(cands) == 0) {
+			if (num(cnt, "smallest_footprint_bytes") > 0) {
+				char a[32], b[32];
+				printf("no layout fits: the smallest needs %s per GPU of %s; use more GPUs or a GPU with more memory\n",
+				       cli_bytes(num(cnt, "smallest_footprint_bytes"), a, sizeof a),
+				       cli_bytes(num(cnt, "capacity_bytes"), b, sizeof b));
+			} else {
+				printf("no valid layout: check that --global-batch divides by the data-parallel degrees\n");
+			}
+			continue;
+		}
+		const char *h[] = {"#", "tp", "pp", "dp", "cp", "ep", "schedule", "zero", "mb", "recompute", "sp", "step",
+				   "tok/s/GPU", "MFU", "bubble", "exp.comm", "memory", "$/Mtok", "why not first"};
+		cli_table *t = cli_table_new(19, h, "rrrrrrlrrlrrrrrrrrl");
+		const cJSON *x;
+		cJSON_ArrayForEach(x, cands)
+		{
+			const cJSON *c = cJSON_GetObjectItem(x, "config");
+			char a[32];
+			cli_table_addf(t, 0, "%.0f", num(x, "rank"));
+			cli_table_addf(t, 1, "%.0f", num(c, "tp"));
+			cli_table_addf(t, 2, "%.0f", num(c, "pp"));
+			cli_table_addf(t, 3, "%.0f", num(c, "dp"));
+			cli_table_addf(t, 4, "%.0f", num(c, "cp"));
+			cli_table_addf(t, 5, "%.0f", num(c, "ep"));
+			if (num(c, "vpp") > 1)
+				cli_table_addf(t, 6, "%s v%.0f", str(c, "schedule"), num(c, "vpp"));
+			else
+				cli_table_addf(t, 6, "%s", str(c, "schedule"));
+			cli_table_addf(t, 7, "%.0f", num(c, "zero"));
+			cli_table_addf(t, 8, "%.0f", num(c, "micro_batch"));
+			cli_table_addf(t, 9, "%s", str(c, "recompute"));
+			cli_table_addf(t, 10, "%s", cJSON_IsTrue(cJSON_GetObjectItem(c, "sequence_parallel")) ? "yes" : "no");
+			cli_table_addf(t, 11, "%s", cli_seconds(num(x, "step_time_s"), a, sizeof a));
+			cli_table_addf(t, 12, "%.0f", num(x, "tokens_per_s_per_gpu"));
+			cli_table_addf(t, 13, "%.1f%%", 100.0 * num(x, "mfu"));
+			cli_table_addf(t, 14, "%.1f%%", 100.0 * num(x, "bubble_fraction"));
+			cli_table_addf(t, 15, "%s", cli_seconds(num(x, "exposed_comm_s"), a, sizeof a));
+			cli_table_addf(t, 16, "%s", cli_bytes(num(x, "peak_bytes"), a, sizeof a));
+			if (cJSON_GetObjectItem(x, "usd_per_million_tokens"))
+				cli_table_addf(t, 17, "%.3f", num(x, "usd_per_million_tokens"));
+			else
+				cli_table_addf(t, 17, "-");
+			cli_table_addf(t, 18, "%s", str(x, "why_not_first"));
+		}
+		cli_table_print(t, stdout);
+		cli_table_free(t);
+	}
+	const cJSON *sc = cJSON_GetObjectItem(doc, "scaling");
+	if (cJSON_GetArraySize(sc) > 0) {
+		printf("\nScaling (best layout at each count)\n\n");
+		const char *h[] = {"GPUs", "step", "tokens/s", "tok/s/GPU", "efficiency", "$/Mtok"};
+		cli_table *t = cli_table_new(6, h, "rrrrrr");
+		const cJSON *x;
+		cJSON_ArrayForEach(x, sc)
+		{
+			char a[32], b[32];
+			cli_table_addf(t, 0, "%.0f", num(x, "gpus"));
+			cli_table_addf(t, 1, "%s", cli_seconds(num(x, "step_time_s"), a, sizeof a));
+			cli_table_addf(t, 2, "%s", cli_si(num(x, "tokens_per_s"), "", b, sizeof b));
+			cli_table_addf(t, 3, "%.0f", num(x, "tokens_per_s_per_gpu"));
+			cli_table_addf(t, 4, "%.1f%%", 100.0 * num(x, "efficiency"));
+			cli_table_addf(t, 5, "%.3f", num(x, "usd_per_million_tokens"));
+		}
+		cli_table_print(t, stdout);
+		cli_table_free(t);
+	}
+}
+
+static void
+print_capacity(const cJSON *doc)
+{
+	printf("%s: %.3g tokens in %.3g days, global batch %.0f x %.0f tokens\n\n", str(doc, "model"), num(doc, "tokens"),
+	       num(doc, "days"), num(doc, "global_batch"), num(doc, "seq"));
+	const char *h[] = {"system", "GPUs", "nodes", "days", "MFU", "layout", "rent (cheapest)", "rent (on-demand max)", "buy"};
+	cli_table *t = cli_table_new(9, h, "lrrrrlrrr");
+	const cJSON *x;
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(doc, "systems"))
+	{
+		cli_table_addf(t, 0, "%s", str(x, "system"));
+		if (!cJSON_IsTrue(cJSON_GetObjectItem(x, "feasible"))) {
+			cli_table_addf(t, 1, "-");
+			cli_table_addf(t, 8, "%s", str(x, "reason"));
+			continue;
+		}
+		const cJSON *c = cJSON_GetObjectItem(x, "config");
+		cli_table_addf(t, 1, "%.0f", num(x, "gpus"));
+		cli_table_addf(t, 2, "%.0f", num(x, "nodes"));
+		cli_table_addf(t, 3, "%.1f", num(x, "days"));
+		cli_table_addf(t, 4, "%.1f%%", 100.0 * num(x, "mfu"));
+		cli_table_addf(t, 5, "tp%.0f pp%.0f dp%.0f %s", num(c, "tp"), num(c, "pp"), num(c, "dp"), str(c, "recompute"));
+		double cheap = INFINITY, maxod = 0;
+		const cJSON *r;
+		cJSON_ArrayForEach(r, cJSON_GetObjectItem(x, "rent"))
+		{
+			double v = num(r, "total_usd");
+			if (v < cheap)
+				cheap = v;
+			if (!strcmp(str(r, "kind"), "on-demand") && v > maxod)
+				maxod = v;
+		}
+		if (isfinite(cheap))
+			cli_table_addf(t, 6, "$%.3gM", cheap / 1e6);
+		else
+			cli_table_addf(t, 6, "-");
+		if (maxod > 0)
+			cli_table_addf(t, 7, "$%.3gM", maxod / 1e6);
+		else
+			cli_table_addf(t, 7, "-");
+		const cJSON *b = cJSON_GetObjectItem(x, "buy");
+		if (cJSON_GetObjectItem(b, "total_usd"))
+			cli_table_addf(t, 8, "$%.3gM (of $%.3gM hardware)", num(b, "total_usd") / 1e6, num(b, "purchase_usd") / 1e6);
+		else
+			cli_table_addf(t, 8, "%s", str(b, "note"));
+	}
+	cli_table_print(t, stdout);
+	cli_table_free(t);
+	printf("\nRent: GPU-hours x each listed price (see --json for every provider and date).  Buy: purchase\n"
+	       "price amortized over its life for the days of training, plus node power x PUE x price per kWh.\n");
+}
+
+enum {
+	O_MODEL = 256, O_SYSTEM, O_GPUS, O_GB, O_SEQ, O_OBJ, O_PRICE, O_TOP, O_JOBS, O_TPX, O_DTYPES, O_EXPORT, O_OUT,
+	O_JSON, O_DB, O_TOKENS, O_DAYS, O_SYSTEMS, O_LIFE, O_KWH, O_PUE, O_SIMN, O_HELP
+};
+
+static int
+plan_train_cmd(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"model", required_argument, NULL, O_MODEL}, {"system", required_argument, NULL, O_SYSTEM},
+		{"gpus", required_argument, NULL, O_GPUS}, {"global-batch", required_argument, NULL, O_GB},
+		{"seq", required_argument, NULL, O_SEQ}, {"objective", required_argument, NULL, O_OBJ},
+		{"price", required_argument, NULL, O_PRICE}, {"top", required_argument, NULL, O_TOP},
+		{"jobs", required_argument, NULL, O_JOBS}, {"tp-across-nodes", no_argument, NULL, O_TPX},
+		{"dtypes", required_argument, NULL, O_DTYPES}, {"export", required_argument, NULL, O_EXPORT},
+		{"out", required_argument, NULL, O_OUT}, {"json", no_argument, NULL, O_JSON},
+		{"db", required_argument, NULL, O_DB}, {"tokens", required_argument, NULL, O_TOKENS},
+		{"days", required_argument, NULL, O_DAYS}, {"systems", required_argument, NULL, O_SYSTEMS},
+		{"life-years", required_argument, NULL, O_LIFE}, {"kwh-price", required_argument, NULL, O_KWH},
+		{"pue", required_argument, NULL, O_PUE}, {"simulate", required_argument, NULL, O_SIMN},
+		{"help", no_argument, NULL, O_HELP}, {NULL, 0, NULL, 0},
+	};
+	plan_train_opts o;
+	plan_train_opts_init(&o);
+	plan_capacity_opts co;
+	plan_capacity_opts_init(&co);
+	const char *model_spec = NULL, *system = NULL, *db_path = NULL, *out_path = NULL, *gpus_s = NULL;
+	char *systems_s = NULL;
+	bool json = false, have_export = false;
+	plan_export ex = PLAN_EXPORT_MEGATRON;
+	double d;
+	long long ll;
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (c) {
+		case O_MODEL: model_spec = optarg; break;
+		case O_SYSTEM: system = optarg; break;
+		case O_GPUS: gpus_s = optarg; break;
+		case O_GB:
+			if (cli_int("plan", "--global-batch", optarg, 1, 1LL << 40, &ll))
+				return 2;
+			o.global_batch = co.global_batch = ll;
+			break;
+		case O_SEQ:
+			if (cli_int("plan", "--seq", optarg, 1, 1 << 24, &ll))
+				return 2;
+			o.seq = co.seq = ll;
+			break;
+		case O_OBJ:
+			if (!strcmp(optarg, "time"))
+				o.objective = PLAN_TIME;
+			else if (!strcmp(optarg, "cost"))
+				o.objective = PLAN_COST;
+			else
+				return cli_usage("plan", "--objective must be time or cost, got \"%s\"", optarg);
+			break;
+		case O_PRICE:
+			if (cli_double("plan", "--price", optarg, 0.0001, 1e6, &o.price))
+				return 2;
+			break;
+		case O_TOP:
+			if (cli_int("plan", "--top", optarg, 1, 1000, &ll))
+				return 2;
+			o.top = (int)ll;
+			break;
+		case O_SIMN:
+			if (cli_int("plan", "--simulate", optarg, 1, 100000, &ll))
+				return 2;
+			o.simulate = (int)ll;
+			break;
+		case O_JOBS:
+			if (cli_int("plan", "--jobs", optarg, 1, 256, &ll))
+				return 2;
+			o.jobs = co.jobs = (int)ll;
+			break;
+		case O_TPX: o.tp_across = true; break;
+		case O_DTYPES: {
+			char buf[128];
+			if (!pp_strlcpy(buf, optarg, sizeof buf))
+				return cli_usage("plan", "--dtypes is too long");
+			o.ndtypes = 0;
+			for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+				hw_dtype t;
+				if (hw_dtype_parse(tok, &t) != 0 || o.ndtypes >= 4)
+					return cli_usage("plan", "--dtypes takes up to four of bf16, fp16, fp8, fp32; got \"%s\"", tok);
+				o.dtypes[o.ndtypes++] = t;
+			}
+			break;
+		}
+		case O_EXPORT:
+			if (plan_export_parse(optarg, &ex) != 0)
+				return cli_usage("plan", "--export must be megatron, deepspeed, torchrun or slurm, got \"%s\"", optarg);
+			have_export = true;
+			break;
+		case O_OUT: out_path = optarg; break;
+		case O_JSON: json = true; break;
+		case O_DB: db_path = optarg; break;
+		case O_TOKENS:
+			if (cli_double("plan", "--tokens", optarg, 1.0, 1e18, &co.tokens))
+				return 2;
+			break;
+		case O_DAYS:
+			if (cli_double("plan", "--days", optarg, 0.001, 1e5, &co.days))
+				return 2;
+			break;
+		case O_SYSTEMS: systems_s = optarg; break;
+		case O_LIFE:
+			if (cli_double("plan", "--life-years", optarg, 0.1, 50, &co.life_years))
+				return 2;
+			break;
+		case O_KWH:
+			if (cli_double("plan", "--kwh-price", optarg, 0, 100, &co.usd_per_kwh))
+				return 2;
+			break;
+		case O_PUE:
+			if (cli_double("plan", "--pue", optarg, 1.0, 5.0, &co.pue))
+				return 2;
+			break;
+		case O_HELP:
+		case 'h':
+			fputs(usage_train, stdout);
+			return 0;
+		default:
+			return cli_bad_option("plan", c, argv);
+		}
+	}
+	(void)d;
+	if (optind < argc)
+		return cli_usage("plan", "unexpected argument \"%s\"", argv[optind]);
+	if (model_spec == NULL)
+		return cli_usage("plan", "--model is required (a catalog name or a path)");
+	if (o.global_batch <= 0)
+		return cli_usage("plan", "--global-batch is required");
+	bool capacity = co.tokens > 0 || co.days > 0;
+	if (capacity && !(co.tokens > 0 && co.days > 0))
+		return cli_usage("plan", "capacity planning needs both --tokens and --days");
+	if (!capacity && system == NULL)
+		return cli_usage("plan", "--system is required (see 'paraplan hw list')");
+	if (!capacity && gpus_s == NULL)
+		return cli_usage("plan", "--gpus is required (N, A..B or A,B,...)");
+	if (out_path != NULL && !have_export)
+		return cli_usage("plan", "--out applies to --export");
+	if (capacity && have_export)
+		return cli_usage("plan", "--export applies to a layout search, not to capacity planning");
+	int *gpus = NULL;
+	size_t ngpus = 0;
+	if (gpus_s != NULL && parse_gpus(gpus_s, &gpus, &ngpus) != 0)
+		return cli_usage("plan", "--gpus must be N, A..B (doubling) or a comma list of counts from 1 to %d, got \"%s\"",
+				 1 << 24, gpus_s);
+	char err[1024];
+	model *m;
+	int rc = model_load(model_spec, &m, err, sizeof err);
+	if (rc != 0) {
+		free(gpus);
+		return cli_fail(rc == PP_ENOTFOUND ? PP_EUSAGE : rc, err);
+	}
+	hw_db *db;
+	if ((rc = cli_open_db(db_path, 0, &db)) != 0) {
+		free(gpus);
+		model_free(m);
+		return rc;
+	}
+	progress pg = {isatty(2) != 0, now_s()};
+	stop_flag = 0;
+	signal(SIGINT, on_sigint);
+	int status = 0;
+	double t0 = now_s();
+	if (capacity) {
+		const char *defaults[] = {"dgx-a100", "dgx-h100", "hgx-h200", "dgx-b200"};
+		const char *list[32];
+		size_t nl = 0;
+		if (systems_s != NULL) {
+			for (char *tok = strtok(systems_s, ","); tok && nl < 32; tok = strtok(NULL, ","))
+				list[nl++] = tok;
+		} else {
+			for (size_t i = 0; i < 4; i++)
+				list[nl++] = defaults[i];
+		}
+		const model_tf *tf = model_transformer(m);
+		if (co.seq <= 0)
+			co.seq = tf ? tf->seq : 1;
+		co.stop = &stop_flag;
+		co.progress = show_progress;
+		co.progress_arg = &pg;
+		cJSON *doc = NULL;
+		rc = plan_capacity(m, db, list, nl, &co, &doc, err, sizeof err);
+		if (pg.tty)
+			fputs("\r\033[K", stderr);
+		if (rc != 0) {
+			status = cli_fail(rc, err);
+		} else {
+			json ? cli_print_json(doc) : print_capacity(doc);
+		}
+		cJSON_Delete(doc);
+	} else {
+		o.gpus = gpus;
+		o.ngpus = ngpus;
+		o.stop = &stop_flag;
+		o.progress = show_progress;
+		o.progress_arg = &pg;
+		plan_train_result *r = NULL;
+		rc = plan_train(m, db, system, &o, &r, err, sizeof err);
+		if (pg.tty)
+			fputs("\r\033[K", stderr);
+		if (rc != 0) {
+			status = cli_fail(rc, err);
+		} else {
+			cJSON *doc = plan_train_json(r);
+			const sim_train_cfg *w = plan_train_winner(r);
+			if (have_export) {
+				if (w == NULL) {
+					status = cli_fail(PP_EINPUT, "no layout fits: nothing to export");
+				} else {
+					hw_system sys;
+					char *text = NULL;
+					rc = hw_system_get(db, system, &sys, err, sizeof err);
+					if (rc == 0)
+						rc = plan_export_config(m, &sys, w, ex, &text, err, sizeof err);
+					if (rc == 0 && out_path != NULL)
+						rc = pp_write_file_atomic(out_path, text, strlen(text), err, sizeof err);
+					else if (rc == 0)
+						fputs(text, stdout);
+					if (rc != 0)
+						status = cli_fail(rc, err);
+					free(text);
+				}
+			}
+			if (!have_export || out_path != NULL) {
+				if (json)
+					cli_print_json(doc);
+				else
+					print_plan(doc, now_s() - t0);
+			}
+			if (status == 0 && w == NULL) {
+				cli_error("no layout of %s fits on %s: see the smallest footprint above", model_name(m), system);
+				status = 1;
+			}
+			cJSON_Delete(doc);
+			if (plan_train_interrupted(r))
+				fprintf(stderr, "interrupted: printed the best found so far\n");
+		}
+		plan_train_result_free(r);
+	}
+	signal(SIGINT, SIG_DFL);
+	free(gpus);
+	hw_close(db);
+	model_free(m);
+	return status;
+}
+
+int
+cmd_plan(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fputs(usage_train, argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "train"))
+		return plan_train_cmd(argc - 1, argv + 1);
+	return cli_usage("plan", "unknown workload \"%s\" (expected train)", argv[1]);
+}

@@ -1,0 +1,48 @@
+/*
+ * plan_int.h -- private to planner/: candidates and results.
+ */
+#ifndef PLAN_INT_H
+#define PLAN_INT_H
+
+#include "common/pp.h"
+#include "planner/plan.h"
+
+enum { CAND_NEW, CAND_INVALID, CAND_OOM, CAND_ESTIMATED, CAND_SIMULATED };
+
+typedef struct plan_cand {
+	sim_train_cfg cfg;
+	int state;
+	double est_s;        /* closed-form estimate */
+	double step_s;       /* simulated */
+	double usd_per_mtok;
+	sim_mem mem;         /* worst stage */
+	sim_metrics metrics; /* when simulated */
+	char why[160];       /* why it lost to the winner */
+} plan_cand;
+
+typedef struct plan_count_result {
+	int gpus;
+	plan_cand *cands; /* after ranking: the simulated ones first, best first */
+	size_t ncands, nbest;
+	size_t enumerated, invalid, oom, estimated, simulated;
+	double min_oom_bytes, capacity; /* the smallest footprint that did not fit */
+} plan_count_result;
+
+struct plan_train_result {
+	char model[64], system[48];
+	hw_system sys;
+	int64_t global_batch, seq;
+	double price;
+	char price_source[160];
+	plan_objective objective;
+	plan_count_result *counts;
+	size_t ncounts;
+	bool interrupted;
+};
+
+void plan_key(const sim_train_cfg *c, char *buf, size_t n);
+int plan_enumerate(const model *m, const hw_system *sys, int gpus, const plan_train_opts *o, int64_t seq,
+		   plan_cand **out, size_t *nout);
+struct cJSON *plan_cfg_json(const sim_train_cfg *c);
+
+#endif

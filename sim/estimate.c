@@ -1,0 +1,174 @@
+/*
+ * estimate.c -- a closed-form estimate of a training step, for ranking thousands of
+ * configurations before simulating the best in full.
+ *
+ * It prices the same segments the op graph runs (sim_layer_cost, the embedding and head, the
+ * TP, CP and EP collectives, the pipeline transfers, the data-parallel and ZeRO collectives,
+ * the optimizer) and composes them with the schedules' closed forms instead of events:
+ *   per micro-batch time of the slowest stage T = sum over its layers of forward, backward,
+ *   recomputation and TP collectives (+ embedding / head, + transfers);
+ *   pipeline: (m + (p - 1) / v) T for 1F1B and interleaved (Narayanan 2021 eq. 1 and 2), GPipe
+ *   the same, ZB-H1 (m + (p - 1) / 3) T (Qi et al. 2023: its bubble is about a third);
+ *   gradient reduction: exposed in full without overlap, else only its last bucket;
+ *   ZeRO-3: per layer, the gathers and reduce-scatter beyond the layer's compute are exposed.
+ * It ignores contention between flows, so it is optimistic where the engine finds contention;
+ * the planner uses it to order candidates, then simulates the best in full.
+ */
+#include "config.h"
+#include "sim/train_int.h"
+
+#include <math.h>
+#include <string.h>
+
+static double
+block_t(const block_cost *bc, bool bwd)
+{
+	const seg *s = bwd ? bc->bwd : bc->fwd;
+	double t = s[0].t + s[1].t + s[2].t;
+	if (bwd)
+		t += bc->w.t + bc->recompute.t;
+	return t;
+}
+
+int
+sim_train_estimate(const model *m, const hw_cost *cost, const sim_train_cfg *cin, double *step_s, char *err,
+		   size_t errlen)
+{
+	sim_train_cfg cfg = *cin;
+	const hw_system *sys = hw_cost_system(cost);
+	int rc = sim_train_check(m, sys, &cfg, err, errlen);
+	if (rc != 0)
+		return rc;
+	const sim_train_cfg *c = &cfg;
+	const model_tf *t = model_transformer(m);
+	if (t == NULL)
+		return pp_err(err, errlen, PP_EUSAGE, "the estimate covers transformers; simulate %s instead", model_name(m));
+	placement pl;
+	sim_place(sys, c, &pl);
+	int64_t micro = c->global_batch / ((int64_t)c->dp * c->micro_batch);
+	double T = (double)c->micro_batch * (double)sim_seq(m, c) / (double)c->cp;
+	double e = sim_act_bytes(c);
+	double msg = T * (double)t->hidden * e;
+	bool sp = c->sequence_parallel && c->tp > 1;
+	double tp_block = 0.0; /* TP collectives around one block, one direction */
+	if (c->tp > 1)
+		tp_block = sp ? hw_cost_coll_time(cost, HW_ALL_GATHER, c->tp, pl.tp_per_node, msg, NULL) +
+					hw_cost_coll_time(cost, HW_REDUCE_SCATTER, c->tp, pl.tp_per_node, msg, NULL)
+			      : hw_cost_coll_time(cost, HW_ALL_REDUCE, c->tp, pl.tp_per_node, msg, NULL);
+	double gb = (double)sim_grad_bytes(c);
+	int grp = c->dp * c->cp;
+
+	/* Per stage: compute per micro-batch, parameters, the largest ZeRO-3 exposure. */
+	double worst = 0.0, worst_params = 0.0, worst_expert = 0.0, zero_exposed = 0.0;
+	layer_cost prev;
+	int64_t prev_layer = -2;
+	int64_t layer = 0;
+	for (int s = 0; s < c->pp; s++) {
+		int nl = sim_stage_layers(m, c, s);
+		double tstage = 0.0, P = 0.0, Pe = 0.0, zexp = 0.0;
+		for (int k = 0; k < nl; k++, layer++) {
+			/* interleaved chunks hold other layers, but layers cost alike: the count matters */
+			layer_cost lc;
+			if (prev_layer >= 0 && model_layer_is_moe(m, layer) == model_layer_is_moe(m, prev_layer)) {
+				lc = prev;
+			} else {
+				sim_layer_cost(m, cost, c, layer, &lc);
+				prev = lc;
+			}
+			prev_layer = layer;
+			double fwd = block_t(&lc.attn, false) + block_t(&lc.mlp, false) + 2.0 * tp_block;
+			double bwd = block_t(&lc.attn, true) + block_t(&lc.mlp, true) + 2.0 * tp_block;
+			if (c->recompute == SIM_RECOMPUTE_FULL)
+				bwd += fwd;
+			for (int b = 0; b < 2; b++) {
+				const block_cost *bc = b ? &lc.mlp : &lc.attn;
+				if (bc->side_bytes > 0) {
+					double side = hw_cost_coll_time(cost, bc->side_op, bc->side_ranks, bc->side_per_node,
+									bc->side_bytes, NULL);
+					double core_f = bc->fwd[1].t, core_b = bc->bwd[1].t;
+					if (bc->side_op == HW_ALL_TO_ALL) {
+						fwd += 2.0 * side;
+						bwd += 2.0 * side;
+					} else {
+						fwd += side > core_f ? side - core_f : 0.0;
+						bwd += 2.0 * side > core_b ? 2.0 * side - core_b : 0.0;
+					}
+				}
+			}
+			tstage += fwd + bwd;
+			double lp = lc.attn.params + lc.mlp.params, le = lc.mlp.expert_params;
+			P += lp;
+			Pe += le;
+			if (c->zero >= 3) {
+				double ag = hw_cost_coll_time(cost, HW_ALL_GATHER, grp, pl.grad_per_node, lp * e, NULL) +
+					    (le > 0 ? hw_cost_coll_time(cost, HW_ALL_GATHER, pl.edp, pl.edp_per_node, le * e, NULL) : 0);
+				double rs = hw_cost_coll_time(cost, HW_REDUCE_SCATTER, grp, pl.grad_per_node, (lp + le) * gb, NULL);
+				double comm = 2.0 * ag + rs;
+				zexp += comm > fwd + bwd ? comm - (fwd + bwd) : 0.0;
+			} else if (c->zero == 2) {
+				double rs = hw_cost_coll_time(cost, HW_REDUCE_SCATTER, grp, pl.grad_per_node, (lp + le) * gb, NULL);
+				zexp += rs > bwd ? rs - bwd : 0.0;
+			}
+		}
+		seg f, b;
+		if (s == 0) {
+			sim_embed_cost(m, cost, c, &f, &b);
+			tstage += f.t + b.t;
+			P += sim_embed_params(m, c);
+		}
+		if (s == c->pp - 1) {
+			sim_head_cost(m, cost, c, &f, &b);
+			tstage += f.t + b.t;
+			P += sim_head_params(m, c);
+		}
+		if (tstage > worst) {
+			worst = tstage;
+			worst_params = P;
+			worst_expert = Pe;
+		}
+		if (zexp > zero_exposed)
+			zero_exposed = zexp;
+	}
+	double step;
+	double p = (double)c->pp, v = (double)c->vpp, mm = (double)micro;
+	double p2p = 0.0;
+	if (c->pp > 1) {
+		double bytes = msg / ((sp || (c->pp_scatter_gather && c->tp > 1)) ? (double)c->tp : 1.0);
+		p2p = hw_cost_coll_time(cost, HW_SEND_RECV, 2, pl.pp_intra ? 2 : 1, bytes, NULL);
+	}
+	switch (c->schedule) {
+	case SIM_ZB_H1:
+		step = (mm + (p - 1.0) / 3.0) * worst;
+		break;
+	case SIM_INTERLEAVED:
+		step = (mm + (p - 1.0) / v) * worst;
+		break;
+	default:
+		step = (mm + p - 1.0) * worst;
+	}
+	/* transfers on the critical path: the fill and drain of the pipeline, each chunk boundary */
+	step += 2.0 * (p - 1.0) * v * p2p;
+	step += zero_exposed * mm;
+	/* gradient reduction (ZeRO < 2) and the optimizer */
+	if (c->zero < 2 && grp > 1) {
+		hw_coll op = c->zero >= 1 ? HW_REDUCE_SCATTER : HW_ALL_REDUCE;
+		double red = hw_cost_coll_time(cost, op, grp, pl.grad_per_node, worst_params * gb, NULL);
+		if (worst_expert > 0)
+			red += hw_cost_coll_time(cost, op, pl.edp, pl.edp_per_node, worst_expert * gb, NULL);
+		if (c->overlap_grad_reduce) {
+			/* the reduction hides behind the last micro-batch's backward, but for its last bucket */
+			double bwd_last = 0.6 * worst;
+			red = red > bwd_last ? red - bwd_last : 0.0;
+			double bucket = hw_cost_coll_time(cost, op, grp, pl.grad_per_node,
+							  fmin(worst_params * gb, c->bucket_bytes > 0 ? c->bucket_bytes : 40e6 * gb),
+							  NULL);
+			if (red < bucket)
+				red = bucket;
+		}
+		step += red;
+	}
+	double P = worst_params / (c->zero >= 1 ? (double)grp : 1.0) + worst_expert / (c->zero >= 1 ? (double)pl.edp : 1.0);
+	step += hw_cost_mem(cost, P * (e >= 4.0 ? 28.0 : 32.0), NULL);
+	*step_s = step;
+	return 0;
+}
