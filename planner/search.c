@@ -22,7 +22,7 @@ plan_train_opts_init(plan_train_opts *o)
 {
 	memset(o, 0, sizeof *o);
 	o->top = 10;
-	o->simulate = 32;
+	o->simulate = 16;
 	o->objective = PLAN_TIME;
 }
 

@@ -631,8 +631,25 @@ flow_join(sim_engine *e, int32_t fi)
 	f->active = true;
 	f->last = e->now;
 	f->rate = 0;
-	for (int m = 0; m < f->nlinks; m++)
-		link_add_flow(e, e->flow_link[f->links + m], fi);
+	bool alone = true;
+	for (int m = 0; m < f->nlinks; m++) {
+		int32_t l = e->flow_link[f->links + m];
+		link_add_flow(e, l, fi);
+		alone &= e->links[l].n == 1;
+	}
+	if (alone) {
+		/* the common case: no other flow on its links, its rate is its own limit */
+		double rate = f->cap;
+		for (int m = 0; m < f->nlinks; m++) {
+			double c = e->flow_coef[f->links + m];
+			if (c > 0 && e->links[e->flow_link[f->links + m]].cap / c < rate)
+				rate = e->links[e->flow_link[f->links + m]].cap / c;
+		}
+		f->rate = rate;
+		f->version++;
+		push_event(e, e->now + (int64_t)ceil(f->work / rate * 1e12), f->op, f->version, EV_END);
+		return;
+	}
 	recompute(e, &e->flow_link[f->links], f->nlinks, fi);
 }
 
@@ -642,9 +659,13 @@ flow_leave(sim_engine *e, int32_t fi)
 	eflow *f = &e->flows[fi];
 	f->active = false;
 	f->work = 0;
-	for (int m = 0; m < f->nlinks; m++)
-		link_remove_flow(e, e->flow_link[f->links + m], fi);
-	if (f->nlinks > 0)
+	bool others = false;
+	for (int m = 0; m < f->nlinks; m++) {
+		int32_t l = e->flow_link[f->links + m];
+		link_remove_flow(e, l, fi);
+		others |= e->links[l].n > 0;
+	}
+	if (others)
 		recompute(e, &e->flow_link[f->links], f->nlinks, -1);
 }
 
