@@ -35,7 +35,34 @@ static const char usage_train[] =
 	"      --vpp 3 --micro-batch 1 --global-batch 1536 --recompute selective --sequence-parallel\n";
 
 static const char usage_top[] =
-	"usage: paraplan simulate train ...   (see 'paraplan simulate train --help')\n";
+	"usage: paraplan simulate train ...   (see 'paraplan simulate train --help')\n"
+	"       paraplan simulate serve ...   (see 'paraplan simulate serve --help')\n";
+
+static const char usage_serve[] =
+	"usage: paraplan simulate serve --model M --system S --tp T [--pp P] [--replicas R] --rate QPS\n"
+	"           [--arrival poisson|gamma:cv=C|batch|closed:N|trace:FILE] [--prompt-len DIST]\n"
+	"           [--output-len DIST] [--requests N | --duration S] [--max-num-seqs N]\n"
+	"           [--max-batched-tokens N] [--weights bf16|fp8|int8|int4] [--kv-dtype bf16|fp8]\n"
+	"           [--disaggregate P:D] [--router least-outstanding|round-robin]\n"
+	"           [--slo-ttft-p99 MS] [--slo-tpot-p99 MS] [--slo-e2e-p99 MS] [--price USD_PER_GPU_HOUR]\n"
+	"           [--seed N] [--trace FILE] [--json] [--db FILE]\n"
+	"\n"
+	"Simulates a serving deployment the way vLLM schedules it: continuous batching under\n"
+	"--max-num-seqs (default 256) and a token budget per iteration (--max-batched-tokens,\n"
+	"default 8192) with chunked prefill, a paged KV cache (16-token blocks, 90% of GPU memory)\n"
+	"with preemption by recomputation, TP all-reduces per layer, replicas behind a router.\n"
+	"DIST is a length (512) or uniform:min=A,max=B, lognormal:mean=M,sigma=S,\n"
+	"exponential:mean=M, gamma:mean=M,cv=C (each may add ,max=N).  A trace file is CSV with a\n"
+	"header arrival_s,prompt_tokens,output_tokens, or JSONL with those keys.\n"
+	"\n"
+	"Prints TTFT, TPOT, inter-token latency and end-to-end latency (mean, P50, P90, P99),\n"
+	"throughput, goodput under the given SLO, KV-cache use and preemptions, and dollars per\n"
+	"million tokens at the system's price.  A deployment that cannot keep up is reported as\n"
+	"saturated.\n"
+	"\n"
+	"Example:\n"
+	"  paraplan simulate serve --model llama-3-70b --system dgx-h100 --tp 4 --replicas 2 --rate 10 \\\n"
+	"      --prompt-len lognormal:mean=800,sigma=0.6 --output-len 256 --duration 300\n";
 
 enum {
 	O_MODEL = 256, O_SYSTEM, O_GPUS, O_TP, O_PP, O_DP, O_CP, O_EP, O_VPP, O_ZERO, O_FSDP, O_SCHED, O_MB, O_GB,
@@ -308,6 +335,269 @@ simulate_train(int argc, char **argv)
 	return status;
 }
 
+static void
+print_serve(const cJSON *doc)
+{
+	const cJSON *c = cJSON_GetObjectItem(doc, "config");
+	char a[48], b[48];
+	printf("%s on %s: %.0f replica(s) of tp %.0f x pp %.0f (%.0f GPUs), %s weights, %s KV cache, %.0f requests at %.3g/s\n\n",
+	       cJSON_GetObjectItem(doc, "model")->valuestring, cJSON_GetObjectItem(doc, "system")->valuestring,
+	       cJSON_GetObjectItem(c, "replicas")->valuedouble, cJSON_GetObjectItem(c, "tp")->valuedouble,
+	       cJSON_GetObjectItem(c, "pp")->valuedouble, cJSON_GetObjectItem(c, "gpus")->valuedouble,
+	       cJSON_GetObjectItem(c, "weights")->valuestring, cJSON_GetObjectItem(c, "kv_dtype")->valuestring,
+	       cJSON_GetObjectItem(c, "requests")->valuedouble, cJSON_GetObjectItem(c, "rate")->valuedouble);
+	const char *h[] = {"latency", "mean", "P50", "P90", "P99"};
+	cli_table *t = cli_table_new(5, h, "lrrrr");
+	static const char *const keys[] = {"ttft_s", "tpot_s", "itl_s", "e2e_s"};
+	static const char *const names[] = {"time to first token", "time per output token", "inter-token latency",
+					    "end to end"};
+	for (int i = 0; i < 4; i++) {
+		const cJSON *p = cJSON_GetObjectItem(doc, keys[i]);
+		static const char *const q[] = {"mean", "p50", "p90", "p99"};
+		cli_table_addf(t, 0, "%s", names[i]);
+		for (int j = 0; j < 4; j++)
+			cli_table_addf(t, 1 + j, "%s", cli_seconds(cJSON_GetObjectItem(p, q[j])->valuedouble, a, sizeof a));
+	}
+	cli_table_print(t, stdout);
+	cli_table_free(t);
+	putchar('\n');
+	const char *h2[] = {"metric", "value"};
+	t = cli_table_new(2, h2, "lr");
+	cli_table_addf(t, 0, "throughput");
+	cli_table_addf(t, 1, "%.3g requests/s, %s (%s per GPU)", cJSON_GetObjectItem(doc, "requests_per_s")->valuedouble,
+		       cli_si(cJSON_GetObjectItem(doc, "output_tokens_per_s")->valuedouble, "output tokens/s", a, sizeof a),
+		       cli_si(cJSON_GetObjectItem(doc, "output_tokens_per_s_per_gpu")->valuedouble, "", b, sizeof b));
+	const cJSON *slo = cJSON_GetObjectItem(doc, "slo");
+	if (cJSON_GetObjectItem(slo, "ttft_s")->valuedouble > 0 || cJSON_GetObjectItem(slo, "tpot_s")->valuedouble > 0 ||
+	    cJSON_GetObjectItem(slo, "e2e_s")->valuedouble > 0) {
+		cli_table_addf(t, 0, "goodput under the SLO");
+		cli_table_addf(t, 1, "%.3g requests/s (%.1f%% of requests meet it)",
+			       cJSON_GetObjectItem(doc, "goodput_requests_per_s")->valuedouble,
+			       100.0 * cJSON_GetObjectItem(doc, "slo_attainment")->valuedouble);
+	}
+	cli_table_addf(t, 0, "KV cache");
+	cli_table_addf(t, 1, "%.0f tokens per replica, %.1f%% used on average, %.1f%% peak, %.0f preemptions",
+		       cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "memory_per_gpu"), "kv_cache_tokens")->valuedouble,
+		       100.0 * cJSON_GetObjectItem(doc, "kv_utilization_mean")->valuedouble,
+		       100.0 * cJSON_GetObjectItem(doc, "kv_utilization_peak")->valuedouble,
+		       cJSON_GetObjectItem(doc, "preemptions")->valuedouble);
+	if (cJSON_GetObjectItem(doc, "usd_per_million_output_tokens")) {
+		cli_table_addf(t, 0, "cost");
+		cli_table_addf(t, 1, "$%.3f per million output tokens, $%.3f per million tokens ($%.2f/GPU-h)",
+			       cJSON_GetObjectItem(doc, "usd_per_million_output_tokens")->valuedouble,
+			       cJSON_GetObjectItem(doc, "usd_per_million_tokens")->valuedouble,
+			       cJSON_GetObjectItem(doc, "price_usd_per_gpu_hour")->valuedouble);
+	}
+	cli_table_print(t, stdout);
+	cli_table_free(t);
+	if (cJSON_IsTrue(cJSON_GetObjectItem(doc, "saturated")))
+		printf("\nSATURATED: requests arrive faster than the deployment serves them; latency grows with the run.\n"
+		       "Add replicas or GPUs per replica, or lower the rate.\n");
+}
+
+enum {
+	S_MODEL = 300, S_SYSTEM, S_TP, S_PP, S_REPL, S_RATE, S_ARR, S_PROMPT, S_OUTPUT, S_REQS, S_DUR, S_MAXSEQS, S_MAXTOK,
+	S_WEIGHTS, S_KV, S_DISAGG, S_ROUTER, S_SLO_TTFT, S_SLO_TPOT, S_SLO_E2E, S_PRICE, S_SEED, S_TRACE, S_JSON, S_DB, S_HELP
+};
+
+static int
+simulate_serve(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"model", required_argument, NULL, S_MODEL}, {"system", required_argument, NULL, S_SYSTEM},
+		{"tp", required_argument, NULL, S_TP}, {"pp", required_argument, NULL, S_PP},
+		{"replicas", required_argument, NULL, S_REPL}, {"rate", required_argument, NULL, S_RATE},
+		{"arrival", required_argument, NULL, S_ARR}, {"prompt-len", required_argument, NULL, S_PROMPT},
+		{"output-len", required_argument, NULL, S_OUTPUT}, {"requests", required_argument, NULL, S_REQS},
+		{"duration", required_argument, NULL, S_DUR}, {"max-num-seqs", required_argument, NULL, S_MAXSEQS},
+		{"max-batched-tokens", required_argument, NULL, S_MAXTOK}, {"weights", required_argument, NULL, S_WEIGHTS},
+		{"kv-dtype", required_argument, NULL, S_KV}, {"disaggregate", required_argument, NULL, S_DISAGG},
+		{"router", required_argument, NULL, S_ROUTER}, {"slo-ttft-p99", required_argument, NULL, S_SLO_TTFT},
+		{"slo-tpot-p99", required_argument, NULL, S_SLO_TPOT}, {"slo-e2e-p99", required_argument, NULL, S_SLO_E2E},
+		{"price", required_argument, NULL, S_PRICE}, {"seed", required_argument, NULL, S_SEED},
+		{"trace", required_argument, NULL, S_TRACE}, {"json", no_argument, NULL, S_JSON},
+		{"db", required_argument, NULL, S_DB}, {"help", no_argument, NULL, S_HELP}, {NULL, 0, NULL, 0},
+	};
+	sim_serve_cfg c;
+	sim_serve_cfg_init(&c);
+	const char *model_spec = NULL, *system = NULL, *db_path = NULL, *trace_out = NULL, *trace_in = NULL;
+	bool json = false, have_tp = false, have_rate = false;
+	char err[1024];
+	long long ll;
+	double d;
+	int opt;
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (opt) {
+		case S_MODEL: model_spec = optarg; break;
+		case S_SYSTEM: system = optarg; break;
+		case S_TP:
+			if (parse_int("--tp", optarg, 1, 1024, &c.tp))
+				return 2;
+			have_tp = true;
+			break;
+		case S_PP: if (parse_int("--pp", optarg, 1, 1024, &c.pp)) return 2; break;
+		case S_REPL: if (parse_int("--replicas", optarg, 1, 100000, &c.replicas)) return 2; break;
+		case S_RATE:
+			if (cli_double("simulate", "--rate", optarg, 1e-6, 1e7, &c.rate))
+				return 2;
+			have_rate = true;
+			break;
+		case S_ARR:
+			if (!strncmp(optarg, "trace:", 6)) {
+				c.arrival = SIM_ARR_TRACE;
+				trace_in = optarg + 6;
+			} else if (sim_arrival_parse(optarg, &c.arrival, &c.arrival_param, err, sizeof err) != 0) {
+				return cli_usage("simulate", "%s", err);
+			}
+			break;
+		case S_PROMPT:
+			if (sim_dist_parse(optarg, &c.prompt, err, sizeof err) != 0)
+				return cli_usage("simulate", "--prompt-len: %s", err);
+			break;
+		case S_OUTPUT:
+			if (sim_dist_parse(optarg, &c.output, err, sizeof err) != 0)
+				return cli_usage("simulate", "--output-len: %s", err);
+			break;
+		case S_REQS:
+			if (cli_int("simulate", "--requests", optarg, 1, 100000000, &ll))
+				return 2;
+			c.requests = ll;
+			break;
+		case S_DUR:
+			if (cli_double("simulate", "--duration", optarg, 0.001, 1e7, &c.duration_s))
+				return 2;
+			break;
+		case S_MAXSEQS: if (parse_int("--max-num-seqs", optarg, 1, 1 << 20, &c.max_num_seqs)) return 2; break;
+		case S_MAXTOK:
+			if (cli_int("simulate", "--max-batched-tokens", optarg, 1, 1 << 22, &ll))
+				return 2;
+			c.max_batched_tokens = ll;
+			break;
+		case S_WEIGHTS:
+			if (hw_dtype_parse(optarg, &c.weights) != 0)
+				return cli_usage("simulate", "--weights must be bf16, fp8, int8 or int4, got \"%s\"", optarg);
+			break;
+		case S_KV:
+			if (hw_dtype_parse(optarg, &c.kv_dtype) != 0)
+				return cli_usage("simulate", "--kv-dtype must be bf16 or fp8, got \"%s\"", optarg);
+			break;
+		case S_DISAGG: {
+			int pr, dr;
+			char tail;
+			if (sscanf(optarg, "%d:%d%c", &pr, &dr, &tail) != 2 || pr < 1 || dr < 1 || pr > 50000 || dr > 50000)
+				return cli_usage("simulate", "--disaggregate must be P:D (prefill and decode replicas), got \"%s\"", optarg);
+			c.prefill_replicas = pr;
+			c.decode_replicas = dr;
+			break;
+		}
+		case S_ROUTER:
+			if (!strcmp(optarg, "round-robin"))
+				c.router = SIM_ROUTE_ROUND_ROBIN;
+			else if (!strcmp(optarg, "least-outstanding"))
+				c.router = SIM_ROUTE_LEAST_OUTSTANDING;
+			else
+				return cli_usage("simulate", "--router must be round-robin or least-outstanding, got \"%s\"", optarg);
+			break;
+		case S_SLO_TTFT:
+			if (cli_double("simulate", "--slo-ttft-p99", optarg, 0.001, 1e9, &d))
+				return 2;
+			c.slo_ttft_s = d / 1e3;
+			break;
+		case S_SLO_TPOT:
+			if (cli_double("simulate", "--slo-tpot-p99", optarg, 0.001, 1e9, &d))
+				return 2;
+			c.slo_tpot_s = d / 1e3;
+			break;
+		case S_SLO_E2E:
+			if (cli_double("simulate", "--slo-e2e-p99", optarg, 0.001, 1e9, &d))
+				return 2;
+			c.slo_e2e_s = d / 1e3;
+			break;
+		case S_PRICE:
+			if (cli_double("simulate", "--price", optarg, 0.0001, 1e6, &c.price))
+				return 2;
+			break;
+		case S_SEED:
+			if (cli_int("simulate", "--seed", optarg, 0, INT64_MAX, &ll))
+				return 2;
+			c.seed = (uint64_t)ll;
+			break;
+		case S_TRACE:
+			trace_out = optarg;
+			c.keep_iterations = true;
+			break;
+		case S_JSON: json = true; break;
+		case S_DB: db_path = optarg; break;
+		case S_HELP:
+		case 'h':
+			fputs(usage_serve, stdout);
+			return 0;
+		default:
+			return cli_bad_option("simulate", opt, argv);
+		}
+	}
+	if (optind < argc)
+		return cli_usage("simulate", "unexpected argument \"%s\"", argv[optind]);
+	if (model_spec == NULL || system == NULL)
+		return cli_usage("simulate", "--model and --system are required");
+	if (!have_tp)
+		return cli_usage("simulate", "--tp is required");
+	if (!have_rate && c.arrival != SIM_ARR_BATCH && c.arrival != SIM_ARR_CLOSED && c.arrival != SIM_ARR_TRACE)
+		return cli_usage("simulate", "--rate is required (requests per second)");
+	sim_request *trace = NULL;
+	size_t ntrace = 0;
+	int rc;
+	if (trace_in != NULL) {
+		if ((rc = sim_trace_load(trace_in, &trace, &ntrace, err, sizeof err)) != 0)
+			return cli_fail(rc == PP_ENOTFOUND ? PP_EUSAGE : rc, err);
+		c.trace = trace;
+		c.ntrace = ntrace;
+	}
+	model *m = NULL;
+	hw_db *db = NULL;
+	hw_cost *cost = NULL;
+	sim_serve_result *res = NULL;
+	int status = 0;
+	if ((rc = model_load(model_spec, &m, err, sizeof err)) != 0) {
+		status = cli_fail(rc == PP_ENOTFOUND ? PP_EUSAGE : rc, err);
+		goto out;
+	}
+	if ((status = cli_open_db(db_path, 0, &db)) != 0)
+		goto out;
+	if ((rc = hw_cost_new(db, system, &cost, err, sizeof err)) != 0) {
+		status = cli_fail(rc == PP_ENOTFOUND ? PP_EUSAGE : rc, err);
+		goto out;
+	}
+	if (!(c.price > 0)) {
+		hw_price pr;
+		if (hw_default_price(db, system, &pr, NULL, 0) == 0)
+			c.price = pr.usd_per_gpu_hour;
+	}
+	if ((rc = sim_serve(m, cost, &c, &res, err, sizeof err)) != 0) {
+		status = cli_fail(rc, err);
+		goto out;
+	}
+	if (trace_out != NULL && (rc = sim_serve_trace(res, trace_out, err, sizeof err)) != 0) {
+		status = cli_fail(rc, err);
+		goto out;
+	}
+	cJSON *doc = sim_serve_json(res);
+	if (json)
+		cli_print_json(doc);
+	else
+		print_serve(doc);
+	cJSON_Delete(doc);
+out:
+	sim_serve_result_free(res);
+	hw_cost_free(cost);
+	hw_close(db);
+	model_free(m);
+	free(trace);
+	return status;
+}
+
 int
 cmd_simulate(int argc, char **argv)
 {
@@ -317,5 +607,7 @@ cmd_simulate(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "train"))
 		return simulate_train(argc - 1, argv + 1);
-	return cli_usage("simulate", "unknown workload \"%s\" (expected train)", argv[1]);
+	if (!strcmp(argv[1], "serve"))
+		return simulate_serve(argc - 1, argv + 1);
+	return cli_usage("simulate", "unknown workload \"%s\" (expected train or serve)", argv[1]);
 }

@@ -380,19 +380,40 @@ shape_efficiency(const hw_cost *c, double m, double n, double k)
 	return best > 1.0 ? 1.0 : best;
 }
 
+/* The roofline of a GEMM computing at dtype t whose k x n operand (the weights) is stored in
+ * wbytes bytes per element (weight-only quantization: int4 0.5, int8 1) and whose activations
+ * are t's width (16-bit for the weight-only formats). */
 static double
-gemm_model(const hw_cost *c, hw_dtype t, double m, double n, double k, double batch)
+gemm_model_w(const hw_cost *c, hw_dtype t, double wbytes, double m, double n, double k, double batch)
 {
 	double flops = 2.0 * m * n * k * batch;
 	hw_dtype et = eff_dtype(c, t);
 	/* Batched GEMMs fill the waves with their batch. */
 	double q = shape_efficiency(c, m, n * batch, k);
 	double compute = flops / (peak_flops(c, t) * c->gemm_eff[et].v * q);
-	double bytes = (m * k + k * n + m * n) * batch * hw_dtype_bytes(t == HW_INT4 ? HW_BF16 : t);
-	if (t == HW_INT4) /* weight-only: the k x n weights are 4-bit */
-		bytes = (m * k + m * n) * batch * 2.0 + k * n * batch * 0.5;
+	double abytes = hw_dtype_bytes(t);
+	double bytes = (m * k + m * n) * batch * abytes + k * n * batch * wbytes;
 	double mem = bytes / hbm_bw(c);
 	return c->launch_us.v * 1e-6 + (compute > mem ? compute : mem);
+}
+
+static double
+gemm_model(const hw_cost *c, hw_dtype t, double m, double n, double k, double batch)
+{
+	/* Weight-only int4 computes in 16-bit with 4-bit weights. */
+	if (t == HW_INT4)
+		return gemm_model_w(c, HW_BF16, 0.5, m, n, k, batch);
+	return gemm_model_w(c, t, hw_dtype_bytes(t), m, n, k, batch);
+}
+
+double
+hw_cost_gemm_w(const hw_cost *c, hw_dtype t, double wbytes, double m, double n, double k, double batch, hw_prov *prov)
+{
+	if (prov)
+		*prov = c->gemm_eff[eff_dtype(c, t)].prov;
+	if (!(m > 0) || !(n > 0) || !(k > 0) || !(batch > 0))
+		return 0.0;
+	return gemm_model_w(c, t, wbytes, m, n, k, batch);
 }
 
 double

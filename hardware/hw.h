@@ -210,6 +210,11 @@ const hw_system *hw_cost_system(const hw_cost *c);
 
 /* A GEMM (batch x [m x k] x [k x n]) in the given dtype. */
 double hw_cost_gemm(const hw_cost *c, hw_dtype t, double m, double n, double k, double batch, hw_prov *prov);
+/* A GEMM whose k x n operand (the weights) is stored at wbytes bytes per element while it
+ * computes at dtype t: weight-only quantization (int8 1, int4 0.5 with t = bf16).  No measured
+ * correction: the measured tables are of plain GEMMs. */
+double hw_cost_gemm_w(const hw_cost *c, hw_dtype t, double wbytes, double m, double n, double k, double batch,
+		      hw_prov *prov);
 /* A memory-bound kernel that reads and writes `bytes` in total. */
 double hw_cost_mem(const hw_cost *c, double bytes, hw_prov *prov);
 /* A fused (flash) attention kernel of `flops` FLOPs moving `bytes`; bwd selects the backward

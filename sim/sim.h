@@ -26,6 +26,7 @@
 
 #include "hardware/hw.h"
 #include "models/model.h"
+#include "sim/serve.h"
 
 struct cJSON;
 

@@ -1,0 +1,1384 @@
+/*
+ * serve.c -- the serving simulator (see serve.h for the model).
+ *
+ * Time here is double seconds, not the op-graph engine's picoseconds: a serving run is one
+ * loop over three kinds of events (an arrival, the end of a replica's iteration, a KV cache
+ * handed from a prefill to a decode replica), kept in a binary heap ordered by (time,
+ * sequence number).  The iteration cost is cached by token count, so a ten-minute run at a
+ * hundred requests per second costs well under a second.
+ */
+#include "config.h"
+#include "common/csv.h"
+#include "common/pp.h"
+#include "sim/sim.h"
+
+#include <cJSON.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- distributions and arrivals ------------------------------------------------------------ */
+
+static int
+kv_number(const char *spec, const char *key, double *out)
+{
+	const char *p = strstr(spec, key);
+	size_t kl = strlen(key);
+	while (p != NULL && !((p == spec || p[-1] == ':' || p[-1] == ',') && p[kl] == '='))
+		p = strstr(p + 1, key);
+	if (p == NULL)
+		return 0;
+	char *end;
+	double v = strtod(p + kl + 1, &end);
+	if (end == p + kl + 1 || (*end != '\0' && *end != ',') || !isfinite(v))
+		return -1;
+	*out = v;
+	return 1;
+}
+
+int
+sim_dist_parse(const char *s, sim_dist *out, char *err, size_t errlen)
+{
+	memset(out, 0, sizeof *out);
+	double v;
+	if (pp_parse_double(s, &v) == 0) {
+		if (!(v >= 1) || v > 1e7 || v != floor(v))
+			return pp_err(err, errlen, PP_EUSAGE, "a fixed length must be an integer from 1 to 10000000, got \"%s\"", s);
+		out->kind = SIM_DIST_FIXED;
+		out->mean = v;
+		return 0;
+	}
+	const char *colon = strchr(s, ':');
+	size_t nl = colon ? (size_t)(colon - s) : strlen(s);
+	double mean = 0, a = 0, b = 0, mx = 0;
+	int rc;
+	if ((rc = kv_number(s, "max", &mx)) < 0 || (rc == 1 && !(mx >= 1)))
+		return pp_err(err, errlen, PP_EUSAGE, "\"%s\": max must be a number of at least 1", s);
+	out->max = mx;
+	if (nl == 7 && !strncmp(s, "uniform", 7)) {
+		if (kv_number(s, "min", &a) != 1 || kv_number(s, "max", &b) != 1 || !(a >= 1) || !(b >= a))
+			return pp_err(err, errlen, PP_EUSAGE, "\"%s\": expected uniform:min=A,max=B with 1 <= A <= B", s);
+		out->kind = SIM_DIST_UNIFORM;
+		out->a = a;
+		out->b = b;
+		out->mean = (a + b) / 2;
+		out->max = 0;
+		return 0;
+	}
+	if (nl == 9 && !strncmp(s, "lognormal", 9)) {
+		double sigma;
+		if (kv_number(s, "mean", &mean) != 1 || kv_number(s, "sigma", &sigma) != 1 || !(mean >= 1) || !(sigma > 0) ||
+		    sigma > 5)
+			return pp_err(err, errlen, PP_EUSAGE,
+				      "\"%s\": expected lognormal:mean=M,sigma=S with M >= 1 and 0 < S <= 5", s);
+		out->kind = SIM_DIST_LOGNORMAL;
+		out->mean = mean;
+		out->b = sigma;
+		out->a = log(mean) - sigma * sigma / 2.0; /* so that the distribution's mean is M */
+		return 0;
+	}
+	if (nl == 11 && !strncmp(s, "exponential", 11)) {
+		if (kv_number(s, "mean", &mean) != 1 || !(mean >= 1))
+			return pp_err(err, errlen, PP_EUSAGE, "\"%s\": expected exponential:mean=M with M >= 1", s);
+		out->kind = SIM_DIST_EXPONENTIAL;
+		out->mean = mean;
+		return 0;
+	}
+	if (nl == 5 && !strncmp(s, "gamma", 5)) {
+		double cv;
+		if (kv_number(s, "mean", &mean) != 1 || kv_number(s, "cv", &cv) != 1 || !(mean >= 1) || !(cv > 0) || cv > 20)
+			return pp_err(err, errlen, PP_EUSAGE, "\"%s\": expected gamma:mean=M,cv=C with M >= 1 and 0 < C <= 20", s);
+		out->kind = SIM_DIST_GAMMA;
+		out->mean = mean;
+		out->a = 1.0 / (cv * cv);  /* shape */
+		out->b = mean / out->a;    /* scale */
+		return 0;
+	}
+	return pp_err(err, errlen, PP_EUSAGE,
+		      "\"%s\": expected a length (512) or uniform:min=,max= | lognormal:mean=,sigma= | exponential:mean= | "
+		      "gamma:mean=,cv=", s);
+}
+
+static int64_t
+draw(const sim_dist *d, gsl_rng *r)
+{
+	double v;
+	switch (d->kind) {
+	case SIM_DIST_UNIFORM:
+		v = floor(d->a + gsl_rng_uniform(r) * (d->b - d->a + 1.0));
+		break;
+	case SIM_DIST_LOGNORMAL:
+		v = round(gsl_ran_lognormal(r, d->a, d->b));
+		break;
+	case SIM_DIST_EXPONENTIAL:
+		v = round(gsl_ran_exponential(r, d->mean));
+		break;
+	case SIM_DIST_GAMMA:
+		v = round(gsl_ran_gamma(r, d->a, d->b));
+		break;
+	case SIM_DIST_FIXED:
+	default:
+		v = d->mean;
+	}
+	if (v < 1)
+		v = 1;
+	if (d->max > 0 && v > d->max)
+		v = d->max;
+	if (v > 1e7)
+		v = 1e7;
+	return (int64_t)v;
+}
+
+int
+sim_arrival_parse(const char *s, sim_arrival_kind *kind, double *param, char *err, size_t errlen)
+{
+	*param = 0;
+	if (!strcmp(s, "poisson")) {
+		*kind = SIM_ARR_POISSON;
+		return 0;
+	}
+	if (!strcmp(s, "batch")) {
+		*kind = SIM_ARR_BATCH;
+		return 0;
+	}
+	double v;
+	if (!strncmp(s, "gamma:", 6)) {
+		if (kv_number(s, "cv", &v) != 1 || !(v > 0) || v > 20)
+			return pp_err(err, errlen, PP_EUSAGE, "--arrival gamma needs cv=C with 0 < C <= 20, got \"%s\"", s);
+		*kind = SIM_ARR_GAMMA;
+		*param = v;
+		return 0;
+	}
+	if (!strncmp(s, "closed:", 7)) {
+		if (pp_parse_double(s + 7, &v) != 0 || !(v >= 1) || v > 1e6 || v != floor(v))
+			return pp_err(err, errlen, PP_EUSAGE, "--arrival closed:N needs a concurrency N from 1 to 1000000, got \"%s\"", s);
+		*kind = SIM_ARR_CLOSED;
+		*param = v;
+		return 0;
+	}
+	return pp_err(err, errlen, PP_EUSAGE, "--arrival must be poisson, gamma:cv=C, batch or closed:N, got \"%s\"", s);
+}
+
+/* ---- traces -------------------------------------------------------------------------------- */
+
+static int
+add_req(sim_request **arr, size_t *n, size_t *cap, double at, double p, double o, const char *path, size_t line,
+	char *err, size_t errlen)
+{
+	if (!isfinite(at) || at < 0 || !(p >= 1) || !(o >= 1) || p > 1e7 || o > 1e7 || p != floor(p) || o != floor(o))
+		return pp_err(err, errlen, PP_EINPUT,
+			      "%s:%zu: arrival must be >= 0 and prompt/output tokens integers from 1 to 10000000", path, line);
+	if (*n > 0 && at < (*arr)[*n - 1].arrival_s)
+		return pp_err(err, errlen, PP_EINPUT, "%s:%zu: arrival times must not decrease", path, line);
+	if (PP_GROW(*arr, *cap, *n + 1) != 0)
+		return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+	(*arr)[*n].arrival_s = at;
+	(*arr)[*n].prompt = (int64_t)p;
+	(*arr)[*n].output = (int64_t)o;
+	(*n)++;
+	return 0;
+}
+
+int
+sim_trace_load(const char *path, sim_request **out, size_t *nout, char *err, size_t errlen)
+{
+	*out = NULL;
+	*nout = 0;
+	char *text;
+	size_t len;
+	int rc = pp_read_file(path, (size_t)256 << 20, &text, &len, err, errlen);
+	if (rc != 0)
+		return rc;
+	sim_request *arr = NULL;
+	size_t n = 0, cap = 0;
+	const char *p = text;
+	while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')
+		p++;
+	if (*p == '{') {
+		/* JSONL: one object per line */
+		size_t line = 0;
+		char *save = NULL;
+		for (char *l = strtok_r(text, "\n", &save); l != NULL; l = strtok_r(NULL, "\n", &save)) {
+			line++;
+			while (*l == ' ' || *l == '\t' || *l == '\r')
+				l++;
+			if (*l == '\0')
+				continue;
+			cJSON *o = cJSON_Parse(l);
+			const cJSON *a = o ? cJSON_GetObjectItem(o, "arrival_s") : NULL;
+			if (o && !a)
+				a = cJSON_GetObjectItem(o, "arrival");
+			const cJSON *pt = o ? cJSON_GetObjectItem(o, "prompt_tokens") : NULL;
+			const cJSON *ot = o ? cJSON_GetObjectItem(o, "output_tokens") : NULL;
+			if (!cJSON_IsNumber(a) || !cJSON_IsNumber(pt) || !cJSON_IsNumber(ot)) {
+				cJSON_Delete(o);
+				free(arr);
+				free(text);
+				return pp_err(err, errlen, PP_EINPUT,
+					      "%s:%zu: expected a JSON object with numbers arrival_s, prompt_tokens, output_tokens", path,
+					      line);
+			}
+			rc = add_req(&arr, &n, &cap, a->valuedouble, pt->valuedouble, ot->valuedouble, path, line, err, errlen);
+			cJSON_Delete(o);
+			if (rc != 0) {
+				free(arr);
+				free(text);
+				return rc;
+			}
+		}
+	} else {
+		pp_csv t;
+		if ((rc = pp_csv_parse(text, len, path, &t, err, errlen)) != 0) {
+			free(text);
+			return rc;
+		}
+		int ca = pp_csv_column(&t, "arrival_s");
+		if (ca < 0)
+			ca = pp_csv_column(&t, "arrival");
+		int cpt = pp_csv_column(&t, "prompt_tokens"), cot = pp_csv_column(&t, "output_tokens");
+		if (ca < 0 || cpt < 0 || cot < 0) {
+			pp_csv_free(&t);
+			free(text);
+			return pp_err(err, errlen, PP_EINPUT, "%s: the header must name arrival_s, prompt_tokens and output_tokens",
+				      path);
+		}
+		for (size_t r = 1; r < t.nrows; r++) {
+			double a, pt, ot;
+			if (pp_parse_double(pp_csv_get(&t, r, ca), &a) != 0 || pp_parse_double(pp_csv_get(&t, r, cpt), &pt) != 0 ||
+			    pp_parse_double(pp_csv_get(&t, r, cot), &ot) != 0) {
+				rc = pp_err(err, errlen, PP_EINPUT, "%s:%zu: expected numbers in arrival_s, prompt_tokens, output_tokens",
+					    path, t.lines[r]);
+				break;
+			}
+			if ((rc = add_req(&arr, &n, &cap, a, pt, ot, path, t.lines[r], err, errlen)) != 0)
+				break;
+		}
+		pp_csv_free(&t);
+		if (rc != 0) {
+			free(arr);
+			free(text);
+			return rc;
+		}
+	}
+	free(text);
+	if (n == 0) {
+		free(arr);
+		return pp_err(err, errlen, PP_EINPUT, "%s: no requests in the trace", path);
+	}
+	*out = arr;
+	*nout = n;
+	return 0;
+}
+
+/* ---- configuration and memory -------------------------------------------------------------- */
+
+void
+sim_serve_cfg_init(sim_serve_cfg *c)
+{
+	memset(c, 0, sizeof *c);
+	c->tp = c->pp = c->replicas = 1;
+	c->rate = 1.0;
+	c->arrival = SIM_ARR_POISSON;
+	c->prompt.kind = SIM_DIST_FIXED;
+	c->prompt.mean = 512;
+	c->output.kind = SIM_DIST_FIXED;
+	c->output.mean = 128;
+	c->duration_s = 60.0;
+	c->max_num_seqs = 256;           /* vLLM's default */
+	c->max_batched_tokens = 8192;    /* vLLM V1's default with chunked prefill on datacenter GPUs */
+	c->block_size = 16;              /* vLLM's default */
+	c->gpu_memory_utilization = 0.9; /* vLLM's default */
+	c->weights = HW_BF16;
+	c->kv_dtype = HW_BF16;
+	c->router = SIM_ROUTE_LEAST_OUTSTANDING;
+	c->seed = 1;
+}
+
+static double
+weight_bytes(hw_dtype t)
+{
+	switch (t) {
+	case HW_FP8:
+	case HW_INT8:
+		return 1.0;
+	case HW_INT4:
+		return 0.5;
+	default:
+		return 2.0;
+	}
+}
+
+/* KV bytes one GPU holds per token: its layers, its KV heads (replicated when tp exceeds them;
+ * MLA's latent is not split by heads). */
+static double
+kv_per_token_gpu(const model *m, const sim_serve_cfg *c)
+{
+	const model_tf *t = model_transformer(m);
+	double layers = ceil((double)t->layers / (double)c->pp);
+	double kvb = hw_dtype_bytes(c->kv_dtype);
+	if (t->kv_lora_rank > 0)
+		return (double)(t->kv_lora_rank + t->qk_rope_dim) * layers * kvb;
+	double heads = t->kv_heads >= c->tp ? (double)t->kv_heads / (double)c->tp : 1.0;
+	return 2.0 * heads * (double)t->head_dim * layers * kvb;
+}
+
+int
+sim_serve_memory(const model *m, const hw_system *sys, const sim_serve_cfg *c, sim_serve_mem *out, char *err,
+		 size_t errlen)
+{
+	memset(out, 0, sizeof *out);
+	const model_tf *t = model_transformer(m);
+	if (t == NULL)
+		return pp_err(err, errlen, PP_EUSAGE, "%s is not a language model: serving simulates transformers", model_name(m));
+	out->capacity = sys->gpu.memory_bytes;
+	/* weights: everything split over tp and pp; embeddings stay 16-bit */
+	double emb = model_embedding_params(m) + model_head_params(m);
+	double body = model_params(m) - emb;
+	out->weights = (body * weight_bytes(c->weights) + emb * 2.0) / (double)(c->tp * c->pp);
+	/* activations of the largest iteration: its tokens' hidden states and MLP intermediates,
+	 * and the logits of up to max_num_seqs sequences in fp32 */
+	double T = (double)c->max_batched_tokens, h = (double)t->hidden;
+	double f = (double)(t->experts > 0 ? t->expert_ffn * t->top_k : t->ffn) / (double)c->tp;
+	out->activations = T * (4.0 * h + 3.0 * f) * 2.0 + (double)c->max_num_seqs * (double)t->vocab / c->tp * 4.0;
+	out->reserve = 1.0 * 1073741824.0; /* CUDA context, NCCL and cuBLAS workspaces, CUDA graphs */
+	out->kv_bytes = out->capacity * c->gpu_memory_utilization - out->weights - out->activations - out->reserve;
+	double per_tok = kv_per_token_gpu(m, c);
+	if (out->kv_bytes < 0)
+		out->kv_bytes = 0;
+	out->kv_tokens = (int64_t)(out->kv_bytes / per_tok);
+	out->kv_blocks = out->kv_tokens / c->block_size;
+	out->kv_tokens = out->kv_blocks * c->block_size;
+	out->fits = out->kv_blocks > 0;
+	return 0;
+}
+
+/* ---- iteration cost ------------------------------------------------------------------------ */
+
+typedef struct icost {
+	const model *m;
+	const model_tf *t;
+	const hw_cost *cost;
+	const sim_serve_cfg *c;
+	int tp_per_node;
+	double *lin;   /* [T]: GEMMs, element-wise work and TP all-reduces of all layers, -1 unknown */
+	double *head;  /* [n]: the LM head over n sequences */
+	size_t nlin, nhead;
+	hw_dtype gdt;  /* GEMM compute dtype */
+	double wb;     /* weight bytes per element */
+	double lpg;    /* layers per pipeline stage (all stages run in turn) */
+} icost;
+
+static double
+linear_time(icost *ic, int64_t T)
+{
+	if ((size_t)T < ic->nlin && ic->lin[T] >= 0)
+		return ic->lin[T];
+	const model_tf *t = ic->t;
+	const sim_serve_cfg *c = ic->c;
+	double tp = (double)c->tp, h = (double)t->hidden, a = (double)t->heads / tp;
+	double g = t->kv_heads >= c->tp ? (double)t->kv_heads / tp : 1.0, d = (double)t->head_dim;
+	double mult = t->mlp == MODEL_MLP_SWIGLU ? 2.0 : 1.0;
+	double x = (double)T;
+	double per = 0.0;
+	/* attention projections */
+	if (t->kv_lora_rank > 0) {
+		double q = (double)t->q_lora_rank, kv = (double)t->kv_lora_rank, rope = (double)t->qk_rope_dim;
+		double dqk = (double)(t->qk_nope_dim + t->qk_rope_dim), dv = (double)t->v_head_dim;
+		per += q > 0 ? hw_cost_gemm_w(ic->cost, ic->gdt, ic->wb, x, q, h, 1, NULL) +
+				       hw_cost_gemm_w(ic->cost, ic->gdt, ic->wb, x, a * dqk, q, 1, NULL)
+			     : hw_cost_gemm_w(ic->cost, ic->gdt, ic->wb, x, a * dqk, h, 1, NULL);
+		per += hw_cost_gemm_w(ic->cost, ic->gdt, ic->wb, x, kv + rope, h, 1, NULL);
+		per += hw_cost_gemm_w(ic->cost, ic->gdt, ic->wb, x, a * ((double)t->qk_nope_dim + dv), kv, 1, NULL);
+		per += hw_cost_gemm_w(ic->cost, ic->gdt, ic->wb, x, h, a * dv, 1, NULL);
+	} else {
+		per += hw_cost_gemm_w(ic->cost, ic->gdt, ic->wb, x, (a + 2.0 * g) * d, h, 1, NULL);
+		per += hw_cost_gemm_w(ic->cost, ic->gdt, ic->wb, x, h, a * d, 1, NULL);
+	}
+	/* MLP, or the experts a batch of T tokens activates */
+	double mlp = 0.0;
+	double dense_ffn = (double)t->ffn / tp;
+	if (t->experts > 0) {
+		double E = (double)t->experts, k = (double)t->top_k, fe = (double)t->expert_ffn / tp;
+		double active = E * (1.0 - pow(1.0 - 1.0 / E, x * k)); /* expected distinct experts hit */
+		if (active < 1.0)
+			active = 1.0;
+		double per_exp = x * k / active;
+		double moe = hw_cost_gemm_w(ic->cost, ic->gdt, ic->wb, x, E, h, 1, NULL) +
+			     hw_cost_gemm_w(ic->cost, ic->gdt, ic->wb, per_exp, mult * fe, h, active, NULL) +
+			     hw_cost_gemm_w(ic->cost, ic->gdt, ic->wb, per_exp, h, fe, active, NULL);
+		if (t->shared_experts > 0) {
+			double fs = (double)t->shared_experts * fe;
+			moe += hw_cost_gemm_w(ic->cost, ic->gdt, ic->wb, x, mult * fs, h, 1, NULL) +
+			       hw_cost_gemm_w(ic->cost, ic->gdt, ic->wb, x, h, fs, 1, NULL);
+		}
+		double dense = hw_cost_gemm_w(ic->cost, ic->gdt, ic->wb, x, mult * dense_ffn, h, 1, NULL) +
+			       hw_cost_gemm_w(ic->cost, ic->gdt, ic->wb, x, h, dense_ffn, 1, NULL);
+		double nmoe = 0;
+		for (int64_t l = 0; l < t->layers; l++)
+			nmoe += model_layer_is_moe(ic->m, l) ? 1.0 : 0.0;
+		double fm = nmoe / (double)t->layers;
+		mlp = fm * moe + (1.0 - fm) * (dense_ffn > 0 ? dense : moe);
+		dense_ffn = (double)t->expert_ffn * k / tp;
+	} else {
+		mlp = hw_cost_gemm_w(ic->cost, ic->gdt, ic->wb, x, mult * dense_ffn, h, 1, NULL) +
+		      hw_cost_gemm_w(ic->cost, ic->gdt, ic->wb, x, h, dense_ffn, 1, NULL);
+	}
+	per += mlp;
+	/* norms, rotary, activation, residuals: read and write the token's vectors */
+	per += hw_cost_mem(ic->cost, x * (8.0 * h + 3.0 * dense_ffn) * 2.0, NULL);
+	/* two TP all-reduces of the hidden states */
+	if (c->tp > 1)
+		per += 2.0 * hw_cost_coll_time(ic->cost, HW_ALL_REDUCE, c->tp, ic->tp_per_node, x * h * 2.0, NULL);
+	double total = per * (double)t->layers;
+	/* pipeline: each stage hands the hidden states to the next */
+	if (c->pp > 1)
+		total += (double)(c->pp - 1) * hw_cost_coll_time(ic->cost, HW_SEND_RECV, 2, 1, x * h * 2.0, NULL);
+	if ((size_t)T < ic->nlin)
+		ic->lin[T] = total;
+	return total;
+}
+
+static double
+head_time(icost *ic, int64_t n)
+{
+	if (n <= 0)
+		return 0.0;
+	if ((size_t)n < ic->nhead && ic->head[n] >= 0)
+		return ic->head[n];
+	const model_tf *t = ic->t;
+	double v = (double)t->vocab / (double)ic->c->tp;
+	double x = hw_cost_gemm_w(ic->cost, HW_BF16, 2.0, (double)n, v, (double)t->hidden, 1, NULL) +
+		   hw_cost_mem(ic->cost, (double)n * v * 4.0 * 2.0, NULL); /* logits and sampling */
+	if ((size_t)n < ic->nhead)
+		ic->head[n] = x;
+	return x;
+}
+
+/* Attention of an iteration: prefill by FLOPs (causal), decode by the KV bytes read. */
+static double
+attention_time(icost *ic, double pre_flops, double pre_bytes, double dec_ctx)
+{
+	const model_tf *t = ic->t;
+	const sim_serve_cfg *c = ic->c;
+	double a = (double)t->heads / (double)c->tp;
+	double dqk = t->kv_lora_rank > 0 ? (double)(t->kv_lora_rank + t->qk_rope_dim) : (double)t->head_dim;
+	double kvtok = kv_per_token_gpu(ic->m, c) / ceil((double)t->layers / (double)c->pp); /* per layer */
+	double flops = pre_flops + 4.0 * dec_ctx * a * dqk;
+	double bytes = pre_bytes + dec_ctx * kvtok;
+	return hw_cost_attn(ic->cost, HW_BF16, flops, bytes, false, NULL) * (double)t->layers;
+}
+
+/* ---- the replicas -------------------------------------------------------------------------- */
+
+enum { R_UNIFIED, R_PREFILL, R_DECODE };
+enum { EV_ARRIVE, EV_ITER, EV_KV };
+
+typedef struct seqst {
+	int64_t req;
+	int64_t target;    /* tokens to have in cache before decoding: prompt (+ generated after preemption) */
+	int64_t done;      /* of target, prefilled */
+	int64_t generated; /* output tokens emitted */
+	int64_t blocks;
+	int64_t sched;     /* tokens scheduled this iteration */
+	bool decode;       /* scheduled as a decode token */
+} seqst;
+
+typedef struct replica {
+	int kind;
+	int64_t *wait;     /* FIFO of request ids (ring) */
+	size_t wcap, whead, wlen;
+	seqst *run;
+	size_t nrun, rcap;
+	int64_t free_blocks, blocks;
+	bool busy;
+	double iter_start;
+	int64_t outstanding;
+	double kv_time_weighted, kv_peak;
+	double last_change;
+} replica;
+
+typedef struct reqst {
+	double arrival, first, last, finish;
+	int64_t prompt, output, generated;
+	int replica, decode_replica;
+	bool done;
+} reqst;
+
+typedef struct event {
+	double t;
+	uint64_t seq;
+	int type;
+	int64_t a; /* request or replica */
+	int b;     /* replica for EV_KV */
+} event;
+
+typedef struct iterrec {
+	double start, dur;
+	int replica;
+	int32_t decode, prefill_tokens;
+} iterrec;
+
+struct sim_serve_result {
+	sim_serve_cfg cfg;
+	sim_serve_metrics m;
+	char model[64], system[48];
+	iterrec *iters;
+	size_t niters, itcap;
+};
+
+typedef struct run {
+	const model *m;
+	const sim_serve_cfg *c;
+	icost ic;
+	replica *rep;
+	int nrep;
+	reqst *req;
+	int64_t nreq;
+	event *heap;
+	size_t nheap, hcap;
+	uint64_t seq;
+	double now;
+	int64_t next_arrival; /* requests not yet arrived (closed loop) */
+	int rr;
+	/* ITL: per iteration duration weighted by its decode tokens */
+	double *itl_d, *itl_w;
+	size_t nitl, itlcap;
+	int64_t preempt;
+	sim_serve_result *res;
+	bool oom;
+	size_t max_backlog;
+} run;
+
+static void
+push_ev(run *r, double t, int type, int64_t a, int b)
+{
+	if (PP_GROW(r->heap, r->hcap, r->nheap + 1) != 0) {
+		r->oom = true;
+		return;
+	}
+	event ev = {t, r->seq++, type, a, b};
+	size_t i = r->nheap++;
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+		if (r->heap[p].t < ev.t || (r->heap[p].t == ev.t && r->heap[p].seq < ev.seq))
+			break;
+		r->heap[i] = r->heap[p];
+		i = p;
+	}
+	r->heap[i] = ev;
+}
+
+static event
+pop_ev(run *r)
+{
+	event top = r->heap[0], last = r->heap[--r->nheap];
+	size_t i = 0, n = r->nheap;
+	for (;;) {
+		size_t l = 2 * i + 1, rr = l + 1, m = i;
+		const event *best = &last;
+		if (l < n && (r->heap[l].t < best->t || (r->heap[l].t == best->t && r->heap[l].seq < best->seq))) {
+			m = l;
+			best = &r->heap[l];
+		}
+		if (rr < n && (r->heap[rr].t < best->t || (r->heap[rr].t == best->t && r->heap[rr].seq < best->seq)))
+			m = rr;
+		if (m == i)
+			break;
+		r->heap[i] = r->heap[m];
+		i = m;
+	}
+	if (n > 0)
+		r->heap[i] = last;
+	return top;
+}
+
+static void
+wait_push(run *r, replica *p, int64_t req, bool front)
+{
+	if (p->wlen + 1 > p->wcap) {
+		size_t ncap = p->wcap ? p->wcap * 2 : 64;
+		int64_t *nw = malloc(ncap * sizeof *nw);
+		if (nw == NULL) {
+			r->oom = true;
+			return;
+		}
+		for (size_t i = 0; i < p->wlen; i++)
+			nw[i] = p->wait[(p->whead + i) % p->wcap];
+		free(p->wait);
+		p->wait = nw;
+		p->wcap = ncap;
+		p->whead = 0;
+	}
+	if (front) {
+		p->whead = (p->whead + p->wcap - 1) % p->wcap;
+		p->wait[p->whead] = req;
+	} else {
+		p->wait[(p->whead + p->wlen) % p->wcap] = req;
+	}
+	p->wlen++;
+}
+
+static void
+kv_account(replica *p, double now)
+{
+	double used = (double)(p->blocks - p->free_blocks) / (double)(p->blocks > 0 ? p->blocks : 1);
+	p->kv_time_weighted += used * (now - p->last_change);
+	p->last_change = now;
+	if (used > p->kv_peak)
+		p->kv_peak = used;
+}
+
+static int64_t
+blocks_for(const run *r, int64_t tokens)
+{
+	return (tokens + r->c->block_size - 1) / r->c->block_size;
+}
+
+/* Frees a running sequence's blocks and removes it from the batch. */
+static void
+drop_seq(replica *p, size_t i)
+{
+	p->free_blocks += p->run[i].blocks;
+	p->run[i] = p->run[--p->nrun];
+}
+
+/* Starts an iteration on replica `k` if it has work: decode tokens first, then prefill chunks
+ * within the token budget; KV blocks are allocated for what is scheduled, preempting the most
+ * recently admitted sequence when a decode step finds none free. */
+static void
+start_iteration(run *r, int k)
+{
+	replica *p = &r->rep[k];
+	const sim_serve_cfg *c = r->c;
+	if (p->busy || (p->nrun == 0 && p->wlen == 0))
+		return;
+	kv_account(p, r->now);
+	int64_t budget = c->max_batched_tokens;
+	int64_t ndec = 0, npre_tokens = 0, nout = 0;
+	double pre_flops = 0, pre_bytes = 0, dec_ctx = 0;
+	const model_tf *t = r->ic.t;
+	double a = (double)t->heads / (double)c->tp, d = (double)t->head_dim;
+	double kvtok = kv_per_token_gpu(r->m, c) / ceil((double)t->layers / (double)c->pp);
+	for (size_t i = 0; i < p->nrun; i++)
+		p->run[i].sched = 0;
+	/* decode: every sequence whose cache is complete emits one token */
+	for (size_t i = 0; i < p->nrun && budget > 0;) {
+		seqst *s = &p->run[i];
+		if (s->done < s->target || p->kind == R_PREFILL) {
+			i++;
+			continue;
+		}
+		int64_t myreq = s->req;
+		int64_t ctx = s->target + s->generated;
+		int64_t need = blocks_for(r, ctx + 1) - s->blocks;
+		while (need > p->free_blocks && p->nrun > 0) {
+			/* preempt the newest sequence (the last admitted); it prefills again later */
+			size_t victim = p->nrun - 1;
+			seqst v = p->run[victim];
+			reqst *q = &r->req[v.req];
+			drop_seq(p, victim);
+			r->preempt++;
+			q->generated = v.generated;
+			wait_push(r, p, v.req, true);
+			if (victim == i)
+				break;
+		}
+		if (i >= p->nrun || p->run[i].req != myreq)
+			continue; /* this very sequence was preempted */
+		if (need > p->free_blocks)
+			break;
+		p->free_blocks -= need;
+		s->blocks += need;
+		s->sched = 1;
+		s->decode = true;
+		budget--;
+		ndec++;
+		nout++;
+		dec_ctx += (double)ctx;
+		i++;
+	}
+	/* prefill chunks of running sequences, then admissions */
+	for (size_t i = 0; i < p->nrun && budget > 0; i++) {
+		seqst *s = &p->run[i];
+		if (s->done >= s->target || s->sched)
+			continue;
+		int64_t chunk = s->target - s->done < budget ? s->target - s->done : budget;
+		int64_t need = blocks_for(r, s->done + chunk) - s->blocks;
+		if (need > p->free_blocks) {
+			chunk = (p->free_blocks + s->blocks) * c->block_size - s->done;
+			if (chunk <= 0)
+				continue;
+			need = blocks_for(r, s->done + chunk) - s->blocks;
+		}
+		p->free_blocks -= need;
+		s->blocks += need;
+		s->sched = chunk;
+		s->decode = false;
+		budget -= chunk;
+		npre_tokens += chunk;
+		pre_flops += 4.0 * (double)chunk * ((double)s->done + (double)chunk / 2.0) * a * d;
+		pre_bytes += (double)(s->done + chunk) * kvtok;
+		if (s->done + chunk >= s->target)
+			nout++;
+	}
+	while (budget > 0 && p->wlen > 0 && p->nrun < (size_t)c->max_num_seqs && p->kind != R_DECODE) {
+		int64_t id = p->wait[p->whead];
+		reqst *q = &r->req[id];
+		int64_t target = q->prompt + q->generated;
+		int64_t chunk = target < budget ? target : budget;
+		int64_t need = blocks_for(r, chunk);
+		if (need > p->free_blocks)
+			break;
+		p->whead = (p->whead + 1) % p->wcap;
+		p->wlen--;
+		if (PP_GROW(p->run, p->rcap, p->nrun + 1) != 0) {
+			r->oom = true;
+			return;
+		}
+		seqst *s = &p->run[p->nrun++];
+		memset(s, 0, sizeof *s);
+		s->req = id;
+		s->target = target;
+		s->generated = q->generated;
+		s->blocks = need;
+		s->sched = chunk;
+		p->free_blocks -= need;
+		budget -= chunk;
+		npre_tokens += chunk;
+		pre_flops += 4.0 * (double)chunk * ((double)chunk / 2.0) * a * d;
+		pre_bytes += (double)chunk * kvtok;
+		if (chunk >= target)
+			nout++;
+	}
+	/* decode replicas admit handed-over sequences whose cache arrived (they need blocks) */
+	while (p->kind == R_DECODE && p->wlen > 0 && p->nrun < (size_t)c->max_num_seqs) {
+		int64_t id = p->wait[p->whead];
+		reqst *q = &r->req[id];
+		int64_t need = blocks_for(r, q->prompt + q->generated);
+		if (need > p->free_blocks)
+			break;
+		p->whead = (p->whead + 1) % p->wcap;
+		p->wlen--;
+		if (PP_GROW(p->run, p->rcap, p->nrun + 1) != 0) {
+			r->oom = true;
+			return;
+		}
+		seqst *s = &p->run[p->nrun++];
+		memset(s, 0, sizeof *s);
+		s->req = id;
+		s->target = q->prompt;
+		s->done = q->prompt;
+		s->generated = q->generated;
+		s->blocks = need;
+		p->free_blocks -= need;
+	}
+	int64_t T = ndec + npre_tokens;
+	if (T == 0) {
+		/* nothing schedulable (no KV room for the next waiting request): idle until a change */
+		return;
+	}
+	double dur = linear_time(&r->ic, T) + head_time(&r->ic, nout) + attention_time(&r->ic, pre_flops, pre_bytes, dec_ctx) +
+		     hw_cost_iter_overhead(r->ic.cost);
+	p->busy = true;
+	p->iter_start = r->now;
+	push_ev(r, r->now + dur, EV_ITER, k, 0);
+	if (r->c->keep_iterations && PP_GROW(r->res->iters, r->res->itcap, r->res->niters + 1) == 0) {
+		iterrec *it = &r->res->iters[r->res->niters++];
+		it->start = r->now;
+		it->dur = dur;
+		it->replica = k;
+		it->decode = (int32_t)ndec;
+		it->prefill_tokens = (int32_t)npre_tokens;
+	}
+}
+
+static int route(run *r, bool prefill);
+static void arrive(run *r, int64_t id);
+
+static void
+finish_request(run *r, int64_t id)
+{
+	reqst *q = &r->req[id];
+	q->finish = r->now;
+	q->done = true;
+	replica *p = &r->rep[q->decode_replica >= 0 ? q->decode_replica : q->replica];
+	p->outstanding--;
+	if (r->c->arrival == SIM_ARR_CLOSED && r->next_arrival < r->nreq) {
+		int64_t nid = r->next_arrival++;
+		r->req[nid].arrival = r->now;
+		push_ev(r, r->now, EV_ARRIVE, nid, 0);
+	}
+}
+
+static void
+end_iteration(run *r, int k)
+{
+	replica *p = &r->rep[k];
+	const sim_serve_cfg *c = r->c;
+	double dur = r->now - p->iter_start;
+	kv_account(p, r->now);
+	p->busy = false;
+	int64_t ndec = 0;
+	for (size_t i = 0; i < p->nrun;) {
+		seqst *s = &p->run[i];
+		reqst *q = &r->req[s->req];
+		bool emits = false;
+		if (s->decode && s->sched) {
+			emits = true;
+			ndec++;
+		} else if (s->sched > 0) {
+			s->done += s->sched;
+			if (s->done >= s->target)
+				emits = true; /* the last prefill chunk samples the first token */
+		}
+		s->sched = 0;
+		s->decode = false;
+		if (emits) {
+			s->generated++;
+			q->generated = s->generated;
+			if (q->first == 0.0 && q->generated == 1)
+				q->first = r->now;
+			q->last = r->now;
+			if (s->generated >= q->output) {
+				int64_t req = s->req;
+				drop_seq(p, i); /* moves another sequence into slot i */
+				finish_request(r, req);
+				continue;
+			}
+			if (p->kind == R_PREFILL) {
+				/* hand the cache to a decode replica over the fabric */
+				int64_t req = s->req;
+				double bytes = (double)(s->target) * kv_per_token_gpu(r->m, c);
+				double tt = hw_cost_coll_time(r->ic.cost, HW_SEND_RECV, 2, 1, bytes, NULL);
+				int dk = route(r, false);
+				q->decode_replica = dk;
+				r->rep[dk].outstanding++;
+				p->outstanding--;
+				drop_seq(p, i);
+				push_ev(r, r->now + tt, EV_KV, req, dk);
+				continue;
+			}
+		}
+		i++;
+	}
+	if (ndec > 0) {
+		size_t c1 = r->itlcap, c2 = r->itlcap;
+		if (PP_GROW(r->itl_d, c1, r->nitl + 1) != 0 || PP_GROW(r->itl_w, c2, r->nitl + 1) != 0) {
+			r->oom = true;
+			return;
+		}
+		r->itlcap = c1;
+		r->itl_d[r->nitl] = dur;
+		r->itl_w[r->nitl] = (double)ndec;
+		r->nitl++;
+	}
+}
+
+static int
+route(run *r, bool prefill)
+{
+	int lo, hi;
+	const sim_serve_cfg *c = r->c;
+	if (c->prefill_replicas > 0) {
+		lo = prefill ? 0 : c->prefill_replicas;
+		hi = prefill ? c->prefill_replicas : c->prefill_replicas + c->decode_replicas;
+	} else {
+		lo = 0;
+		hi = r->nrep;
+	}
+	if (c->router == SIM_ROUTE_ROUND_ROBIN) {
+		int k = lo + r->rr % (hi - lo);
+		r->rr++;
+		return k;
+	}
+	int best = lo;
+	for (int k = lo + 1; k < hi; k++)
+		if (r->rep[k].outstanding < r->rep[best].outstanding)
+			best = k;
+	return best;
+}
+
+static void
+arrive(run *r, int64_t id)
+{
+	int k = route(r, true);
+	r->req[id].replica = k;
+	r->req[id].decode_replica = -1;
+	r->rep[k].outstanding++;
+	wait_push(r, &r->rep[k], id, false);
+	start_iteration(r, k);
+}
+
+/* ---- metrics ------------------------------------------------------------------------------- */
+
+static sim_pct
+pct(double *v, size_t n)
+{
+	sim_pct p = {0, 0, 0, 0};
+	if (n == 0)
+		return p;
+	gsl_sort(v, 1, n);
+	p.mean = gsl_stats_mean(v, 1, n);
+	p.p50 = gsl_stats_quantile_from_sorted_data(v, 1, n, 0.50);
+	p.p90 = gsl_stats_quantile_from_sorted_data(v, 1, n, 0.90);
+	p.p99 = gsl_stats_quantile_from_sorted_data(v, 1, n, 0.99);
+	return p;
+}
+
+/* Quantiles of iteration durations weighted by the decode tokens each produced: every decode
+ * token's inter-token latency is the duration of the iteration that produced it. */
+static sim_pct
+weighted_pct(double *d, double *w, size_t n)
+{
+	sim_pct p = {0, 0, 0, 0};
+	if (n == 0)
+		return p;
+	size_t *idx = malloc(n * sizeof *idx);
+	if (idx == NULL)
+		return p;
+	gsl_sort_index(idx, d, 1, n);
+	double tot = 0, sum = 0;
+	for (size_t i = 0; i < n; i++) {
+		tot += w[i];
+		sum += w[i] * d[i];
+	}
+	p.mean = tot > 0 ? sum / tot : 0;
+	const double qs[3] = {0.5, 0.9, 0.99};
+	double *outs[3] = {&p.p50, &p.p90, &p.p99};
+	for (int q = 0; q < 3; q++) {
+		double acc = 0, goal = qs[q] * tot;
+		for (size_t i = 0; i < n; i++) {
+			acc += w[idx[i]];
+			if (acc >= goal) {
+				*outs[q] = d[idx[i]];
+				break;
+			}
+		}
+	}
+	free(idx);
+	return p;
+}
+
+static void
+compute_metrics(run *r)
+{
+	const sim_serve_cfg *c = r->c;
+	sim_serve_metrics *m = &r->res->m;
+	int64_t n = r->nreq;
+	double *ttft = malloc((size_t)n * sizeof *ttft), *tpot = malloc((size_t)n * sizeof *tpot);
+	double *e2e = malloc((size_t)n * sizeof *e2e);
+	if (ttft == NULL || tpot == NULL || e2e == NULL) {
+		free(ttft), free(tpot), free(e2e);
+		r->oom = true;
+		return;
+	}
+	size_t nt = 0, np = 0;
+	double first_arr = INFINITY, last_fin = 0, out_tok = 0, all_tok = 0;
+	int64_t good = 0, done = 0;
+	for (int64_t i = 0; i < n; i++) {
+		reqst *q = &r->req[i];
+		if (!q->done)
+			continue;
+		done++;
+		double tf = q->first - q->arrival, te = q->finish - q->arrival;
+		double tp = q->output > 1 ? (q->finish - q->first) / (double)(q->output - 1) : 0.0;
+		ttft[nt] = tf;
+		e2e[nt++] = te;
+		if (q->output > 1)
+			tpot[np++] = tp;
+		if (q->arrival < first_arr)
+			first_arr = q->arrival;
+		if (q->finish > last_fin)
+			last_fin = q->finish;
+		out_tok += (double)q->output;
+		all_tok += (double)(q->prompt + q->output);
+		bool ok = (c->slo_ttft_s <= 0 || tf <= c->slo_ttft_s) && (c->slo_tpot_s <= 0 || tp <= c->slo_tpot_s) &&
+			  (c->slo_e2e_s <= 0 || te <= c->slo_e2e_s);
+		good += ok;
+	}
+	m->completed = done;
+	m->offered = n;
+	m->preemptions = r->preempt;
+	m->ttft = pct(ttft, nt);
+	m->e2e = pct(e2e, nt);
+	m->tpot = pct(tpot, np);
+	m->itl = weighted_pct(r->itl_d, r->itl_w, r->nitl);
+	double span = last_fin - (isfinite(first_arr) ? first_arr : 0.0);
+	m->makespan_s = last_fin;
+	m->sim_time_s = r->now;
+	if (span > 0) {
+		m->requests_per_s = (double)done / span;
+		m->output_tokens_per_s = out_tok / span;
+		m->total_tokens_per_s = all_tok / span;
+		m->goodput_requests_per_s = (double)good / span;
+	}
+	m->slo_attainment = done > 0 ? (double)good / (double)done : 0.0;
+	int gpus_per = c->tp * c->pp;
+	m->gpus = r->nrep * gpus_per;
+	m->output_tokens_per_s_per_gpu = m->output_tokens_per_s / (double)m->gpus;
+	double kvw = 0, kvp = 0;
+	for (int k = 0; k < r->nrep; k++) {
+		kv_account(&r->rep[k], r->now);
+		kvw += r->now > 0 ? r->rep[k].kv_time_weighted / r->now : 0;
+		if (r->rep[k].kv_peak > kvp)
+			kvp = r->rep[k].kv_peak;
+	}
+	m->kv_utilization_mean = kvw / r->nrep;
+	m->kv_utilization_peak = kvp;
+	if (c->price > 0 && m->output_tokens_per_s > 0) {
+		double usd_per_s = c->price * (double)m->gpus / 3600.0;
+		m->usd_per_million_output_tokens = usd_per_s / m->output_tokens_per_s * 1e6;
+		m->usd_per_million_tokens = usd_per_s / m->total_tokens_per_s * 1e6;
+	}
+	free(ttft), free(tpot), free(e2e);
+}
+
+/* ---- the run ------------------------------------------------------------------------------- */
+
+static void
+make_requests(run *r)
+{
+	const sim_serve_cfg *c = r->c;
+	gsl_rng *ra = gsl_rng_alloc(gsl_rng_mt19937), *rp = gsl_rng_alloc(gsl_rng_mt19937),
+		*ro = gsl_rng_alloc(gsl_rng_mt19937);
+	/* one stream per purpose, seeded apart so changing one distribution leaves the others */
+	gsl_rng_set(ra, c->seed * 3 + 1);
+	gsl_rng_set(rp, c->seed * 3 + 2);
+	gsl_rng_set(ro, c->seed * 3 + 3);
+	double t = 0.0;
+	for (int64_t i = 0; i < r->nreq; i++) {
+		reqst *q = &r->req[i];
+		memset(q, 0, sizeof *q);
+		q->decode_replica = -1;
+		if (c->arrival == SIM_ARR_TRACE) {
+			q->arrival = c->trace[i].arrival_s;
+			q->prompt = c->trace[i].prompt;
+			q->output = c->trace[i].output;
+			continue;
+		}
+		switch (c->arrival) {
+		case SIM_ARR_POISSON:
+			t += gsl_ran_exponential(ra, 1.0 / c->rate);
+			break;
+		case SIM_ARR_GAMMA: {
+			double shape = 1.0 / (c->arrival_param * c->arrival_param);
+			t += gsl_ran_gamma(ra, shape, 1.0 / (c->rate * shape));
+			break;
+		}
+		default:
+			t = 0.0;
+		}
+		q->arrival = t;
+		q->prompt = draw(&c->prompt, rp);
+		q->output = draw(&c->output, ro);
+	}
+	gsl_rng_free(ra);
+	gsl_rng_free(rp);
+	gsl_rng_free(ro);
+}
+
+void
+sim_serve_result_free(sim_serve_result *r)
+{
+	if (r == NULL)
+		return;
+	free(r->iters);
+	free(r);
+}
+
+const sim_serve_metrics *
+sim_serve_get_metrics(const sim_serve_result *r)
+{
+	return &r->m;
+}
+
+int
+sim_serve(const model *m, const hw_cost *cost, const sim_serve_cfg *cin, sim_serve_result **out, char *err,
+	  size_t errlen)
+{
+	*out = NULL;
+	sim_serve_cfg cfgv = *cin;
+	sim_serve_cfg *c = &cfgv;
+	const model_tf *t = model_transformer(m);
+	const hw_system *sys = hw_cost_system(cost);
+	if (t == NULL)
+		return pp_err(err, errlen, PP_EUSAGE, "%s is not a language model: serving simulates transformers", model_name(m));
+	if (c->tp < 1 || c->pp < 1 || c->replicas < 1 || c->replicas > 100000)
+		return pp_err(err, errlen, PP_EUSAGE, "--tp, --pp and --replicas must be positive (replicas at most 100000)");
+	if (t->heads % c->tp != 0)
+		return pp_err(err, errlen, PP_EUSAGE, "attention heads (%lld) must be divisible by tp (%d)", (long long)t->heads,
+			      c->tp);
+	if (c->pp > t->layers)
+		return pp_err(err, errlen, PP_EUSAGE, "pp (%d) exceeds the layers (%lld)", c->pp, (long long)t->layers);
+	if (c->max_num_seqs < 1 || c->max_batched_tokens < 1 || c->block_size < 1)
+		return pp_err(err, errlen, PP_EUSAGE, "--max-num-seqs, --max-batched-tokens and the block size must be positive");
+	if (!(c->gpu_memory_utilization > 0 && c->gpu_memory_utilization <= 1))
+		return pp_err(err, errlen, PP_EUSAGE, "GPU memory utilization must be in (0, 1]");
+	if (c->arrival != SIM_ARR_BATCH && c->arrival != SIM_ARR_CLOSED && c->arrival != SIM_ARR_TRACE &&
+	    (!(c->rate > 0) || c->rate > 1e7))
+		return pp_err(err, errlen, PP_EUSAGE, "--rate must be a positive number of requests per second, got %g", c->rate);
+	if (c->prefill_replicas > 0 || c->decode_replicas > 0) {
+		if (c->prefill_replicas < 1 || c->decode_replicas < 1)
+			return pp_err(err, errlen, PP_EUSAGE, "--disaggregate P:D needs at least one replica of each");
+		c->replicas = c->prefill_replicas + c->decode_replicas;
+	}
+	if (c->weights != HW_BF16 && c->weights != HW_FP16 && c->weights != HW_FP8 && c->weights != HW_INT8 &&
+	    c->weights != HW_INT4)
+		return pp_err(err, errlen, PP_EUSAGE, "--weights must be bf16, fp8, int8 or int4");
+	if (c->weights == HW_FP8 && !(sys->gpu.peak_tflops[HW_FP8] > 0))
+		return pp_err(err, errlen, PP_EUSAGE, "%s has no fp8 tensor cores: use int8 or int4 weights", sys->gpu.name);
+	if (c->kv_dtype != HW_BF16 && c->kv_dtype != HW_FP16 && c->kv_dtype != HW_FP8)
+		return pp_err(err, errlen, PP_EUSAGE, "--kv-dtype must be bf16 or fp8");
+	int64_t nreq = c->requests;
+	if (c->arrival == SIM_ARR_TRACE)
+		nreq = (int64_t)c->ntrace;
+	else if (nreq <= 0)
+		nreq = (int64_t)ceil(c->rate * c->duration_s);
+	if (nreq < 1 || nreq > 100000000)
+		return pp_err(err, errlen, PP_EUSAGE, "the run must have from 1 to 100000000 requests, got %lld", (long long)nreq);
+	sim_serve_mem mem;
+	int rc = sim_serve_memory(m, sys, c, &mem, err, errlen);
+	if (rc != 0)
+		return rc;
+	if (!mem.fits)
+		return pp_err(err, errlen, PP_EUSAGE,
+			      "%s does not fit on %d GPU(s) of %s with %s weights: %.1f GiB of weights and %.1f GiB of "
+			      "activations per GPU leave no KV cache in %.1f GiB; raise --tp or --pp or quantize",
+			      model_name(m), c->tp * c->pp, sys->name, hw_dtype_name(c->weights), mem.weights / 1073741824.0,
+			      mem.activations / 1073741824.0, mem.capacity * c->gpu_memory_utilization / 1073741824.0);
+	/* a request longer than one replica's whole cache can never run */
+	int64_t maxlen = 0;
+	run r;
+	memset(&r, 0, sizeof r);
+	r.m = m;
+	r.c = c;
+	r.nreq = nreq;
+	r.nrep = c->replicas;
+	r.req = calloc((size_t)nreq, sizeof *r.req);
+	r.rep = calloc((size_t)r.nrep, sizeof *r.rep);
+	r.res = calloc(1, sizeof *r.res);
+	r.ic.nlin = (size_t)c->max_batched_tokens + 1;
+	r.ic.nhead = (size_t)c->max_num_seqs + (size_t)c->max_batched_tokens + 1;
+	r.ic.lin = malloc(r.ic.nlin * sizeof *r.ic.lin);
+	r.ic.head = malloc(r.ic.nhead * sizeof *r.ic.head);
+	if (r.req == NULL || r.rep == NULL || r.res == NULL || r.ic.lin == NULL || r.ic.head == NULL) {
+		rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < r.ic.nlin; i++)
+		r.ic.lin[i] = -1;
+	for (size_t i = 0; i < r.ic.nhead; i++)
+		r.ic.head[i] = -1;
+	r.ic.m = m;
+	r.ic.t = t;
+	r.ic.cost = cost;
+	r.ic.c = c;
+	int dom = sys->scaleup_domain > 0 ? sys->scaleup_domain : sys->gpus_per_node;
+	r.ic.tp_per_node = c->tp < dom ? c->tp : dom;
+	r.ic.gdt = c->weights == HW_FP8 ? HW_FP8 : HW_BF16;
+	r.ic.wb = weight_bytes(c->weights);
+	make_requests(&r);
+	for (int64_t i = 0; i < nreq; i++)
+		if (r.req[i].prompt + r.req[i].output > maxlen)
+			maxlen = r.req[i].prompt + r.req[i].output;
+	if (maxlen > mem.kv_tokens) {
+		rc = pp_err(err, errlen, PP_EUSAGE,
+			    "a request of %lld tokens exceeds one replica's KV cache (%lld tokens): use more GPUs per replica",
+			    (long long)maxlen, (long long)mem.kv_tokens);
+		goto done;
+	}
+	for (int k = 0; k < r.nrep; k++) {
+		replica *p = &r.rep[k];
+		p->kind = c->prefill_replicas > 0 ? (k < c->prefill_replicas ? R_PREFILL : R_DECODE) : R_UNIFIED;
+		p->blocks = p->free_blocks = mem.kv_blocks;
+	}
+	r.res->cfg = *c;
+	pp_strlcpy(r.res->model, model_name(m), sizeof r.res->model);
+	pp_strlcpy(r.res->system, sys->name, sizeof r.res->system);
+	if (c->arrival == SIM_ARR_CLOSED) {
+		int64_t conc = (int64_t)c->arrival_param;
+		if (conc > nreq)
+			conc = nreq;
+		for (int64_t i = 0; i < conc; i++)
+			push_ev(&r, 0.0, EV_ARRIVE, i, 0);
+		r.next_arrival = conc;
+	} else {
+		for (int64_t i = 0; i < nreq; i++)
+			push_ev(&r, r.req[i].arrival, EV_ARRIVE, i, 0);
+		r.next_arrival = nreq;
+	}
+	double last_arrival = 0.0;
+	size_t backlog_at_last = 0;
+	int64_t arrived = 0;
+	while (r.nheap > 0 && !r.oom) {
+		event ev = pop_ev(&r);
+		r.now = ev.t;
+		if (ev.type == EV_ARRIVE) {
+			arrive(&r, ev.a);
+			arrived++;
+			if (arrived == nreq && c->arrival != SIM_ARR_CLOSED) {
+				last_arrival = r.now;
+				for (int k = 0; k < r.nrep; k++)
+					backlog_at_last += r.rep[k].wlen;
+			}
+		} else if (ev.type == EV_ITER) {
+			end_iteration(&r, (int)ev.a);
+			start_iteration(&r, (int)ev.a);
+		} else {
+			/* a handed-over cache arrives at its decode replica */
+			wait_push(&r, &r.rep[ev.b], ev.a, false);
+			start_iteration(&r, ev.b);
+		}
+	}
+	if (r.oom) {
+		rc = pp_err(err, errlen, PP_ENOMEM, "out of memory while simulating");
+		goto done;
+	}
+	for (int64_t i = 0; i < nreq; i++)
+		if (!r.req[i].done) {
+			rc = pp_err(err, errlen, PP_EINPUT, "serving stalled with request %lld unfinished", (long long)i);
+			goto done;
+		}
+	compute_metrics(&r);
+	sim_serve_metrics *mt = &r.res->m;
+	mt->mem = mem;
+	mt->iterations = (int64_t)r.nitl;
+	/* Saturation: the queue at the last arrival held more than 5% of the requests (at least 10):
+	 * arrivals outran the service and latency grows with the run. */
+	mt->saturated = c->arrival != SIM_ARR_BATCH && c->arrival != SIM_ARR_CLOSED &&
+			(double)backlog_at_last > fmax(10.0, 0.05 * (double)nreq);
+	(void)last_arrival;
+	*out = r.res;
+	r.res = NULL;
+done:
+	for (int k = 0; r.rep && k < r.nrep; k++) {
+		free(r.rep[k].wait);
+		free(r.rep[k].run);
+	}
+	free(r.rep);
+	free(r.req);
+	free(r.heap);
+	free(r.itl_d);
+	free(r.itl_w);
+	free(r.ic.lin);
+	free(r.ic.head);
+	sim_serve_result_free(r.res);
+	return rc;
+}
+
+/* ---- output -------------------------------------------------------------------------------- */
+
+static void
+add_pct(cJSON *o, const char *k, const sim_pct *p)
+{
+	cJSON *x = cJSON_AddObjectToObject(o, k);
+	cJSON_AddNumberToObject(x, "mean", p->mean);
+	cJSON_AddNumberToObject(x, "p50", p->p50);
+	cJSON_AddNumberToObject(x, "p90", p->p90);
+	cJSON_AddNumberToObject(x, "p99", p->p99);
+}
+
+cJSON *
+sim_serve_json(const sim_serve_result *r)
+{
+	const sim_serve_cfg *c = &r->cfg;
+	const sim_serve_metrics *m = &r->m;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "kind", "serve");
+	cJSON_AddStringToObject(o, "model", r->model);
+	cJSON_AddStringToObject(o, "system", r->system);
+	cJSON *cf = cJSON_AddObjectToObject(o, "config");
+	cJSON_AddNumberToObject(cf, "tp", c->tp);
+	cJSON_AddNumberToObject(cf, "pp", c->pp);
+	cJSON_AddNumberToObject(cf, "replicas", c->replicas);
+	cJSON_AddNumberToObject(cf, "prefill_replicas", c->prefill_replicas);
+	cJSON_AddNumberToObject(cf, "decode_replicas", c->decode_replicas);
+	cJSON_AddNumberToObject(cf, "gpus", m->gpus);
+	cJSON_AddNumberToObject(cf, "rate", c->rate);
+	cJSON_AddNumberToObject(cf, "max_num_seqs", c->max_num_seqs);
+	cJSON_AddNumberToObject(cf, "max_batched_tokens", (double)c->max_batched_tokens);
+	cJSON_AddStringToObject(cf, "weights", hw_dtype_name(c->weights));
+	cJSON_AddStringToObject(cf, "kv_dtype", hw_dtype_name(c->kv_dtype));
+	cJSON_AddNumberToObject(cf, "seed", (double)c->seed);
+	cJSON_AddNumberToObject(cf, "requests", (double)m->offered);
+	add_pct(o, "ttft_s", &m->ttft);
+	add_pct(o, "tpot_s", &m->tpot);
+	add_pct(o, "itl_s", &m->itl);
+	add_pct(o, "e2e_s", &m->e2e);
+	cJSON_AddNumberToObject(o, "requests_per_s", m->requests_per_s);
+	cJSON_AddNumberToObject(o, "output_tokens_per_s", m->output_tokens_per_s);
+	cJSON_AddNumberToObject(o, "total_tokens_per_s", m->total_tokens_per_s);
+	cJSON_AddNumberToObject(o, "output_tokens_per_s_per_gpu", m->output_tokens_per_s_per_gpu);
+	cJSON *slo = cJSON_AddObjectToObject(o, "slo");
+	cJSON_AddNumberToObject(slo, "ttft_s", c->slo_ttft_s);
+	cJSON_AddNumberToObject(slo, "tpot_s", c->slo_tpot_s);
+	cJSON_AddNumberToObject(slo, "e2e_s", c->slo_e2e_s);
+	cJSON_AddNumberToObject(o, "goodput_requests_per_s", m->goodput_requests_per_s);
+	cJSON_AddNumberToObject(o, "slo_attainment", m->slo_attainment);
+	cJSON_AddNumberToObject(o, "kv_utilization_mean", m->kv_utilization_mean);
+	cJSON_AddNumberToObject(o, "kv_utilization_peak", m->kv_utilization_peak);
+	cJSON_AddNumberToObject(o, "preemptions", (double)m->preemptions);
+	cJSON_AddBoolToObject(o, "saturated", m->saturated);
+	if (c->price > 0) {
+		cJSON_AddNumberToObject(o, "price_usd_per_gpu_hour", c->price);
+		cJSON_AddNumberToObject(o, "usd_per_million_output_tokens", m->usd_per_million_output_tokens);
+		cJSON_AddNumberToObject(o, "usd_per_million_tokens", m->usd_per_million_tokens);
+	}
+	cJSON *mem = cJSON_AddObjectToObject(o, "memory_per_gpu");
+	cJSON_AddNumberToObject(mem, "weights_bytes", m->mem.weights);
+	cJSON_AddNumberToObject(mem, "activations_bytes", m->mem.activations);
+	cJSON_AddNumberToObject(mem, "reserve_bytes", m->mem.reserve);
+	cJSON_AddNumberToObject(mem, "kv_cache_bytes", m->mem.kv_bytes);
+	cJSON_AddNumberToObject(mem, "kv_cache_tokens", (double)m->mem.kv_tokens);
+	cJSON_AddNumberToObject(mem, "capacity_bytes", m->mem.capacity);
+	cJSON *sim = cJSON_AddObjectToObject(o, "simulation");
+	cJSON_AddNumberToObject(sim, "completed", (double)m->completed);
+	cJSON_AddNumberToObject(sim, "iterations", (double)m->iterations);
+	cJSON_AddNumberToObject(sim, "simulated_s", m->sim_time_s);
+	return o;
+}
+
+int
+sim_serve_trace(const sim_serve_result *r, const char *path, char *err, size_t errlen)
+{
+	if (!r->cfg.keep_iterations)
+		return pp_err(err, errlen, PP_EUSAGE, "no iterations were recorded");
+	cJSON *root = cJSON_CreateObject();
+	cJSON *ev = cJSON_AddArrayToObject(root, "traceEvents");
+	for (int k = 0; k < r->cfg.replicas; k++) {
+		cJSON *p = cJSON_CreateObject();
+		cJSON_AddStringToObject(p, "name", "process_name");
+		cJSON_AddStringToObject(p, "ph", "M");
+		cJSON_AddNumberToObject(p, "pid", k);
+		cJSON *a = cJSON_AddObjectToObject(p, "args");
+		char nm[48];
+		snprintf(nm, sizeof nm, "replica %d", k);
+		cJSON_AddStringToObject(a, "name", nm);
+		cJSON_AddItemToArray(ev, p);
+	}
+	for (size_t i = 0; i < r->niters; i++) {
+		const iterrec *it = &r->iters[i];
+		cJSON *x = cJSON_CreateObject();
+		char nm[64];
+		snprintf(nm, sizeof nm, "iteration: %d decode, %d prefill tokens", it->decode, it->prefill_tokens);
+		cJSON_AddStringToObject(x, "name", nm);
+		cJSON_AddStringToObject(x, "ph", "X");
+		cJSON_AddNumberToObject(x, "ts", it->start * 1e6);
+		cJSON_AddNumberToObject(x, "dur", it->dur * 1e6);
+		cJSON_AddNumberToObject(x, "pid", it->replica);
+		cJSON_AddNumberToObject(x, "tid", 0);
+		cJSON_AddItemToArray(ev, x);
+	}
+	char *text = cJSON_PrintUnformatted(root);
+	cJSON_Delete(root);
+	if (text == NULL)
+		return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+	int rc = pp_write_file_atomic(path, text, strlen(text), err, errlen);
+	free(text);
+	return rc;
+}

@@ -1,0 +1,125 @@
+/*
+ * serve.h -- the LLM serving simulator (part of the sim module's public interface; sim.h
+ * includes it).
+ *
+ * Each replica runs vLLM's iteration-level loop: every iteration it gives each running
+ * sequence one decode token, then spends the rest of its token budget on prefill chunks
+ * (chunked prefill) of running and newly admitted sequences, admitting from the waiting queue
+ * while the batch has fewer than max_num_seqs sequences and the paged KV cache has blocks for
+ * them; when a decode step finds no free block, the most recently admitted sequence is
+ * preempted by recomputation (its blocks freed, it re-enters the queue to prefill again).  An
+ * iteration's time comes from the cost model: the batched GEMMs over its tokens (weight-bound
+ * at small batches), flash attention for prefill by FLOPs and for decode by the KV bytes read,
+ * two TP all-reduces per layer, the pipeline transfers, and a fixed CPU/launch overhead per
+ * iteration (a fitted system parameter).  Replicas sit behind a router; with disaggregation,
+ * prefill replicas hand the KV cache over the fabric to decode replicas.
+ *
+ * Arrivals are Poisson or Gamma (a coefficient of variation for burstiness) at a rate, a
+ * batch at time zero, a closed loop of a fixed concurrency, or a trace; prompt and output
+ * lengths are fixed or drawn from distributions, all from gsl_rng streams seeded by the
+ * configuration (one stream per purpose), so a seed gives the same run byte for byte.
+ */
+#ifndef SIM_SERVE_H
+#define SIM_SERVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hardware/hw.h"
+#include "models/model.h"
+
+struct cJSON;
+
+typedef enum sim_dist_kind { SIM_DIST_FIXED, SIM_DIST_UNIFORM, SIM_DIST_LOGNORMAL, SIM_DIST_EXPONENTIAL, SIM_DIST_GAMMA } sim_dist_kind;
+
+/* A length distribution: "512", "uniform:min=100,max=1000", "lognormal:mean=800,sigma=0.6",
+ * "exponential:mean=200", "gamma:mean=300,cv=1.5"; any of them may add ",max=N" to clip. */
+typedef struct sim_dist {
+	sim_dist_kind kind;
+	double mean, a, b; /* fixed: mean; uniform: a..b; lognormal: mu, sigma; gamma: shape, scale */
+	double max;        /* 0: no clip */
+} sim_dist;
+int sim_dist_parse(const char *s, sim_dist *out, char *err, size_t errlen);
+
+typedef enum sim_arrival_kind { SIM_ARR_POISSON, SIM_ARR_GAMMA, SIM_ARR_BATCH, SIM_ARR_CLOSED, SIM_ARR_TRACE } sim_arrival_kind;
+/* "poisson", "gamma:cv=2", "batch" (every request at time zero), "closed:N" (N outstanding). */
+int sim_arrival_parse(const char *s, sim_arrival_kind *kind, double *param, char *err, size_t errlen);
+
+typedef enum sim_router { SIM_ROUTE_ROUND_ROBIN, SIM_ROUTE_LEAST_OUTSTANDING } sim_router;
+
+typedef struct sim_request {
+	double arrival_s;
+	int64_t prompt, output;
+} sim_request;
+
+/* Reads a trace: CSV with a header naming arrival_s (or arrival), prompt_tokens and
+ * output_tokens, or JSONL with those keys.  Arrivals must not decrease. */
+int sim_trace_load(const char *path, sim_request **out, size_t *n, char *err, size_t errlen);
+
+typedef struct sim_serve_cfg {
+	int tp, pp, replicas;
+	int prefill_replicas, decode_replicas; /* disaggregation P:D (0: off) */
+	double rate;              /* requests/s over all replicas */
+	sim_arrival_kind arrival;
+	double arrival_param;     /* gamma: CV; closed: concurrency */
+	sim_dist prompt, output;
+	int64_t requests;         /* 0: rate x duration */
+	double duration_s;
+	int max_num_seqs;
+	int64_t max_batched_tokens;
+	int block_size;
+	double gpu_memory_utilization;
+	hw_dtype weights;         /* bf16, fp8, int8, int4 (weight-only) */
+	hw_dtype kv_dtype;        /* bf16 or fp8 */
+	sim_router router;
+	double slo_ttft_s, slo_tpot_s, slo_e2e_s; /* for goodput; 0: not set */
+	uint64_t seed;
+	const sim_request *trace; /* SIM_ARR_TRACE */
+	size_t ntrace;
+	double price;             /* USD per GPU-hour for the cost figures; 0: none */
+	bool keep_iterations;     /* record iterations for a trace */
+} sim_serve_cfg;
+
+void sim_serve_cfg_init(sim_serve_cfg *c);
+
+/* Memory of one GPU of a replica: weights, activations, KV capacity. */
+typedef struct sim_serve_mem {
+	double weights, activations, reserve, kv_bytes, capacity;
+	int64_t kv_blocks, kv_tokens;
+	bool fits;
+} sim_serve_mem;
+int sim_serve_memory(const model *m, const hw_system *sys, const sim_serve_cfg *c, sim_serve_mem *out, char *err,
+		     size_t errlen);
+
+typedef struct sim_pct {
+	double mean, p50, p90, p99;
+} sim_pct;
+
+typedef struct sim_serve_metrics {
+	sim_pct ttft, tpot, itl, e2e;     /* seconds */
+	double requests_per_s, output_tokens_per_s, total_tokens_per_s;
+	double output_tokens_per_s_per_gpu;
+	double goodput_requests_per_s;    /* meeting every SLO that is set */
+	double slo_attainment;            /* share of requests meeting them */
+	double kv_utilization_mean, kv_utilization_peak;
+	int64_t preemptions, completed, offered;
+	double sim_time_s, makespan_s;
+	bool saturated;                   /* the queue grew without bound over the run */
+	double usd_per_million_output_tokens, usd_per_million_tokens;
+	int gpus;
+	int64_t iterations;
+	sim_serve_mem mem;
+} sim_serve_metrics;
+
+typedef struct sim_serve_result sim_serve_result;
+
+int sim_serve(const model *m, const hw_cost *cost, const sim_serve_cfg *c, sim_serve_result **out, char *err,
+	      size_t errlen);
+const sim_serve_metrics *sim_serve_get_metrics(const sim_serve_result *r);
+struct cJSON *sim_serve_json(const sim_serve_result *r);
+/* A Chrome/Perfetto trace of the iterations (keep_iterations): one track per replica. */
+int sim_serve_trace(const sim_serve_result *r, const char *path, char *err, size_t errlen);
+void sim_serve_result_free(sim_serve_result *r);
+
+#endif
