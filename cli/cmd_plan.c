@@ -15,6 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 
+static const char usage_top[] =
+	"usage: paraplan plan train ...   (see 'paraplan plan train --help')\n"
+	"       paraplan plan serve ...   (see 'paraplan plan serve --help')\n";
+
 static const char usage_train[] =
 	"usage: paraplan plan train --model M --system S --gpus N|A..B|A,B,... --global-batch G [--seq L]\n"
 	"           [--objective time|cost] [--price USD_PER_GPU_HOUR] [--top K] [--jobs N]\n"
@@ -526,14 +530,238 @@ plan_train_cmd(int argc, char **argv)
 	return status;
 }
 
+static const char usage_serve[] =
+	"usage: paraplan plan serve --model M --rate QPS --slo-ttft-p99 MS --slo-tpot-p99 MS\n"
+	"           [--slo-e2e-p99 MS] [--systems S1,S2,...] [--weights bf16,fp8,int8,int4]\n"
+	"           [--prompt-len DIST] [--output-len DIST] [--failures K] [--duration S] [--top K]\n"
+	"           [--jobs N] [--seed N] [--json] [--db FILE]\n"
+	"\n"
+	"Finds the cheapest deployment of M that serves QPS requests per second within the SLO:\n"
+	"for each system (default: dgx-a100, dgx-h100, hgx-h200, dgx-b200), TP and PP degree, weight\n"
+	"format and batch limit, the highest rate one replica sustains within the SLO (found by\n"
+	"bisection over simulated runs), the replicas the rate needs (plus K spares with\n"
+	"--failures K, so the SLO holds with K replicas down), checked by simulating the whole\n"
+	"deployment at the rate.  Ranked by dollars per hour at each system's price.\n"
+	"DIST as in 'simulate serve' (default prompt 512, output 256 tokens).\n"
+	"\n"
+	"Example:\n"
+	"  paraplan plan serve --model llama-3-70b --rate 100 --slo-ttft-p99 500 --slo-tpot-p99 50 \\\n"
+	"      --systems dgx-h100,hgx-h200 --weights bf16,int4\n";
+
+static void
+print_serve_plan(const cJSON *doc)
+{
+	const cJSON *slo = cJSON_GetObjectItem(doc, "slo");
+	printf("%s at %.4g requests/s, P99 TTFT <= %.0f ms, P99 TPOT <= %.0f ms", str(doc, "model"), num(doc, "rate"),
+	       1e3 * num(slo, "ttft_p99_s"), 1e3 * num(slo, "tpot_p99_s"));
+	if (num(slo, "e2e_p99_s") > 0)
+		printf(", P99 end-to-end <= %.0f ms", 1e3 * num(slo, "e2e_p99_s"));
+	if (num(doc, "failures_tolerated") > 0)
+		printf(", sized for %.0f failed replica(s)", num(doc, "failures_tolerated"));
+	printf("\n%.0f deployments evaluated\n\n", num(doc, "candidates_evaluated"));
+	const cJSON *arr = cJSON_GetObjectItem(doc, "deployments");
+	if (cJSON_GetArraySize(arr) == 0) {
+		printf("no deployment meets the SLO (see --json for why each was rejected)\n");
+		return;
+	}
+	const char *h[] = {"#", "system", "tp", "pp", "weights", "max seqs", "req/s per replica", "replicas", "GPUs", "$/hour",
+			   "$/month", "$/M out tok", "P99 TTFT", "P99 TPOT", "headroom"};
+	cli_table *t = cli_table_new(15, h, "rlrrlrrrrrrrrrr");
+	const cJSON *x;
+	cJSON_ArrayForEach(x, arr)
+	{
+		char a[32], b[32];
+		cli_table_addf(t, 0, "%.0f", num(x, "rank"));
+		cli_table_addf(t, 1, "%s", str(x, "system"));
+		cli_table_addf(t, 2, "%.0f", num(x, "tp"));
+		cli_table_addf(t, 3, "%.0f", num(x, "pp"));
+		cli_table_addf(t, 4, "%s", str(x, "weights"));
+		cli_table_addf(t, 5, "%.0f", num(x, "max_num_seqs"));
+		cli_table_addf(t, 6, "%.3g", num(x, "capacity_per_replica"));
+		if (num(x, "spares") > 0)
+			cli_table_addf(t, 7, "%.0f (+%.0f)", num(x, "replicas") - num(x, "spares"), num(x, "spares"));
+		else
+			cli_table_addf(t, 7, "%.0f", num(x, "replicas"));
+		cli_table_addf(t, 8, "%.0f", num(x, "gpus"));
+		cli_table_addf(t, 9, "%.2f", num(x, "usd_per_hour"));
+		cli_table_addf(t, 10, "%.0f", num(x, "usd_per_month"));
+		cli_table_addf(t, 11, "%.3f", num(x, "usd_per_million_output_tokens"));
+		cli_table_addf(t, 12, "%s", cli_seconds(num(x, "ttft_p99_s"), a, sizeof a));
+		cli_table_addf(t, 13, "%s", cli_seconds(num(x, "tpot_p99_s"), b, sizeof b));
+		cli_table_addf(t, 14, "%+.0f%%", 100.0 * num(x, "headroom"));
+	}
+	cli_table_print(t, stdout);
+	cli_table_free(t);
+}
+
+static int
+plan_serve_cmd(int argc, char **argv)
+{
+	enum { P_MODEL = 400, P_RATE, P_TTFT, P_TPOT, P_E2E, P_SYSTEMS, P_WEIGHTS, P_PROMPT, P_OUTPUT, P_FAIL, P_DUR, P_TOP,
+	       P_JOBS, P_SEED, P_JSON, P_DB, P_HELP };
+	static const struct option opts[] = {
+		{"model", required_argument, NULL, P_MODEL}, {"rate", required_argument, NULL, P_RATE},
+		{"slo-ttft-p99", required_argument, NULL, P_TTFT}, {"slo-tpot-p99", required_argument, NULL, P_TPOT},
+		{"slo-e2e-p99", required_argument, NULL, P_E2E}, {"systems", required_argument, NULL, P_SYSTEMS},
+		{"weights", required_argument, NULL, P_WEIGHTS}, {"prompt-len", required_argument, NULL, P_PROMPT},
+		{"output-len", required_argument, NULL, P_OUTPUT}, {"failures", required_argument, NULL, P_FAIL},
+		{"duration", required_argument, NULL, P_DUR}, {"top", required_argument, NULL, P_TOP},
+		{"jobs", required_argument, NULL, P_JOBS}, {"seed", required_argument, NULL, P_SEED},
+		{"json", no_argument, NULL, P_JSON}, {"db", required_argument, NULL, P_DB},
+		{"help", no_argument, NULL, P_HELP}, {NULL, 0, NULL, 0},
+	};
+	plan_serve_opts o;
+	plan_serve_opts_init(&o);
+	const char *model_spec = NULL, *db_path = NULL;
+	char *systems_s = NULL, *weights_s = NULL;
+	bool json = false;
+	char err[1024];
+	double d;
+	long long ll;
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (c) {
+		case P_MODEL: model_spec = optarg; break;
+		case P_RATE:
+			if (cli_double("plan", "--rate", optarg, 1e-6, 1e7, &o.rate))
+				return 2;
+			break;
+		case P_TTFT:
+			if (cli_double("plan", "--slo-ttft-p99", optarg, 0.001, 1e9, &d))
+				return 2;
+			o.slo_ttft_s = d / 1e3;
+			break;
+		case P_TPOT:
+			if (cli_double("plan", "--slo-tpot-p99", optarg, 0.001, 1e9, &d))
+				return 2;
+			o.slo_tpot_s = d / 1e3;
+			break;
+		case P_E2E:
+			if (cli_double("plan", "--slo-e2e-p99", optarg, 0.001, 1e9, &d))
+				return 2;
+			o.slo_e2e_s = d / 1e3;
+			break;
+		case P_SYSTEMS: systems_s = optarg; break;
+		case P_WEIGHTS: weights_s = optarg; break;
+		case P_PROMPT:
+			if (sim_dist_parse(optarg, &o.prompt, err, sizeof err) != 0)
+				return cli_usage("plan", "--prompt-len: %s", err);
+			break;
+		case P_OUTPUT:
+			if (sim_dist_parse(optarg, &o.output, err, sizeof err) != 0)
+				return cli_usage("plan", "--output-len: %s", err);
+			break;
+		case P_FAIL:
+			if (cli_int("plan", "--failures", optarg, 0, 1000, &ll))
+				return 2;
+			o.failures = (int)ll;
+			break;
+		case P_DUR:
+			if (cli_double("plan", "--duration", optarg, 1, 1e6, &o.duration_s))
+				return 2;
+			break;
+		case P_TOP:
+			if (cli_int("plan", "--top", optarg, 1, 1000, &ll))
+				return 2;
+			o.top = (int)ll;
+			break;
+		case P_JOBS:
+			if (cli_int("plan", "--jobs", optarg, 1, 256, &ll))
+				return 2;
+			o.jobs = (int)ll;
+			break;
+		case P_SEED:
+			if (cli_int("plan", "--seed", optarg, 0, INT64_MAX, &ll))
+				return 2;
+			o.seed = (uint64_t)ll;
+			break;
+		case P_JSON: json = true; break;
+		case P_DB: db_path = optarg; break;
+		case P_HELP:
+		case 'h':
+			fputs(usage_serve, stdout);
+			return 0;
+		default:
+			return cli_bad_option("plan", c, argv);
+		}
+	}
+	if (optind < argc)
+		return cli_usage("plan", "unexpected argument \"%s\"", argv[optind]);
+	if (model_spec == NULL)
+		return cli_usage("plan", "--model is required");
+	if (!(o.rate > 0))
+		return cli_usage("plan", "--rate is required (requests per second)");
+	if (!(o.slo_ttft_s > 0) || !(o.slo_tpot_s > 0))
+		return cli_usage("plan", "--slo-ttft-p99 and --slo-tpot-p99 are required (milliseconds)");
+	const char *defaults[] = {"dgx-a100", "dgx-h100", "hgx-h200", "dgx-b200"};
+	const char *list[32];
+	size_t nl = 0;
+	if (systems_s != NULL) {
+		for (char *tok = strtok(systems_s, ","); tok && nl < 32; tok = strtok(NULL, ","))
+			list[nl++] = tok;
+	} else {
+		for (size_t i = 0; i < 4; i++)
+			list[nl++] = defaults[i];
+	}
+	o.systems = list;
+	o.nsystems = nl;
+	if (weights_s != NULL) {
+		for (char *tok = strtok(weights_s, ","); tok; tok = strtok(NULL, ",")) {
+			hw_dtype w;
+			if (hw_dtype_parse(tok, &w) != 0 || o.nweights >= 4 ||
+			    (w != HW_BF16 && w != HW_FP8 && w != HW_INT8 && w != HW_INT4))
+				return cli_usage("plan", "--weights takes up to four of bf16, fp8, int8, int4; got \"%s\"", tok);
+			o.weights[o.nweights++] = w;
+		}
+	}
+	model *m;
+	int rc = model_load(model_spec, &m, err, sizeof err);
+	if (rc != 0)
+		return cli_fail(rc == PP_ENOTFOUND ? PP_EUSAGE : rc, err);
+	hw_db *db;
+	if ((rc = cli_open_db(db_path, 0, &db)) != 0) {
+		model_free(m);
+		return rc;
+	}
+	progress pg = {isatty(2) != 0, now_s()};
+	stop_flag = 0;
+	signal(SIGINT, on_sigint);
+	o.stop = &stop_flag;
+	o.progress = show_progress;
+	o.progress_arg = &pg;
+	cJSON *doc = NULL;
+	rc = plan_serve(m, db, &o, &doc, err, sizeof err);
+	if (pg.tty)
+		fputs("\r\033[K", stderr);
+	signal(SIGINT, SIG_DFL);
+	int status = 0;
+	if (rc != 0) {
+		status = cli_fail(rc, err);
+	} else {
+		json ? cli_print_json(doc) : print_serve_plan(doc);
+		if (cJSON_GetArraySize(cJSON_GetObjectItem(doc, "deployments")) == 0) {
+			cli_error("no deployment of %s meets the SLO at %.4g requests/s", model_name(m), o.rate);
+			status = 1;
+		}
+	}
+	cJSON_Delete(doc);
+	hw_close(db);
+	model_free(m);
+	return status;
+}
+
 int
 cmd_plan(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		fputs(usage_train, argc < 2 ? stderr : stdout);
+		fputs(usage_top, argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
 	if (!strcmp(argv[1], "train"))
 		return plan_train_cmd(argc - 1, argv + 1);
-	return cli_usage("plan", "unknown workload \"%s\" (expected train)", argv[1]);
+	if (!strcmp(argv[1], "serve"))
+		return plan_serve_cmd(argc - 1, argv + 1);
+	return cli_usage("plan", "unknown workload \"%s\" (expected train or serve)", argv[1]);
 }

@@ -80,6 +80,33 @@ void plan_capacity_opts_init(plan_capacity_opts *o);
 int plan_capacity(const model *m, hw_db *db, const char *const *systems, size_t nsystems, const plan_capacity_opts *o,
 		  struct cJSON **out, char *err, size_t errlen);
 
+/* Serving: the cheapest deployment of a model that serves `rate` requests/s within the SLO.
+ * For every system, TP and PP degree, weight format and batch limit it finds by bisection the
+ * highest rate one replica sustains under the SLO (P99 TTFT and TPOT, and end-to-end when set;
+ * not saturated), sizes the replicas for the requested rate plus `failures` spares (N+K), checks
+ * the sized deployment with a simulation of all its replicas at the requested rate, and ranks
+ * by dollars per hour. */
+typedef struct plan_serve_opts {
+	double rate;
+	double slo_ttft_s, slo_tpot_s, slo_e2e_s;
+	const char *const *systems;
+	size_t nsystems;
+	hw_dtype weights[4];
+	int nweights;
+	sim_dist prompt, output;
+	int failures;
+	double duration_s;         /* simulated time per evaluation */
+	int top;
+	int jobs;
+	uint64_t seed;
+	volatile sig_atomic_t *stop;
+	void (*progress)(void *arg, size_t done, size_t total);
+	void *progress_arg;
+} plan_serve_opts;
+
+void plan_serve_opts_init(plan_serve_opts *o);
+int plan_serve(const model *m, hw_db *db, const plan_serve_opts *o, struct cJSON **out, char *err, size_t errlen);
+
 /* Launch configurations for a configuration: Megatron-LM arguments, a DeepSpeed JSON config,
  * a torchrun command, a SLURM batch script.  *out is malloc'd text. */
 typedef enum plan_export { PLAN_EXPORT_MEGATRON, PLAN_EXPORT_DEEPSPEED, PLAN_EXPORT_TORCHRUN, PLAN_EXPORT_SLURM } plan_export;

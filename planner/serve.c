@@ -1,0 +1,363 @@
+/*
+ * serve.c -- plan_serve: the cheapest deployment that meets a latency SLO at a request rate.
+ *
+ * A candidate is (system, tp, pp, weights, max_num_seqs).  Its capacity is the highest rate one
+ * replica sustains within the SLO: a bisection over the rate (12 steps between zero and an
+ * upper bound from the replica's token throughput), each step a simulation of `duration_s`
+ * of Poisson arrivals.  Replicas for the requested rate are ceil(rate / capacity) plus the
+ * spares for K failures; the whole deployment is then simulated at the requested rate and
+ * grown one replica at a time until it meets the SLO (the router does not balance perfectly).
+ * Candidates run on all cores; the ranking sorts on cost with the key as a tie-break.
+ */
+#include "config.h"
+#include "planner/plan_int.h"
+
+#include <cJSON.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void
+plan_serve_opts_init(plan_serve_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->prompt.kind = SIM_DIST_FIXED;
+	o->prompt.mean = 512;
+	o->output.kind = SIM_DIST_FIXED;
+	o->output.mean = 256;
+	o->duration_s = 120.0;
+	o->top = 10;
+	o->seed = 1;
+}
+
+typedef struct scand {
+	char system[48];
+	const hw_cost *cost;
+	double price;
+	int tp, pp, max_num_seqs;
+	hw_dtype weights;
+	/* results */
+	bool ok;
+	char why[160];
+	double capacity; /* requests/s per replica within the SLO */
+	int replicas;
+	double usd_per_hour, usd_per_mtok;
+	sim_serve_metrics at_rate;
+} scand;
+
+typedef struct spool {
+	scand *c;
+	size_t n;
+	atomic_size_t next, done;
+	const model *m;
+	const plan_serve_opts *o;
+} spool;
+
+static void
+base_cfg(const plan_serve_opts *o, const scand *x, sim_serve_cfg *c)
+{
+	sim_serve_cfg_init(c);
+	c->tp = x->tp;
+	c->pp = x->pp;
+	c->weights = x->weights;
+	c->max_num_seqs = x->max_num_seqs;
+	c->prompt = o->prompt;
+	c->output = o->output;
+	c->duration_s = o->duration_s;
+	c->slo_ttft_s = o->slo_ttft_s;
+	c->slo_tpot_s = o->slo_tpot_s;
+	c->slo_e2e_s = o->slo_e2e_s;
+	c->seed = o->seed;
+	c->price = x->price;
+}
+
+static bool
+meets(const plan_serve_opts *o, const sim_serve_metrics *m)
+{
+	if (m->saturated)
+		return false;
+	if (o->slo_ttft_s > 0 && m->ttft.p99 > o->slo_ttft_s)
+		return false;
+	if (o->slo_tpot_s > 0 && m->tpot.p99 > o->slo_tpot_s)
+		return false;
+	if (o->slo_e2e_s > 0 && m->e2e.p99 > o->slo_e2e_s)
+		return false;
+	return true;
+}
+
+static int
+simulate(const model *m, const scand *x, const sim_serve_cfg *c, sim_serve_metrics *out, char *err, size_t errlen)
+{
+	sim_serve_result *r;
+	int rc = sim_serve(m, x->cost, c, &r, err, errlen);
+	if (rc != 0)
+		return rc;
+	*out = *sim_serve_get_metrics(r);
+	sim_serve_result_free(r);
+	return 0;
+}
+
+static void
+eval(spool *p, scand *x)
+{
+	const plan_serve_opts *o = p->o;
+	char err[512];
+	sim_serve_cfg c;
+	base_cfg(o, x, &c);
+	sim_serve_mem mem;
+	if (sim_serve_memory(p->m, hw_cost_system(x->cost), &c, &mem, err, sizeof err) != 0 || !mem.fits) {
+		snprintf(x->why, sizeof x->why, "does not fit: %.0f GiB of weights per GPU", mem.weights / 1073741824.0);
+		return;
+	}
+	/* An upper bound on one replica's rate: a saturated batch run's request throughput. */
+	sim_serve_metrics mt;
+	c.arrival = SIM_ARR_BATCH;
+	c.requests = 4 * (int64_t)c.max_num_seqs;
+	if (simulate(p->m, x, &c, &mt, err, sizeof err) != 0) {
+		pp_strlcpy(x->why, err, sizeof x->why);
+		return;
+	}
+	double hi = mt.requests_per_s * 1.2, lo = 0.0;
+	c.arrival = SIM_ARR_POISSON;
+	c.requests = 0;
+	for (int it = 0; it < 12 && hi > 0; it++) {
+		double mid = (lo + hi) / 2;
+		c.rate = mid;
+		if (c.rate * c.duration_s < 50)
+			c.requests = 50; /* enough requests for a P99 */
+		else
+			c.requests = 0;
+		if (simulate(p->m, x, &c, &mt, err, sizeof err) != 0) {
+			pp_strlcpy(x->why, err, sizeof x->why);
+			return;
+		}
+		if (meets(o, &mt))
+			lo = mid;
+		else
+			hi = mid;
+	}
+	x->capacity = lo;
+	if (!(lo > 0)) {
+		snprintf(x->why, sizeof x->why, "cannot meet the SLO even unloaded");
+		return;
+	}
+	/* size the deployment and check it at the requested rate */
+	int reps = (int)ceil(o->rate / lo);
+	if (reps < 1)
+		reps = 1;
+	for (int tries = 0; tries < 8; tries++) {
+		c.replicas = reps;
+		c.rate = o->rate;
+		c.requests = 0;
+		if (c.rate * c.duration_s < 50)
+			c.requests = 50;
+		if (simulate(p->m, x, &c, &mt, err, sizeof err) != 0) {
+			pp_strlcpy(x->why, err, sizeof x->why);
+			return;
+		}
+		if (meets(o, &mt))
+			break;
+		reps++;
+	}
+	if (!meets(o, &mt)) {
+		snprintf(x->why, sizeof x->why, "misses the SLO at the requested rate even with %d replicas", reps);
+		return;
+	}
+	x->at_rate = mt;
+	x->replicas = reps + o->failures;
+	int gpus = x->replicas * x->tp * x->pp;
+	x->usd_per_hour = x->price * (double)gpus;
+	/* cost per output token at the requested rate, spares included */
+	x->usd_per_mtok = mt.output_tokens_per_s > 0 ? x->usd_per_hour / 3600.0 / mt.output_tokens_per_s * 1e6 : 0.0;
+	x->ok = true;
+}
+
+static void *
+worker(void *arg)
+{
+	spool *p = arg;
+	for (;;) {
+		if (p->o->stop && *p->o->stop)
+			break;
+		size_t i = atomic_fetch_add(&p->next, 1);
+		if (i >= p->n)
+			break;
+		eval(p, &p->c[i]);
+		size_t d = atomic_fetch_add(&p->done, 1) + 1;
+		if (p->o->progress)
+			p->o->progress(p->o->progress_arg, d, p->n);
+	}
+	return NULL;
+}
+
+static int
+cmp_cand(const void *x, const void *y)
+{
+	const scand *a = x, *b = y;
+	if (a->ok != b->ok)
+		return a->ok ? -1 : 1;
+	if (a->ok && a->usd_per_hour != b->usd_per_hour)
+		return a->usd_per_hour < b->usd_per_hour ? -1 : 1;
+	if (a->ok && a->at_rate.ttft.p99 != b->at_rate.ttft.p99)
+		return a->at_rate.ttft.p99 < b->at_rate.ttft.p99 ? -1 : 1;
+	int s = strcmp(a->system, b->system);
+	if (s != 0)
+		return s;
+	if (a->tp != b->tp)
+		return a->tp - b->tp;
+	if (a->pp != b->pp)
+		return a->pp - b->pp;
+	if (a->weights != b->weights)
+		return (int)a->weights - (int)b->weights;
+	return a->max_num_seqs - b->max_num_seqs;
+}
+
+int
+plan_serve(const model *m, hw_db *db, const plan_serve_opts *o, cJSON **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	const model_tf *t = model_transformer(m);
+	if (t == NULL)
+		return pp_err(err, errlen, PP_EUSAGE, "%s is not a language model", model_name(m));
+	if (!(o->rate > 0))
+		return pp_err(err, errlen, PP_EUSAGE, "--rate must be positive");
+	if (!(o->slo_ttft_s > 0) || !(o->slo_tpot_s > 0))
+		return pp_err(err, errlen, PP_EUSAGE, "--slo-ttft-p99 and --slo-tpot-p99 are required");
+	hw_cost **costs = calloc(o->nsystems, sizeof *costs);
+	double *prices = calloc(o->nsystems, sizeof *prices);
+	scand *cands = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+	if (costs == NULL || prices == NULL) {
+		rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < o->nsystems; i++) {
+		if ((rc = hw_cost_new(db, o->systems[i], &costs[i], err, errlen)) != 0) {
+			rc = rc == PP_ENOTFOUND ? PP_EUSAGE : rc;
+			goto done;
+		}
+		hw_price pr;
+		if (hw_default_price(db, o->systems[i], &pr, err, errlen) != 0) {
+			rc = PP_EUSAGE;
+			goto done;
+		}
+		prices[i] = pr.usd_per_gpu_hour;
+		const hw_system *sys = hw_cost_system(costs[i]);
+		hw_dtype wts[4] = {HW_BF16};
+		int nw = 1;
+		if (o->nweights > 0) {
+			nw = o->nweights;
+			memcpy(wts, o->weights, (size_t)nw * sizeof *wts);
+		}
+		for (int tp = 1; tp <= sys->gpus_per_node; tp *= 2) {
+			if (t->heads % tp != 0)
+				continue;
+			for (int pp = 1; pp <= 2; pp++) {
+				if (pp > 1 && tp < sys->gpus_per_node)
+					continue; /* pipeline a replica only once TP fills the node */
+				for (int w = 0; w < nw; w++) {
+					if (wts[w] == HW_FP8 && !(sys->gpu.peak_tflops[HW_FP8] > 0))
+						continue;
+					static const int seqs[] = {64, 256};
+					for (int s = 0; s < 2; s++) {
+						if (PP_GROW(cands, cap, n + 1) != 0) {
+							rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
+							goto done;
+						}
+						scand *x = &cands[n++];
+						memset(x, 0, sizeof *x);
+						pp_strlcpy(x->system, o->systems[i], sizeof x->system);
+						x->cost = costs[i];
+						x->price = prices[i];
+						x->tp = tp;
+						x->pp = pp;
+						x->weights = wts[w];
+						x->max_num_seqs = seqs[s];
+					}
+				}
+			}
+		}
+	}
+	spool p = {.c = cands, .n = n, .m = m, .o = o};
+	atomic_init(&p.next, 0);
+	atomic_init(&p.done, 0);
+	int jobs = o->jobs > 0 ? o->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (jobs < 1)
+		jobs = 1;
+	pthread_t th[256];
+	int started = 0;
+	for (int i = 1; i < jobs && i < 256; i++)
+		if (pthread_create(&th[started], NULL, worker, &p) == 0)
+			started++;
+	worker(&p);
+	for (int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	qsort(cands, n, sizeof *cands, cmp_cand);
+	cJSON *doc = cJSON_CreateObject();
+	cJSON_AddStringToObject(doc, "kind", "plan-serve");
+	cJSON_AddStringToObject(doc, "model", model_name(m));
+	cJSON_AddNumberToObject(doc, "rate", o->rate);
+	cJSON *slo = cJSON_AddObjectToObject(doc, "slo");
+	cJSON_AddNumberToObject(slo, "ttft_p99_s", o->slo_ttft_s);
+	cJSON_AddNumberToObject(slo, "tpot_p99_s", o->slo_tpot_s);
+	cJSON_AddNumberToObject(slo, "e2e_p99_s", o->slo_e2e_s);
+	cJSON_AddNumberToObject(doc, "failures_tolerated", o->failures);
+	cJSON_AddNumberToObject(doc, "candidates_evaluated", (double)n);
+	cJSON_AddBoolToObject(doc, "interrupted", o->stop && *o->stop);
+	cJSON *arr = cJSON_AddArrayToObject(doc, "deployments");
+	int shown = 0;
+	for (size_t i = 0; i < n; i++) {
+		const scand *x = &cands[i];
+		if (!x->ok)
+			continue;
+		if (shown++ >= o->top)
+			break;
+		cJSON *d = cJSON_CreateObject();
+		cJSON_AddNumberToObject(d, "rank", shown);
+		cJSON_AddStringToObject(d, "system", x->system);
+		cJSON_AddNumberToObject(d, "tp", x->tp);
+		cJSON_AddNumberToObject(d, "pp", x->pp);
+		cJSON_AddStringToObject(d, "weights", hw_dtype_name(x->weights));
+		cJSON_AddNumberToObject(d, "max_num_seqs", x->max_num_seqs);
+		cJSON_AddNumberToObject(d, "capacity_per_replica", x->capacity);
+		cJSON_AddNumberToObject(d, "replicas", x->replicas);
+		cJSON_AddNumberToObject(d, "spares", o->failures);
+		cJSON_AddNumberToObject(d, "gpus", x->replicas * x->tp * x->pp);
+		cJSON_AddNumberToObject(d, "price_usd_per_gpu_hour", x->price);
+		cJSON_AddNumberToObject(d, "usd_per_hour", x->usd_per_hour);
+		cJSON_AddNumberToObject(d, "usd_per_month", x->usd_per_hour * 730.0);
+		cJSON_AddNumberToObject(d, "usd_per_million_output_tokens", x->usd_per_mtok);
+		cJSON_AddNumberToObject(d, "ttft_p99_s", x->at_rate.ttft.p99);
+		cJSON_AddNumberToObject(d, "tpot_p99_s", x->at_rate.tpot.p99);
+		cJSON_AddNumberToObject(d, "e2e_p99_s", x->at_rate.e2e.p99);
+		cJSON_AddNumberToObject(d, "headroom", (double)(x->replicas - o->failures) * x->capacity / o->rate - 1.0);
+		cJSON_AddItemToArray(arr, d);
+	}
+	cJSON *rej = cJSON_AddArrayToObject(doc, "rejected");
+	for (size_t i = 0; i < n; i++) {
+		const scand *x = &cands[i];
+		if (x->ok)
+			continue;
+		cJSON *d = cJSON_CreateObject();
+		cJSON_AddStringToObject(d, "system", x->system);
+		cJSON_AddNumberToObject(d, "tp", x->tp);
+		cJSON_AddNumberToObject(d, "pp", x->pp);
+		cJSON_AddStringToObject(d, "weights", hw_dtype_name(x->weights));
+		cJSON_AddNumberToObject(d, "max_num_seqs", x->max_num_seqs);
+		cJSON_AddStringToObject(d, "why", x->why[0] ? x->why : "not evaluated (interrupted)");
+		cJSON_AddItemToArray(rej, d);
+	}
+	*out = doc;
+done:
+	for (size_t i = 0; costs && i < o->nsystems; i++)
+		hw_cost_free(costs[i]);
+	free(costs);
+	free(prices);
+	free(cands);
+	return rc;
+}
