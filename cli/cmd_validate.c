@@ -14,6 +14,7 @@
 static const char usage_text[] =
 	"usage: paraplan validate [--set NAME] [--file CSV] [--max-mape PERCENT] [--json] [--db FILE]\n"
 	"       paraplan validate --fit GPU[,GPU...] [--max-evals N] [--save] [--file CSV] [--db FILE]\n"
+	"       paraplan validate --set serving --fit SYSTEM[,SYSTEM...] [--max-evals N] [--save]\n"
 	"\n"
 	"Simulates every row of the bundled published training measurements (sim/data/\n"
 	"published-training.csv: Narayanan 2021, Korthikanti 2022, Shoeybi 2019, the Megatron-LM\n"
@@ -23,7 +24,8 @@ static const char usage_text[] =
 	"the reason.\n"
 	"\n"
 	"  --set NAME        only rows of one source: narayanan, korthikanti, shoeybi,\n"
-	"                    megatron-readme, mosaicml (default: all training rows)\n"
+	"                    megatron-readme, mosaicml (default: all training rows); or\n"
+	"                    serving: sim/data/published-serving.csv (TensorRT-LLM, vLLM)\n"
 	"  --file CSV        validate another file with the same columns (your own measurements)\n"
 	"  --max-mape X      exit 1 when the overall MAPE is above X percent\n"
 	"  --fit GPUS        fit the cost-model parameters of these GPUs (one silicon, e.g.\n"
@@ -31,6 +33,9 @@ static const char usage_text[] =
 	"                    GEMM efficiency, kernel launch, flash-attention efficiencies and the\n"
 	"                    compute slowdown under overlapping communication; prints the values,\n"
 	"                    the MAPE before and after; --save stores them as 'fitted' parameters\n"
+	"                    With --set serving, the names are systems and the parameters\n"
+	"                    the per-step cost of the serving engine: iteration overhead and\n"
+	"                    the latency of a decode step's small tensor-parallel all-reduce\n"
 	"\n"
 	"Example:\n"
 	"  paraplan validate --set korthikanti\n";
@@ -154,15 +159,16 @@ cmd_validate(int argc, char **argv)
 	if (save && fit == NULL)
 		return cli_usage("validate", "--save applies to --fit");
 	static const char *const sets[] = {"training", "all", "narayanan", "korthikanti", "shoeybi", "megatron-readme",
-					   "mosaicml", NULL};
+					   "mosaicml", "serving", NULL};
 	if (set != NULL) {
 		bool ok = false;
 		for (int i = 0; sets[i]; i++)
 			ok |= !strcmp(set, sets[i]);
 		if (!ok)
 			return cli_usage("validate", "--set must be one of training, narayanan, korthikanti, shoeybi, "
-					 "megatron-readme, mosaicml; got \"%s\"", set);
+					 "megatron-readme, mosaicml, serving; got \"%s\"", set);
 	}
+	bool serving = set != NULL && !strcmp(set, "serving");
 	char err[1024];
 	char *text = NULL;
 	const char *data;
@@ -174,6 +180,10 @@ cmd_validate(int argc, char **argv)
 			return cli_fail(rc == PP_ENOTFOUND ? PP_EUSAGE : rc, err);
 		data = text;
 		origin = file;
+	} else if (serving) {
+		data = sim_validation_data("published-serving");
+		len = strlen(data);
+		origin = "sim/data/published-serving.csv";
 	} else {
 		data = sim_validation_data("published-training");
 		len = strlen(data);
@@ -193,7 +203,10 @@ cmd_validate(int argc, char **argv)
 		for (char *tok = strtok(fit, ","); tok && ng < 16; tok = strtok(NULL, ","))
 			gpus[ng++] = tok;
 		gpus[ng] = NULL;
-		rc = sim_validate_fit(db, data, len, origin, gpus, (int)max_evals, &doc, err, sizeof err);
+		if (serving)
+			rc = sim_validate_serving_fit(db, data, len, origin, gpus, (int)max_evals, &doc, err, sizeof err);
+		else
+			rc = sim_validate_fit(db, data, len, origin, gpus, (int)max_evals, &doc, err, sizeof err);
 		if (rc == 0 && save)
 			rc = sim_validate_fit_save(db, doc, err, sizeof err);
 		if (rc != 0)
@@ -205,7 +218,10 @@ cmd_validate(int argc, char **argv)
 		free(text);
 		return status;
 	}
-	rc = sim_validate_training(db, data, len, origin, set, &doc, err, sizeof err);
+	if (serving)
+		rc = sim_validate_serving(db, data, len, origin, &doc, err, sizeof err);
+	else
+		rc = sim_validate_training(db, data, len, origin, set, &doc, err, sizeof err);
 	if (rc != 0) {
 		status = cli_fail(rc, err);
 	} else {

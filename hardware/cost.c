@@ -55,7 +55,7 @@
 #define GENERIC_COLL_INTRA 0.75
 #define GENERIC_COLL_INTER 0.90
 #define GENERIC_P2P_INTRA 0.75
-#define GENERIC_ITER_OVERHEAD_S 0.004
+#define GENERIC_ITER_OVERHEAD_S 0.001
 #define GENERIC_ALPHA_US 10.0
 #define GENERIC_OVERLAP_SLOWDOWN 0.0
 #define GENERIC_LEAF_NODES 16.0
@@ -88,7 +88,8 @@ struct hw_cost {
 	pval k_ramp, launch_us, hbm_eff, attn_fwd, attn_bwd, conv_eff;
 	/* per system */
 	pval coll_intra, coll_intra_ar, coll_inter, p2p_intra, alpha_us, hop_intra_us, hop_inter_us, iter_overhead_s,
-		leaf_nodes, overlap_slowdown;
+		leaf_nodes, overlap_slowdown, serve_ar_us;
+	bool have_serve_ar;
 	curve *curves;
 	size_t ncurves;
 	gemm_pt *gemms;
@@ -305,6 +306,12 @@ hw_cost_new(hw_db *db, const char *system, hw_cost **out, char *err, size_t errl
 			   "(the system's scaleout_latency_us - scaleup_latency_us) / 2", &c->hop_inter_us);
 	}
 	load_param(db, "system", s, "iter_overhead_s", NULL, GENERIC_ITER_OVERHEAD_S, NULL, &c->iter_overhead_s);
+	{
+		hw_param sp;
+		c->have_serve_ar = hw_param_get(db, "system", s, "serve_allreduce_us", &sp) == 0;
+		load_param(db, "system", s, "serve_allreduce_us", NULL, 0.0, "none: small all-reduces follow the NCCL model",
+			   &c->serve_ar_us);
+	}
 	load_param(db, "system", s, "fabric_leaf_nodes", NULL, GENERIC_LEAF_NODES, NULL, &c->leaf_nodes);
 	load_param(db, "gpu", g, "overlap_slowdown", NULL, GENERIC_OVERLAP_SLOWDOWN, NULL, &c->overlap_slowdown);
 	if ((rc = load_curves(db, c, err, errlen)) != 0 || (rc = load_gemms(db, c, err, errlen)) != 0) {
@@ -661,6 +668,25 @@ hw_cost_iter_overhead(const hw_cost *c)
 	return c->iter_overhead_s.v;
 }
 
+/* Serving engines (vLLM, TensorRT-LLM) all-reduce small messages inside the NVLink domain
+ * with their own one-shot kernels, much faster than NCCL's ring for a few kilobytes: when the
+ * system has a fitted serve_allreduce_us, a small intra-domain all-reduce costs that latency
+ * plus its bytes at the bus bandwidth; otherwise the NCCL model applies. */
+double
+hw_cost_serve_allreduce(const hw_cost *c, int ranks, int per_node, double bytes, hw_prov *prov)
+{
+	if (ranks <= 1)
+		return 0.0;
+	if (c->have_serve_ar && per_node >= ranks && bytes <= 8.0 * 1048576.0) {
+		hw_flow f;
+		hw_cost_coll(c, HW_ALL_REDUCE, ranks, per_node, bytes, &f);
+		if (prov)
+			*prov = c->serve_ar_us.prov;
+		return c->serve_ar_us.v * 1e-6 + f.wire_bytes / f.bw;
+	}
+	return hw_cost_coll_time(c, HW_ALL_REDUCE, ranks, per_node, bytes, prov);
+}
+
 double
 hw_cost_overlap_slowdown(const hw_cost *c)
 {
@@ -707,6 +733,8 @@ hw_cost_describe(const hw_cost *c)
 	describe(arr, "coll_hop_intra_us", &c->hop_intra_us);
 	describe(arr, "coll_hop_inter_us", &c->hop_inter_us);
 	describe(arr, "overlap_slowdown", &c->overlap_slowdown);
+	if (c->have_serve_ar)
+		describe(arr, "serve_allreduce_us", &c->serve_ar_us);
 	describe(arr, "iter_overhead_s", &c->iter_overhead_s);
 	describe(arr, "fabric_leaf_nodes", &c->leaf_nodes);
 	cJSON *m = cJSON_AddArrayToObject(o, "measured_collectives");

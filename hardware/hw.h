@@ -244,6 +244,9 @@ double hw_cost_nic_bw(const hw_cost *c); /* per GPU: node NIC bandwidth / GPUs p
 
 /* Fixed CPU/launch overhead of one serving iteration (a fitted system parameter), seconds. */
 double hw_cost_iter_overhead(const hw_cost *c);
+/* A serving engine's TP all-reduce (one-shot kernels for small messages inside the NVLink
+ * domain when the system has a fitted serve_allreduce_us; NCCL otherwise). */
+double hw_cost_serve_allreduce(const hw_cost *c, int ranks, int per_node, double bytes, hw_prov *prov);
 /* Fraction by which compute slows down while a collective or transfer runs on the same GPU
  * (communication kernels take SMs and memory bandwidth from it; a fitted GPU parameter). */
 double hw_cost_overlap_slowdown(const hw_cost *c);

@@ -433,7 +433,7 @@ linear_time(icost *ic, int64_t T)
 	per += hw_cost_mem(ic->cost, x * (8.0 * h + 3.0 * dense_ffn) * 2.0, NULL);
 	/* two TP all-reduces of the hidden states */
 	if (c->tp > 1)
-		per += 2.0 * hw_cost_coll_time(ic->cost, HW_ALL_REDUCE, c->tp, ic->tp_per_node, x * h * 2.0, NULL);
+		per += 2.0 * hw_cost_serve_allreduce(ic->cost, c->tp, ic->tp_per_node, x * h * 2.0, NULL);
 	double total = per * (double)t->layers;
 	/* pipeline: each stage hands the hidden states to the next */
 	if (c->pp > 1)

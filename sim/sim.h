@@ -142,6 +142,11 @@ const char *sim_validation_data(const char *name);
 int sim_validate_training(hw_db *db, const char *text, size_t len, const char *origin, const char *set,
 			  struct cJSON **out, char *err, size_t errlen);
 
+/* Serving rows (the columns of sim/data/published-serving.csv): static batches and closed-loop
+ * concurrency runs, their throughput and latencies; the same report as the training set. */
+int sim_validate_serving(hw_db *db, const char *text, size_t len, const char *origin, struct cJSON **out, char *err,
+			 size_t errlen);
+
 /* Fits the cost-model parameters of the GPUs named in `gpus` (a NULL-terminated list of GPUs
  * of the same silicon) to the rows of a validation CSV that ran on them: Nelder-Mead (GSL) on
  * the MAPE over gemm_eff_fp16 (= bf16), kernel_launch_us, attn_eff_fwd, attn_eff_bwd and
@@ -149,6 +154,10 @@ int sim_validate_training(hw_db *db, const char *text, size_t len, const char *o
  * what was fitted, MAPE before and after and how.  sim_validate_fit_save stores it. */
 int sim_validate_fit(hw_db *db, const char *text, size_t len, const char *origin, const char *const *gpus,
 		     int max_evals, struct cJSON **out, char *err, size_t errlen);
+/* The same for the serving rows: fits iter_overhead_s and serve_allreduce_us of the systems
+ * named in `systems` (the per-step costs a serving engine adds to its kernels). */
+int sim_validate_serving_fit(hw_db *db, const char *text, size_t len, const char *origin, const char *const *systems,
+			     int max_evals, struct cJSON **out, char *err, size_t errlen);
 int sim_validate_fit_save(hw_db *db, const struct cJSON *fit, char *err, size_t errlen);
 
 #endif

@@ -688,29 +688,36 @@ sim_validate_training(hw_db *db, const char *text, size_t len, const char *origi
 
 /* ---- fitting ------------------------------------------------------------------------------- */
 
-/* The parameters fitted per GPU, with the transform that keeps each in its physical range. */
+/* A fitted parameter, with the transform that keeps it in its physical range. */
 typedef struct fparam {
 	const char *key;
 	double lo, hi; /* the value is lo + (hi - lo) / (1 + exp(-x)) */
 } fparam;
 
-static const fparam fit_params[] = {
+/* Per GPU, against the training rows. */
+static const fparam train_params[] = {
 	{"gemm_eff_fp16", 0.30, 0.95},
 	{"kernel_launch_us", 0.5, 30.0},
 	{"attn_eff_fwd", 0.15, 0.90},
 	{"attn_eff_bwd", 0.10, 0.80},
 	{"overlap_slowdown", 0.0, 0.6},
 };
-#define NFIT (sizeof fit_params / sizeof fit_params[0])
 
-typedef struct fitctx {
-	hw_db *db;
-	prepared *p;
-	const char *const *gpus;
-	int evals;
-	int rc;
-	char err[512];
-} fitctx;
+/* Per system, against the serving rows: what a decode step costs beyond its kernels. */
+static const fparam serve_params[] = {
+	{"iter_overhead_s", 1e-4, 1e-2},
+	{"serve_allreduce_us", 2.0, 80.0},
+};
+
+#define MAXFIT 8
+
+typedef struct fitspec {
+	const char *scope; /* "gpu" or "system" */
+	const char *const *names;
+	const fparam *fp;
+	size_t n;
+	const char *data; /* the data set named in each stored parameter */
+} fitspec;
 
 static double
 to_value(const fparam *f, double x)
@@ -729,24 +736,26 @@ to_x(const fparam *f, double v)
 	return log(u / (1.0 - u));
 }
 
+/* Stores one value of a fitted parameter; gemm_eff_fp16 also sets bf16 (the same tensor cores). */
 static int
-set_params(fitctx *fc, const double *vals, const char *method)
+store_param(hw_db *db, const char *scope, const char *name, const char *key, double v, const char *method,
+	    const char *data, char *err, size_t errlen)
 {
-	for (int g = 0; fc->gpus[g]; g++)
-		for (size_t k = 0; k < NFIT; k++) {
-			int rc = hw_param_set(fc->db, "gpu", fc->gpus[g], fit_params[k].key, vals[k], "fitted", method,
-					      "sim/data/published-training.csv", 0, fc->err, sizeof fc->err);
-			if (rc != 0)
-				return rc;
-			if (!strcmp(fit_params[k].key, "gemm_eff_fp16")) {
-				rc = hw_param_set(fc->db, "gpu", fc->gpus[g], "gemm_eff_bf16", vals[k], "fitted", method,
-						  "sim/data/published-training.csv", 0, fc->err, sizeof fc->err);
-				if (rc != 0)
-					return rc;
-			}
-		}
-	return 0;
+	int rc = hw_param_set(db, scope, name, key, v, "fitted", method, data, 0, err, errlen);
+	if (rc == 0 && !strcmp(key, "gemm_eff_fp16"))
+		rc = hw_param_set(db, scope, name, "gemm_eff_bf16", v, "fitted", method, data, 0, err, errlen);
+	return rc;
 }
+
+typedef struct fitctx {
+	hw_db *db;
+	const fitspec *fs;
+	double (*mape)(struct fitctx *fc); /* the error of the rows with the parameters in the db */
+	void *arg;
+	int evals;
+	int rc;
+	char err[512];
+} fitctx;
 
 static double
 objective(const gsl_vector *x, void *arg)
@@ -754,28 +763,129 @@ objective(const gsl_vector *x, void *arg)
 	fitctx *fc = arg;
 	if (fc->rc != 0)
 		return 1e9;
-	double vals[NFIT];
-	for (size_t k = 0; k < NFIT; k++)
-		vals[k] = to_value(&fit_params[k], gsl_vector_get(x, k));
-	if ((fc->rc = set_params(fc, vals, "fit in progress")) != 0)
-		return 1e9;
-	for (size_t i = 0; i < fc->p->n; i++) {
-		prow *w = &fc->p->rows[i];
+	for (int g = 0; fc->fs->names[g]; g++)
+		for (size_t k = 0; k < fc->fs->n; k++) {
+			double v = to_value(&fc->fs->fp[k], gsl_vector_get(x, k));
+			fc->rc = store_param(fc->db, fc->fs->scope, fc->fs->names[g], fc->fs->fp[k].key, v, "fit in progress",
+					     fc->fs->data, fc->err, sizeof fc->err);
+			if (fc->rc != 0)
+				return 1e9;
+		}
+	fc->evals++;
+	double e = fc->mape(fc);
+	return fc->rc != 0 ? 1e9 : e;
+}
+
+/* Nelder-Mead (GSL) from the parameters in use (start[]), inside a savepoint rolled back at
+ * the end: the database is left as it was; the caller stores the result if asked. */
+static int
+fit_run(fitctx *fc, const double *start_in, int max_evals, double before, int rows, cJSON **out, char *err,
+	size_t errlen)
+{
+	const fitspec *fs = fc->fs;
+	double start[MAXFIT];
+	for (size_t k = 0; k < fs->n; k++) {
+		/* a start on the edge of the range cannot move in the transformed space */
+		double span = fs->fp[k].hi - fs->fp[k].lo;
+		start[k] = start_in[k];
+		if (start[k] < fs->fp[k].lo + 0.05 * span)
+			start[k] = fs->fp[k].lo + 0.05 * span;
+		if (start[k] > fs->fp[k].hi - 0.05 * span)
+			start[k] = fs->fp[k].hi - 0.05 * span;
+	}
+	int rc = hw_exec_simple(fc->db, "SAVEPOINT paraplan_fit", err, errlen);
+	if (rc != 0)
+		return rc;
+	gsl_multimin_function fn = {objective, fs->n, fc};
+	gsl_vector *x = gsl_vector_alloc(fs->n), *step = gsl_vector_alloc(fs->n);
+	for (size_t k = 0; k < fs->n; k++) {
+		gsl_vector_set(x, k, to_x(&fs->fp[k], start[k]));
+		gsl_vector_set(step, k, 0.5);
+	}
+	gsl_multimin_fminimizer *mz = gsl_multimin_fminimizer_alloc(gsl_multimin_fminimizer_nmsimplex2, fs->n);
+	gsl_multimin_fminimizer_set(mz, &fn, x, step);
+	while (fc->evals < max_evals && fc->rc == 0) {
+		if (gsl_multimin_fminimizer_iterate(mz) != GSL_SUCCESS)
+			break;
+		if (gsl_multimin_test_size(gsl_multimin_fminimizer_size(mz), 1e-3) == GSL_SUCCESS)
+			break;
+	}
+	double best[MAXFIT];
+	for (size_t k = 0; k < fs->n; k++)
+		best[k] = to_value(&fs->fp[k], gsl_vector_get(mz->x, k));
+	double after = gsl_multimin_fminimizer_minimum(mz);
+	gsl_multimin_fminimizer_free(mz);
+	gsl_vector_free(x);
+	gsl_vector_free(step);
+	hw_exec_simple(fc->db, "ROLLBACK TO paraplan_fit", NULL, 0);
+	hw_exec_simple(fc->db, "RELEASE paraplan_fit", NULL, 0);
+	if (fc->rc != 0)
+		return pp_err(err, errlen, fc->rc, "%s", fc->err);
+	cJSON *doc = cJSON_CreateObject();
+	cJSON_AddStringToObject(doc, "scope", fs->scope);
+	cJSON *gl = cJSON_AddArrayToObject(doc, !strcmp(fs->scope, "gpu") ? "gpus" : "systems");
+	for (int g = 0; fs->names[g]; g++)
+		cJSON_AddItemToArray(gl, cJSON_CreateString(fs->names[g]));
+	cJSON_AddStringToObject(doc, "data", fs->data);
+	cJSON_AddNumberToObject(doc, "rows", rows);
+	cJSON_AddNumberToObject(doc, "mape_before", before);
+	cJSON_AddNumberToObject(doc, "mape_after", after);
+	cJSON_AddNumberToObject(doc, "evaluations", fc->evals);
+	char method[200];
+	snprintf(method, sizeof method,
+		 "fitted by 'paraplan validate --fit': Nelder-Mead on MAPE over %d rows of %s (%.1f%% -> %.1f%%)", rows,
+		 fs->data, 100.0 * before, 100.0 * after);
+	cJSON_AddStringToObject(doc, "method", method);
+	cJSON *pa = cJSON_AddObjectToObject(doc, "parameters");
+	for (size_t k = 0; k < fs->n; k++)
+		cJSON_AddNumberToObject(pa, fs->fp[k].key, best[k]);
+	*out = doc;
+	return 0;
+}
+
+/* The values in use of a fit's parameters, as the cost model of `system` reports them. */
+static int
+fit_start(hw_db *db, const char *system, const fitspec *fs, double *start, char *err, size_t errlen)
+{
+	hw_cost *cost;
+	int rc = hw_cost_new(db, system, &cost, err, errlen);
+	if (rc != 0)
+		return rc;
+	cJSON *d = hw_cost_describe(cost);
+	for (size_t k = 0; k < fs->n; k++) {
+		const cJSON *it;
+		start[k] = 0.5 * (fs->fp[k].lo + fs->fp[k].hi);
+		cJSON_ArrayForEach(it, cJSON_GetObjectItem(d, "parameters"))
+		{
+			if (!strcmp(cJSON_GetObjectItem(it, "key")->valuestring, fs->fp[k].key))
+				start[k] = cJSON_GetObjectItem(it, "value")->valuedouble;
+		}
+	}
+	cJSON_Delete(d);
+	hw_cost_free(cost);
+	return 0;
+}
+
+static double
+train_mape(fitctx *fc)
+{
+	prepared *p = fc->arg;
+	for (size_t i = 0; i < p->n; i++) {
+		prow *w = &p->rows[i];
 		if (w->why[0])
 			continue;
 		hw_system sys;
 		bool match = false;
 		if (hw_system_get(fc->db, w->system, &sys, NULL, 0) == 0)
-			for (int g = 0; fc->gpus[g]; g++)
-				match |= !strcmp(sys.gpu.name, fc->gpus[g]);
+			for (int g = 0; fc->fs->names[g]; g++)
+				match |= !strcmp(sys.gpu.name, fc->fs->names[g]);
 		if (!match)
 			continue;
-		if ((fc->rc = predict(fc->db, fc->p, w, false, fc->err, sizeof fc->err)) != 0)
+		if ((fc->rc = predict(fc->db, p, w, false, fc->err, sizeof fc->err)) != 0)
 			return 1e9;
 	}
-	fc->evals++;
 	int n;
-	return mape(fc->db, fc->p, fc->gpus, &n);
+	return mape(fc->db, p, fc->fs->names, &n);
 }
 
 int
@@ -791,116 +901,309 @@ sim_validate_fit(hw_db *db, const char *text, size_t len, const char *origin, co
 		return rc;
 	int n0;
 	double before = mape(db, &p, gpus, &n0);
-	if (n0 == 0) {
-		prepared_free(&p);
-		return pp_err(err, errlen, PP_EUSAGE, "no validation rows run on %s", gpus[0]);
-	}
-	/* start from the parameters in use */
-	hw_cost *cost;
+	fitspec fs = {"gpu", gpus, train_params, sizeof train_params / sizeof train_params[0], origin};
+	double start[MAXFIT];
+	size_t i;
 	hw_system sys;
-	double start[NFIT];
-	{
-		int i;
-		for (i = 0; (size_t)i < p.n && (p.rows[i].why[0] || hw_system_get(db, p.rows[i].system, &sys, NULL, 0) != 0 ||
-						strcmp(sys.gpu.name, gpus[0]) != 0);
-		     i++)
-			;
-		if ((size_t)i == p.n || (rc = hw_cost_new(db, p.rows[i].system, &cost, err, errlen)) != 0) {
-			prepared_free(&p);
-			return rc ? rc : pp_err(err, errlen, PP_EUSAGE, "no system with GPU %s", gpus[0]);
-		}
-		cJSON *d = hw_cost_describe(cost);
-		const cJSON *it;
-		for (size_t k = 0; k < NFIT; k++) {
-			start[k] = 0.5 * (fit_params[k].lo + fit_params[k].hi);
-			cJSON_ArrayForEach(it, cJSON_GetObjectItem(d, "parameters")) if (!strcmp(
-				cJSON_GetObjectItem(it, "key")->valuestring, fit_params[k].key)) start[k] =
-				cJSON_GetObjectItem(it, "value")->valuedouble;
-		}
-		cJSON_Delete(d);
-		hw_cost_free(cost);
-		/* a start on the edge of the range cannot move in the transformed space */
-		for (size_t k = 0; k < NFIT; k++) {
-			double span = fit_params[k].hi - fit_params[k].lo;
-			if (start[k] < fit_params[k].lo + 0.05 * span)
-				start[k] = fit_params[k].lo + 0.05 * span;
-			if (start[k] > fit_params[k].hi - 0.05 * span)
-				start[k] = fit_params[k].hi - 0.05 * span;
-		}
-	}
-	fitctx fc = {.db = db, .p = &p, .gpus = gpus};
-	if ((rc = hw_exec_simple(db, "SAVEPOINT paraplan_fit", err, errlen)) != 0) {
-		prepared_free(&p);
-		return rc;
-	}
-	gsl_multimin_function fn = {objective, NFIT, &fc};
-	gsl_vector *x = gsl_vector_alloc(NFIT), *step = gsl_vector_alloc(NFIT);
-	for (size_t k = 0; k < NFIT; k++) {
-		gsl_vector_set(x, k, to_x(&fit_params[k], start[k]));
-		gsl_vector_set(step, k, 0.5);
-	}
-	gsl_multimin_fminimizer *mz = gsl_multimin_fminimizer_alloc(gsl_multimin_fminimizer_nmsimplex2, NFIT);
-	gsl_multimin_fminimizer_set(mz, &fn, x, step);
-	int iter = 0;
-	while (fc.evals < max_evals && fc.rc == 0) {
-		if (gsl_multimin_fminimizer_iterate(mz) != GSL_SUCCESS)
+	for (i = 0; i < p.n; i++)
+		if (!p.rows[i].why[0] && hw_system_get(db, p.rows[i].system, &sys, NULL, 0) == 0 &&
+		    !strcmp(sys.gpu.name, gpus[0]))
 			break;
-		iter++;
-		if (gsl_multimin_test_size(gsl_multimin_fminimizer_size(mz), 1e-3) == GSL_SUCCESS)
-			break;
+	if (n0 == 0 || i == p.n)
+		rc = pp_err(err, errlen, PP_EUSAGE, "no validation rows run on %s", gpus[0]);
+	else if ((rc = fit_start(db, p.rows[i].system, &fs, start, err, errlen)) == 0) {
+		fitctx fc = {.db = db, .fs = &fs, .mape = train_mape, .arg = &p};
+		rc = fit_run(&fc, start, max_evals, before, n0, out, err, errlen);
 	}
-	double best[NFIT];
-	for (size_t k = 0; k < NFIT; k++)
-		best[k] = to_value(&fit_params[k], gsl_vector_get(mz->x, k));
-	double after = gsl_multimin_fminimizer_minimum(mz);
-	gsl_multimin_fminimizer_free(mz);
-	gsl_vector_free(x);
-	gsl_vector_free(step);
-	hw_exec_simple(db, "ROLLBACK TO paraplan_fit", NULL, 0);
-	hw_exec_simple(db, "RELEASE paraplan_fit", NULL, 0);
-	if (fc.rc != 0) {
-		prepared_free(&p);
-		return pp_err(err, errlen, fc.rc, "%s", fc.err);
-	}
-	cJSON *doc = cJSON_CreateObject();
-	cJSON *gl = cJSON_AddArrayToObject(doc, "gpus");
-	for (int g = 0; gpus[g]; g++)
-		cJSON_AddItemToArray(gl, cJSON_CreateString(gpus[g]));
-	cJSON_AddNumberToObject(doc, "rows", n0);
-	cJSON_AddNumberToObject(doc, "mape_before", before);
-	cJSON_AddNumberToObject(doc, "mape_after", after);
-	cJSON_AddNumberToObject(doc, "evaluations", fc.evals);
-	char method[160];
-	snprintf(method, sizeof method, "fitted by 'paraplan validate --fit': Nelder-Mead on MAPE over %d rows (%.1f%% -> %.1f%%)",
-		 n0, 100.0 * before, 100.0 * after);
-	cJSON_AddStringToObject(doc, "method", method);
-	cJSON *pa = cJSON_AddObjectToObject(doc, "parameters");
-	for (size_t k = 0; k < NFIT; k++)
-		cJSON_AddNumberToObject(pa, fit_params[k].key, best[k]);
-	*out = doc;
 	prepared_free(&p);
-	(void)iter;
-	return 0;
+	return rc;
 }
 
 int
 sim_validate_fit_save(hw_db *db, const cJSON *fit, char *err, size_t errlen)
 {
-	const cJSON *g, *pa = cJSON_GetObjectItem(fit, "parameters");
+	const char *scope = cJSON_GetObjectItem(fit, "scope")->valuestring;
 	const char *method = cJSON_GetObjectItem(fit, "method")->valuestring;
-	cJSON_ArrayForEach(g, cJSON_GetObjectItem(fit, "gpus"))
+	const char *data = cJSON_GetObjectItem(fit, "data")->valuestring;
+	const cJSON *g, *v;
+	cJSON_ArrayForEach(g, cJSON_GetObjectItem(fit, !strcmp(scope, "gpu") ? "gpus" : "systems"))
 	{
-		const cJSON *v;
-		cJSON_ArrayForEach(v, pa)
+		cJSON_ArrayForEach(v, cJSON_GetObjectItem(fit, "parameters"))
 		{
-			int rc = hw_param_set(db, "gpu", g->valuestring, v->string, v->valuedouble, "fitted", method,
-					      "sim/data/published-training.csv", 0, err, errlen);
-			if (rc == 0 && !strcmp(v->string, "gemm_eff_fp16"))
-				rc = hw_param_set(db, "gpu", g->valuestring, "gemm_eff_bf16", v->valuedouble, "fitted", method,
-						  "sim/data/published-training.csv", 0, err, errlen);
+			int rc = store_param(db, scope, g->valuestring, v->string, v->valuedouble, method, data, err, errlen);
 			if (rc != 0)
 				return rc;
 		}
 	}
 	return 0;
+}
+
+/* ---- serving ------------------------------------------------------------------------------- */
+
+/* Rows of sim/data/published-serving.csv: a model, GPU and TP degree, an engine scenario
+ * ("batch N": N requests at once, as a static batch; "concurrency N": a closed loop of N
+ * outstanding requests), input and output lengths, and the measured metric (output tokens/s,
+ * mean end-to-end latency, TTFT, TPOT).  A row without a TP degree runs one replica over all
+ * its GPUs. */
+static const char *
+serve_model_of(const char *name)
+{
+	if (has(name, "Llama-2-70B"))
+		return "llama-2-70b";
+	if (has(name, "70B"))
+		return "llama-3-70b"; /* Llama 3 and 3.1 70B share their dimensions */
+	if (has(name, "8B"))
+		return "llama-3-8b";
+	return NULL;
+}
+
+static bool
+listed(const char *const *names, const char *name)
+{
+	if (names == NULL)
+		return true;
+	for (int i = 0; names[i]; i++)
+		if (!strcmp(names[i], name))
+			return true;
+	return false;
+}
+
+/* The serving report over the rows run on `systems` (NULL: all rows). */
+static int
+serving_report(hw_db *db, const char *text, size_t len, const char *origin, const char *const *systems, cJSON **out,
+	       char *err, size_t errlen)
+{
+	*out = NULL;
+	pp_csv t;
+	int rc = pp_csv_parse(text, len, origin, &t, err, errlen);
+	if (rc != 0)
+		return rc;
+	static const char *const sc[] = {"source", "model", "gpu", "num_gpus", "tp", "precision", "scenario", "input_len",
+					 "output_len", "measured_metric", "measured_value", "unit", NULL};
+	int col[12];
+	for (int i = 0; sc[i]; i++)
+		if ((col[i] = pp_csv_column(&t, sc[i])) < 0) {
+			pp_csv_free(&t);
+			return pp_err(err, errlen, PP_EINPUT, "%s: missing column \"%s\"", origin, sc[i]);
+		}
+	cJSON *doc = cJSON_CreateObject();
+	cJSON_AddStringToObject(doc, "set", "serving");
+	cJSON_AddStringToObject(doc, "data", origin);
+	cJSON *rows = cJSON_AddArrayToObject(doc, "rows");
+	cJSON *skipped = cJSON_AddArrayToObject(doc, "skipped");
+	double tot = 0.0;
+	int n = 0;
+	for (size_t r = 1; r < t.nrows; r++) {
+		const char *src = pp_csv_get(&t, r, col[0]), *mname = pp_csv_get(&t, r, col[1]);
+		const char *gpu = pp_csv_get(&t, r, col[2]), *metric = pp_csv_get(&t, r, col[9]);
+		const char *scen = pp_csv_get(&t, r, col[6]), *prec = pp_csv_get(&t, r, col[5]);
+		char why[160] = "";
+		double measured = 0;
+		int64_t gpus = 0, tp = 0, in = 0, outl = 0;
+		const char *cat = serve_model_of(mname);
+		const char *system = has(gpu, "H200") ? "hgx-h200" : has(gpu, "H100") ? "dgx-h100" : NULL;
+		pp_parse_i64(pp_csv_get(&t, r, col[3]), &gpus);
+		if (pp_parse_i64(pp_csv_get(&t, r, col[4]), &tp) != 0)
+			tp = gpus;
+		pp_parse_i64(pp_csv_get(&t, r, col[7]), &in);
+		pp_parse_i64(pp_csv_get(&t, r, col[8]), &outl);
+		if (pp_parse_double(pp_csv_get(&t, r, col[10]), &measured) != 0 || !(measured > 0))
+			snprintf(why, sizeof why, "the measured value is not a positive number");
+		else if (cat == NULL)
+			snprintf(why, sizeof why, "model \"%s\" is not in the catalog", mname);
+		else if (system == NULL)
+			snprintf(why, sizeof why, "the GPU is not in the hardware database");
+		else if (tp < 1 || in < 1 || outl < 1)
+			snprintf(why, sizeof why, "the TP degree or lengths are not stated");
+		if (system != NULL && !listed(systems, system))
+			continue;
+		sim_serve_cfg c;
+		sim_serve_cfg_init(&c);
+		int64_t conc = 0;
+		const char *bp = strstr(scen, "batch ");
+		const char *cp = strstr(scen, "concurrency ");
+		if (why[0] == '\0') {
+			if (bp != NULL)
+				conc = atoll(bp + 6);
+			else if (cp != NULL)
+				conc = atoll(cp + 12);
+			if (conc < 1)
+				snprintf(why, sizeof why, "the scenario \"%s\" is not a batch or a concurrency", scen);
+		}
+		if (why[0]) {
+			cJSON *x = cJSON_CreateObject();
+			cJSON_AddNumberToObject(x, "line", (double)t.lines[r]);
+			cJSON_AddStringToObject(x, "source", src);
+			cJSON_AddStringToObject(x, "model", mname);
+			cJSON_AddStringToObject(x, "metric", metric);
+			cJSON_AddStringToObject(x, "reason", why);
+			cJSON_AddItemToArray(skipped, x);
+			continue;
+		}
+		c.tp = (int)tp;
+		c.prompt.kind = c.output.kind = SIM_DIST_FIXED;
+		c.prompt.mean = (double)in;
+		c.output.mean = (double)outl;
+		if (has(prec, "fp8")) {
+			c.weights = HW_FP8;
+			c.kv_dtype = HW_FP8;
+		}
+		if (bp != NULL) {
+			/* a static batch: all of it at once, one iteration loop over the whole batch */
+			c.arrival = SIM_ARR_BATCH;
+			c.requests = conc;
+			c.max_num_seqs = (int)conc;
+		} else {
+			c.arrival = SIM_ARR_CLOSED;
+			c.arrival_param = (double)conc;
+			c.requests = conc * 8;
+		}
+		if (c.max_batched_tokens < in)
+			c.max_batched_tokens = in;
+		model *m;
+		hw_cost *cost;
+		sim_serve_result *res = NULL;
+		if ((rc = model_load(cat, &m, err, errlen)) != 0)
+			goto fail;
+		if ((rc = hw_cost_new(db, system, &cost, err, errlen)) != 0) {
+			model_free(m);
+			goto fail;
+		}
+		char e2[512];
+		rc = sim_serve(m, cost, &c, &res, e2, sizeof e2);
+		hw_cost_free(cost);
+		model_free(m);
+		if (rc == PP_EUSAGE) {
+			cJSON *x = cJSON_CreateObject();
+			cJSON_AddNumberToObject(x, "line", (double)t.lines[r]);
+			cJSON_AddStringToObject(x, "source", src);
+			cJSON_AddStringToObject(x, "model", mname);
+			cJSON_AddStringToObject(x, "metric", metric);
+			cJSON_AddStringToObject(x, "reason", e2);
+			cJSON_AddItemToArray(skipped, x);
+			rc = 0;
+			continue;
+		}
+		if (rc != 0) {
+			pp_err(err, errlen, rc, "%s", e2);
+			goto fail;
+		}
+		const sim_serve_metrics *mt = sim_serve_get_metrics(res);
+		double pred;
+		if (has(metric, "output tokens/s"))
+			pred = mt->output_tokens_per_s;
+		else if (has(metric, "end-to-end"))
+			pred = mt->e2e.mean * 1e3;
+		else if (!strcmp(metric, "TTFT"))
+			pred = mt->ttft.mean * 1e3;
+		else if (!strcmp(metric, "TPOT"))
+			pred = mt->tpot.mean * 1e3;
+		else
+			pred = -1;
+		sim_serve_result_free(res);
+		if (pred < 0)
+			continue;
+		cJSON *x = cJSON_CreateObject();
+		char key[96];
+		source_key(src, key, sizeof key);
+		cJSON_AddNumberToObject(x, "line", (double)t.lines[r]);
+		cJSON_AddStringToObject(x, "source", key);
+		cJSON_AddStringToObject(x, "model", mname);
+		cJSON_AddStringToObject(x, "system", system);
+		cJSON_AddStringToObject(x, "metric", metric);
+		cJSON_AddStringToObject(x, "unit", pp_csv_get(&t, r, col[11]));
+		cJSON_AddNumberToObject(x, "measured", measured);
+		cJSON_AddNumberToObject(x, "predicted", pred);
+		cJSON_AddNumberToObject(x, "error", (pred - measured) / measured);
+		cJSON *cf = cJSON_AddObjectToObject(x, "config");
+		cJSON_AddNumberToObject(cf, "gpus", (double)gpus);
+		cJSON_AddNumberToObject(cf, "tp", (double)tp);
+		cJSON_AddNumberToObject(cf, "pp", 1);
+		cJSON_AddNumberToObject(cf, "dp", 1);
+		cJSON_AddNumberToObject(cf, "vpp", 1);
+		cJSON_AddNumberToObject(cf, "micro_batch", (double)conc);
+		cJSON_AddStringToObject(x, "assumptions", pp_csv_get(&t, r, col[4])[0] ? "" : "TP not stated: one replica over all GPUs");
+		cJSON_AddItemToArray(rows, x);
+		tot += fabs((pred - measured) / measured);
+		n++;
+	}
+	cJSON *by = cJSON_AddArrayToObject(doc, "sources");
+	const cJSON *x;
+	cJSON_ArrayForEach(x, rows)
+	{
+		const char *src = cJSON_GetObjectItem(x, "source")->valuestring;
+		double e = fabs(cJSON_GetObjectItem(x, "error")->valuedouble);
+		cJSON *sv = NULL, *it;
+		cJSON_ArrayForEach(it, by) if (!strcmp(cJSON_GetObjectItem(it, "source")->valuestring, src)) sv = it;
+		if (sv == NULL) {
+			sv = cJSON_CreateObject();
+			cJSON_AddStringToObject(sv, "source", src);
+			cJSON_AddNumberToObject(sv, "rows", 0);
+			cJSON_AddNumberToObject(sv, "mape", 0);
+			cJSON_AddItemToArray(by, sv);
+		}
+		double k = cJSON_GetObjectItem(sv, "rows")->valuedouble, mp = cJSON_GetObjectItem(sv, "mape")->valuedouble;
+		cJSON_SetNumberValue(cJSON_GetObjectItem(sv, "mape"), (mp * k + e) / (k + 1));
+		cJSON_SetNumberValue(cJSON_GetObjectItem(sv, "rows"), k + 1);
+	}
+	cJSON *ov = cJSON_AddObjectToObject(doc, "overall");
+	cJSON_AddNumberToObject(ov, "rows", n);
+	cJSON_AddNumberToObject(ov, "skipped", cJSON_GetArraySize(skipped));
+	cJSON_AddNumberToObject(ov, "mape", n > 0 ? tot / n : 0.0);
+	pp_csv_free(&t);
+	*out = doc;
+	return 0;
+fail:
+	pp_csv_free(&t);
+	cJSON_Delete(doc);
+	return rc;
+}
+
+int
+sim_validate_serving(hw_db *db, const char *text, size_t len, const char *origin, cJSON **out, char *err, size_t errlen)
+{
+	return serving_report(db, text, len, origin, NULL, out, err, errlen);
+}
+
+typedef struct servearg {
+	const char *text, *origin;
+	size_t len;
+} servearg;
+
+static double
+serve_mape(fitctx *fc)
+{
+	const servearg *a = fc->arg;
+	cJSON *doc;
+	if ((fc->rc = serving_report(fc->db, a->text, a->len, a->origin, fc->fs->names, &doc, fc->err, sizeof fc->err)) != 0)
+		return 1e9;
+	double m = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "overall"), "mape")->valuedouble;
+	cJSON_Delete(doc);
+	return m;
+}
+
+int
+sim_validate_serving_fit(hw_db *db, const char *text, size_t len, const char *origin, const char *const *systems,
+			 int max_evals, cJSON **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	if (hw_readonly(db))
+		return pp_err(err, errlen, PP_EIO, "%s: database is read-only: fitting writes parameters", hw_path(db));
+	cJSON *doc;
+	int rc = serving_report(db, text, len, origin, systems, &doc, err, errlen);
+	if (rc != 0)
+		return rc;
+	const cJSON *ov = cJSON_GetObjectItem(doc, "overall");
+	int rows = cJSON_GetObjectItem(ov, "rows")->valueint;
+	double before = cJSON_GetObjectItem(ov, "mape")->valuedouble;
+	cJSON_Delete(doc);
+	if (rows == 0)
+		return pp_err(err, errlen, PP_EUSAGE, "no serving rows run on %s", systems[0]);
+	fitspec fs = {"system", systems, serve_params, sizeof serve_params / sizeof serve_params[0], origin};
+	double start[MAXFIT];
+	if ((rc = fit_start(db, systems[0], &fs, start, err, errlen)) != 0)
+		return rc;
+	servearg a = {text, origin, len};
+	fitctx fc = {.db = db, .fs = &fs, .mape = serve_mape, .arg = &a};
+	return fit_run(&fc, start, max_evals, before, rows, out, err, errlen);
 }

@@ -570,7 +570,8 @@ START_TEST(default_sources_and_params)
 	static const char *const keys[] = {"gemm_eff", "gemm_k_ramp", "kernel_launch_us", "hbm_eff", "attn_eff_fwd",
 					   "attn_eff_bwd", "conv_eff", "coll_eff_intra", "coll_eff_intra_all_reduce",
 					   "coll_eff_inter", "p2p_eff_intra", "coll_alpha_us", "coll_hop_intra_us",
-					   "coll_hop_inter_us", "overlap_slowdown", "iter_overhead_s", "fabric_leaf_nodes"};
+					   "coll_hop_inter_us", "overlap_slowdown", "iter_overhead_s", "fabric_leaf_nodes",
+					   "serve_allreduce_us"};
 	ck_assert_int_eq(sqlite3_prepare_v2(s, "SELECT scope, subject, key, value FROM param", -1, &st, NULL), SQLITE_OK);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char *subject = (const char *)sqlite3_column_text(st, 1);
