@@ -534,14 +534,16 @@ static const char usage_serve[] =
 	"usage: paraplan plan serve --model M --rate QPS --slo-ttft-p99 MS --slo-tpot-p99 MS\n"
 	"           [--slo-e2e-p99 MS] [--systems S1,S2,...] [--weights bf16,fp8,int8,int4]\n"
 	"           [--prompt-len DIST] [--output-len DIST] [--failures K] [--duration S] [--top K]\n"
-	"           [--jobs N] [--seed N] [--json] [--db FILE]\n"
+	"           [--no-disaggregate] [--jobs N] [--seed N] [--json] [--db FILE]\n"
 	"\n"
 	"Finds the cheapest deployment of M that serves QPS requests per second within the SLO:\n"
 	"for each system (default: dgx-a100, dgx-h100, hgx-h200, dgx-b200), TP and PP degree, weight\n"
-	"format and batch limit, the highest rate one replica sustains within the SLO (found by\n"
-	"bisection over simulated runs), the replicas the rate needs (plus K spares with\n"
-	"--failures K, so the SLO holds with K replicas down), checked by simulating the whole\n"
-	"deployment at the rate.  Ranked by dollars per hour at each system's price.\n"
+	"format, batch limit and prefill/decode disaggregation (1:1 and 1:2, unless\n"
+	"--no-disaggregate), the highest rate one unit (a replica, or a prefill:decode group)\n"
+	"sustains within the SLO (found by bisection over simulated runs), the units the rate needs\n"
+	"(plus K spare replicas with --failures K, K of each kind when disaggregated, so the SLO\n"
+	"holds with K replicas down), checked by simulating the whole deployment at the rate.\n"
+	"Ranked by dollars per hour at each system's price.\n"
 	"DIST as in 'simulate serve' (default prompt 512, output 256 tokens).\n"
 	"\n"
 	"Example:\n"
@@ -564,9 +566,9 @@ print_serve_plan(const cJSON *doc)
 		printf("no deployment meets the SLO (see --json for why each was rejected)\n");
 		return;
 	}
-	const char *h[] = {"#", "system", "tp", "pp", "weights", "max seqs", "req/s per replica", "replicas", "GPUs", "$/hour",
-			   "$/month", "$/M out tok", "P99 TTFT", "P99 TPOT", "headroom"};
-	cli_table *t = cli_table_new(15, h, "rlrrlrrrrrrrrrr");
+	const char *h[] = {"#", "system", "tp", "pp", "weights", "max seqs", "P:D", "req/s per unit", "replicas", "GPUs",
+			   "$/hour", "$/month", "$/M out tok", "P99 TTFT", "P99 TPOT", "headroom"};
+	cli_table *t = cli_table_new(16, h, "rlrrlrlrrrrrrrrr");
 	const cJSON *x;
 	cJSON_ArrayForEach(x, arr)
 	{
@@ -577,18 +579,19 @@ print_serve_plan(const cJSON *doc)
 		cli_table_addf(t, 3, "%.0f", num(x, "pp"));
 		cli_table_addf(t, 4, "%s", str(x, "weights"));
 		cli_table_addf(t, 5, "%.0f", num(x, "max_num_seqs"));
-		cli_table_addf(t, 6, "%.3g", num(x, "capacity_per_replica"));
+		cli_table_addf(t, 6, "%s", strcmp(str(x, "disaggregation"), "off") ? str(x, "disaggregation") : "-");
+		cli_table_addf(t, 7, "%.3g", num(x, "capacity_per_unit"));
 		if (num(x, "spares") > 0)
-			cli_table_addf(t, 7, "%.0f (+%.0f)", num(x, "replicas") - num(x, "spares"), num(x, "spares"));
+			cli_table_addf(t, 8, "%.0f (+%.0f)", num(x, "replicas") - num(x, "spares"), num(x, "spares"));
 		else
-			cli_table_addf(t, 7, "%.0f", num(x, "replicas"));
-		cli_table_addf(t, 8, "%.0f", num(x, "gpus"));
-		cli_table_addf(t, 9, "%.2f", num(x, "usd_per_hour"));
-		cli_table_addf(t, 10, "%.0f", num(x, "usd_per_month"));
-		cli_table_addf(t, 11, "%.3f", num(x, "usd_per_million_output_tokens"));
-		cli_table_addf(t, 12, "%s", cli_seconds(num(x, "ttft_p99_s"), a, sizeof a));
-		cli_table_addf(t, 13, "%s", cli_seconds(num(x, "tpot_p99_s"), b, sizeof b));
-		cli_table_addf(t, 14, "%+.0f%%", 100.0 * num(x, "headroom"));
+			cli_table_addf(t, 8, "%.0f", num(x, "replicas"));
+		cli_table_addf(t, 9, "%.0f", num(x, "gpus"));
+		cli_table_addf(t, 10, "%.2f", num(x, "usd_per_hour"));
+		cli_table_addf(t, 11, "%.0f", num(x, "usd_per_month"));
+		cli_table_addf(t, 12, "%.3f", num(x, "usd_per_million_output_tokens"));
+		cli_table_addf(t, 13, "%s", cli_seconds(num(x, "ttft_p99_s"), a, sizeof a));
+		cli_table_addf(t, 14, "%s", cli_seconds(num(x, "tpot_p99_s"), b, sizeof b));
+		cli_table_addf(t, 15, "%+.0f%%", 100.0 * num(x, "headroom"));
 	}
 	cli_table_print(t, stdout);
 	cli_table_free(t);
@@ -598,7 +601,7 @@ static int
 plan_serve_cmd(int argc, char **argv)
 {
 	enum { P_MODEL = 400, P_RATE, P_TTFT, P_TPOT, P_E2E, P_SYSTEMS, P_WEIGHTS, P_PROMPT, P_OUTPUT, P_FAIL, P_DUR, P_TOP,
-	       P_JOBS, P_SEED, P_JSON, P_DB, P_HELP };
+	       P_JOBS, P_SEED, P_JSON, P_DB, P_HELP, P_NODISAGG };
 	static const struct option opts[] = {
 		{"model", required_argument, NULL, P_MODEL}, {"rate", required_argument, NULL, P_RATE},
 		{"slo-ttft-p99", required_argument, NULL, P_TTFT}, {"slo-tpot-p99", required_argument, NULL, P_TPOT},
@@ -608,7 +611,8 @@ plan_serve_cmd(int argc, char **argv)
 		{"duration", required_argument, NULL, P_DUR}, {"top", required_argument, NULL, P_TOP},
 		{"jobs", required_argument, NULL, P_JOBS}, {"seed", required_argument, NULL, P_SEED},
 		{"json", no_argument, NULL, P_JSON}, {"db", required_argument, NULL, P_DB},
-		{"help", no_argument, NULL, P_HELP}, {NULL, 0, NULL, 0},
+		{"no-disaggregate", no_argument, NULL, P_NODISAGG}, {"help", no_argument, NULL, P_HELP},
+		{NULL, 0, NULL, 0},
 	};
 	plan_serve_opts o;
 	plan_serve_opts_init(&o);
@@ -679,6 +683,7 @@ plan_serve_cmd(int argc, char **argv)
 			break;
 		case P_JSON: json = true; break;
 		case P_DB: db_path = optarg; break;
+		case P_NODISAGG: o.disaggregate = false; break;
 		case P_HELP:
 		case 'h':
 			fputs(usage_serve, stdout);

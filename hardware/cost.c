@@ -360,7 +360,8 @@ hbm_bw(const hw_cost *c)
 static double
 shape_efficiency(const hw_cost *c, double m, double n, double k)
 {
-	static const double tiles[][2] = {{128, 128}, {128, 256}, {256, 128}, {64, 128}, {128, 64}, {64, 64}};
+	/* 16 x 128: the narrow tiles of decode's skinny GEMMs (a few tokens against the weights) */
+	static const double tiles[][2] = {{128, 128}, {128, 256}, {256, 128}, {64, 128}, {128, 64}, {64, 64}, {16, 128}};
 	double sms = c->sys.gpu.sms > 0 ? (double)c->sys.gpu.sms : 100.0;
 	double best = 0.0;
 	for (size_t i = 0; i < sizeof tiles / sizeof tiles[0]; i++) {
@@ -420,6 +421,8 @@ hw_cost_gemm_w(const hw_cost *c, hw_dtype t, double wbytes, double m, double n, 
 		*prov = c->gemm_eff[eff_dtype(c, t)].prov;
 	if (!(m > 0) || !(n > 0) || !(k > 0) || !(batch > 0))
 		return 0.0;
+	if (wbytes == hw_dtype_bytes(t))
+		return hw_cost_gemm(c, t, m, n, k, batch, prov); /* measured shapes apply */
 	return gemm_model_w(c, t, wbytes, m, n, k, batch);
 }
 

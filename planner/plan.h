@@ -81,8 +81,8 @@ int plan_capacity(const model *m, hw_db *db, const char *const *systems, size_t 
 		  struct cJSON **out, char *err, size_t errlen);
 
 /* Serving: the cheapest deployment of a model that serves `rate` requests/s within the SLO.
- * For every system, TP and PP degree, weight format and batch limit it finds by bisection the
- * highest rate one replica sustains under the SLO (P99 TTFT and TPOT, and end-to-end when set;
+ * For every system, TP and PP degree, weight format, batch limit and (with `disaggregate`)
+ * prefill/decode split it finds by bisection the highest rate one unit sustains under the SLO (P99 TTFT and TPOT, and end-to-end when set;
  * not saturated), sizes the replicas for the requested rate plus `failures` spares (N+K), checks
  * the sized deployment with a simulation of all its replicas at the requested rate, and ranks
  * by dollars per hour. */
@@ -95,6 +95,7 @@ typedef struct plan_serve_opts {
 	int nweights;
 	sim_dist prompt, output;
 	int failures;
+	bool disaggregate;         /* also try prefill/decode disaggregation 1:1 and 1:2 */
 	double duration_s;         /* simulated time per evaluation */
 	int top;
 	int jobs;

@@ -1,12 +1,14 @@
 /*
  * serve.c -- plan_serve: the cheapest deployment that meets a latency SLO at a request rate.
  *
- * A candidate is (system, tp, pp, weights, max_num_seqs).  Its capacity is the highest rate one
- * replica sustains within the SLO: a bisection over the rate (12 steps between zero and an
- * upper bound from the replica's token throughput), each step a simulation of `duration_s`
- * of Poisson arrivals.  Replicas for the requested rate are ceil(rate / capacity) plus the
- * spares for K failures; the whole deployment is then simulated at the requested rate and
- * grown one replica at a time until it meets the SLO (the router does not balance perfectly).
+ * A candidate is (system, tp, pp, weights, max_num_seqs, disaggregation).  Its unit is one
+ * replica, or with prefill/decode disaggregation P:D, P prefill and D decode replicas.  Its
+ * capacity is the highest rate one unit sustains within the SLO: a bisection over the rate (12
+ * steps between zero and an upper bound from the unit's token throughput), each step a
+ * simulation of `duration_s` of Poisson arrivals.  Units for the requested rate are
+ * ceil(rate / capacity); the whole deployment is then simulated at the requested rate and grown
+ * one unit at a time until it meets the SLO (the router does not balance perfectly).  Spares
+ * for K failures are K replicas (K of each kind when disaggregated: either kind may fail).
  * Candidates run on all cores; the ranking sorts on cost with the key as a tie-break.
  */
 #include "config.h"
@@ -31,6 +33,7 @@ plan_serve_opts_init(plan_serve_opts *o)
 	o->output.mean = 256;
 	o->duration_s = 120.0;
 	o->top = 10;
+	o->disaggregate = true;
 	o->seed = 1;
 }
 
@@ -39,12 +42,13 @@ typedef struct scand {
 	const hw_cost *cost;
 	double price;
 	int tp, pp, max_num_seqs;
+	int pd_p, pd_d; /* disaggregation P:D of a unit; 0:0 unified */
 	hw_dtype weights;
 	/* results */
 	bool ok;
 	char why[160];
-	double capacity; /* requests/s per replica within the SLO */
-	int replicas;
+	double capacity; /* requests/s per unit within the SLO */
+	int units, replicas;
 	double usd_per_hour, usd_per_mtok;
 	sim_serve_metrics at_rate;
 } scand;
@@ -56,6 +60,19 @@ typedef struct spool {
 	const model *m;
 	const plan_serve_opts *o;
 } spool;
+
+/* Sizes a configuration to `n` units of the candidate. */
+static void
+units(sim_serve_cfg *c, const scand *x, int n)
+{
+	if (x->pd_p > 0) {
+		c->prefill_replicas = n * x->pd_p;
+		c->decode_replicas = n * x->pd_d;
+		c->replicas = c->prefill_replicas + c->decode_replicas;
+	} else {
+		c->replicas = n;
+	}
+}
 
 static void
 base_cfg(const plan_serve_opts *o, const scand *x, sim_serve_cfg *c)
@@ -73,6 +90,7 @@ base_cfg(const plan_serve_opts *o, const scand *x, sim_serve_cfg *c)
 	c->slo_e2e_s = o->slo_e2e_s;
 	c->seed = o->seed;
 	c->price = x->price;
+	units(c, x, 1);
 }
 
 static bool
@@ -101,6 +119,15 @@ simulate(const model *m, const scand *x, const sim_serve_cfg *c, sim_serve_metri
 	return 0;
 }
 
+/* Requests of one evaluation: `duration_s` of arrivals, at least 100 (for a P99 of its own)
+ * and at most 4000 (a P99 within a few percent; saturation shows in the queue long before). */
+static int64_t
+eval_requests(const sim_serve_cfg *c)
+{
+	double n = ceil(c->rate * c->duration_s);
+	return n < 100 ? 100 : n > 4000 ? 4000 : (int64_t)n;
+}
+
 static void
 eval(spool *p, scand *x)
 {
@@ -123,14 +150,10 @@ eval(spool *p, scand *x)
 	}
 	double hi = mt.requests_per_s * 1.2, lo = 0.0;
 	c.arrival = SIM_ARR_POISSON;
-	c.requests = 0;
-	for (int it = 0; it < 12 && hi > 0; it++) {
+	for (int it = 0; it < 16 && hi - lo > 0.01 * hi; it++) {
 		double mid = (lo + hi) / 2;
 		c.rate = mid;
-		if (c.rate * c.duration_s < 50)
-			c.requests = 50; /* enough requests for a P99 */
-		else
-			c.requests = 0;
+		c.requests = eval_requests(&c);
 		if (simulate(p->m, x, &c, &mt, err, sizeof err) != 0) {
 			pp_strlcpy(x->why, err, sizeof x->why);
 			return;
@@ -150,11 +173,9 @@ eval(spool *p, scand *x)
 	if (reps < 1)
 		reps = 1;
 	for (int tries = 0; tries < 8; tries++) {
-		c.replicas = reps;
+		units(&c, x, reps);
 		c.rate = o->rate;
-		c.requests = 0;
-		if (c.rate * c.duration_s < 50)
-			c.requests = 50;
+		c.requests = eval_requests(&c);
 		if (simulate(p->m, x, &c, &mt, err, sizeof err) != 0) {
 			pp_strlcpy(x->why, err, sizeof x->why);
 			return;
@@ -164,11 +185,13 @@ eval(spool *p, scand *x)
 		reps++;
 	}
 	if (!meets(o, &mt)) {
-		snprintf(x->why, sizeof x->why, "misses the SLO at the requested rate even with %d replicas", reps);
+		snprintf(x->why, sizeof x->why, "misses the SLO at the requested rate even with %d %s", reps,
+			 x->pd_p > 0 ? "units" : "replicas");
 		return;
 	}
 	x->at_rate = mt;
-	x->replicas = reps + o->failures;
+	x->units = reps;
+	x->replicas = c.replicas + (x->pd_p > 0 ? 2 : 1) * o->failures;
 	int gpus = x->replicas * x->tp * x->pp;
 	x->usd_per_hour = x->price * (double)gpus;
 	/* cost per output token at the requested rate, spares included */
@@ -194,6 +217,15 @@ worker(void *arg)
 	return NULL;
 }
 
+static void
+add_disagg(cJSON *d, const scand *x)
+{
+	char pd[32] = "off";
+	if (x->pd_p > 0)
+		snprintf(pd, sizeof pd, "%d:%d", x->pd_p, x->pd_d);
+	cJSON_AddStringToObject(d, "disaggregation", pd);
+}
+
 static int
 cmp_cand(const void *x, const void *y)
 {
@@ -213,6 +245,10 @@ cmp_cand(const void *x, const void *y)
 		return a->pp - b->pp;
 	if (a->weights != b->weights)
 		return (int)a->weights - (int)b->weights;
+	if (a->pd_p != b->pd_p)
+		return a->pd_p - b->pd_p;
+	if (a->pd_d != b->pd_d)
+		return a->pd_d - b->pd_d;
 	return a->max_num_seqs - b->max_num_seqs;
 }
 
@@ -263,8 +299,12 @@ plan_serve(const model *m, hw_db *db, const plan_serve_opts *o, cJSON **out, cha
 				for (int w = 0; w < nw; w++) {
 					if (wts[w] == HW_FP8 && !(sys->gpu.peak_tflops[HW_FP8] > 0))
 						continue;
-					static const int seqs[] = {64, 256};
-					for (int s = 0; s < 2; s++) {
+					/* unified at two batch limits; disaggregated 1:1 and 1:2 (decode
+					 * holds the long-lived sequences) at the large one, unpipelined */
+					static const int shapes[][3] = {{64, 0, 0}, {256, 0, 0}, {256, 1, 1}, {256, 1, 2}};
+					for (int s = 0; s < 4; s++) {
+						if (shapes[s][1] > 0 && (pp > 1 || !o->disaggregate))
+							continue;
 						if (PP_GROW(cands, cap, n + 1) != 0) {
 							rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
 							goto done;
@@ -277,7 +317,9 @@ plan_serve(const model *m, hw_db *db, const plan_serve_opts *o, cJSON **out, cha
 						x->tp = tp;
 						x->pp = pp;
 						x->weights = wts[w];
-						x->max_num_seqs = seqs[s];
+						x->max_num_seqs = shapes[s][0];
+						x->pd_p = shapes[s][1];
+						x->pd_d = shapes[s][2];
 					}
 				}
 			}
@@ -324,9 +366,11 @@ plan_serve(const model *m, hw_db *db, const plan_serve_opts *o, cJSON **out, cha
 		cJSON_AddNumberToObject(d, "pp", x->pp);
 		cJSON_AddStringToObject(d, "weights", hw_dtype_name(x->weights));
 		cJSON_AddNumberToObject(d, "max_num_seqs", x->max_num_seqs);
-		cJSON_AddNumberToObject(d, "capacity_per_replica", x->capacity);
+		add_disagg(d, x);
+		cJSON_AddNumberToObject(d, "capacity_per_unit", x->capacity);
+		cJSON_AddNumberToObject(d, "units", x->units);
 		cJSON_AddNumberToObject(d, "replicas", x->replicas);
-		cJSON_AddNumberToObject(d, "spares", o->failures);
+		cJSON_AddNumberToObject(d, "spares", (x->pd_p > 0 ? 2 : 1) * o->failures);
 		cJSON_AddNumberToObject(d, "gpus", x->replicas * x->tp * x->pp);
 		cJSON_AddNumberToObject(d, "price_usd_per_gpu_hour", x->price);
 		cJSON_AddNumberToObject(d, "usd_per_hour", x->usd_per_hour);
@@ -335,7 +379,7 @@ plan_serve(const model *m, hw_db *db, const plan_serve_opts *o, cJSON **out, cha
 		cJSON_AddNumberToObject(d, "ttft_p99_s", x->at_rate.ttft.p99);
 		cJSON_AddNumberToObject(d, "tpot_p99_s", x->at_rate.tpot.p99);
 		cJSON_AddNumberToObject(d, "e2e_p99_s", x->at_rate.e2e.p99);
-		cJSON_AddNumberToObject(d, "headroom", (double)(x->replicas - o->failures) * x->capacity / o->rate - 1.0);
+		cJSON_AddNumberToObject(d, "headroom", (double)x->units * x->capacity / o->rate - 1.0);
 		cJSON_AddItemToArray(arr, d);
 	}
 	cJSON *rej = cJSON_AddArrayToObject(doc, "rejected");
@@ -349,6 +393,7 @@ plan_serve(const model *m, hw_db *db, const plan_serve_opts *o, cJSON **out, cha
 		cJSON_AddNumberToObject(d, "pp", x->pp);
 		cJSON_AddStringToObject(d, "weights", hw_dtype_name(x->weights));
 		cJSON_AddNumberToObject(d, "max_num_seqs", x->max_num_seqs);
+		add_disagg(d, x);
 		cJSON_AddStringToObject(d, "why", x->why[0] ? x->why : "not evaluated (interrupted)");
 		cJSON_AddItemToArray(rej, d);
 	}

@@ -507,6 +507,7 @@ typedef struct reqst {
 	int64_t prompt, output, generated;
 	int replica, decode_replica;
 	bool done;
+	bool recompute; /* preempted: its cache must be computed again */
 } reqst;
 
 typedef struct event {
@@ -549,6 +550,10 @@ typedef struct run {
 	double *itl_d, *itl_w;
 	size_t nitl, itlcap;
 	int64_t preempt;
+	int64_t iterations;
+	/* requests in the system (arrived, not finished), integrated over time */
+	int64_t in_system;
+	double in_system_area, in_system_since;
 	sim_serve_result *res;
 	bool oom;
 	size_t max_backlog;
@@ -664,6 +669,31 @@ start_iteration(run *r, int k)
 	const model_tf *t = r->ic.t;
 	double a = (double)t->heads / (double)c->tp, d = (double)t->head_dim;
 	double kvtok = kv_per_token_gpu(r->m, c) / ceil((double)t->layers / (double)c->pp);
+	/* decode replicas admit handed-over sequences whose cache arrived (they need blocks);
+	 * they decode in this very iteration */
+	while (p->kind == R_DECODE && p->wlen > 0 && p->nrun < (size_t)c->max_num_seqs) {
+		int64_t id = p->wait[p->whead];
+		reqst *q = &r->req[id];
+		/* a sequence preempted here prefills its context again, chunk by chunk */
+		int64_t need = q->recompute ? 0 : blocks_for(r, q->prompt + q->generated);
+		if (need > p->free_blocks)
+			break;
+		p->whead = (p->whead + 1) % p->wcap;
+		p->wlen--;
+		if (PP_GROW(p->run, p->rcap, p->nrun + 1) != 0) {
+			r->oom = true;
+			return;
+		}
+		seqst *s = &p->run[p->nrun++];
+		memset(s, 0, sizeof *s);
+		s->req = id;
+		s->target = q->recompute ? q->prompt + q->generated : q->prompt;
+		s->done = q->recompute ? 0 : q->prompt;
+		s->generated = q->generated;
+		q->recompute = false;
+		s->blocks = need;
+		p->free_blocks -= need;
+	}
 	for (size_t i = 0; i < p->nrun; i++)
 		p->run[i].sched = 0;
 	/* decode: every sequence whose cache is complete emits one token */
@@ -674,8 +704,9 @@ start_iteration(run *r, int k)
 			continue;
 		}
 		int64_t myreq = s->req;
-		int64_t ctx = s->target + s->generated;
-		int64_t need = blocks_for(r, ctx + 1) - s->blocks;
+		/* the cache after this step: the prompt and every token generated so far */
+		int64_t ctx = r->req[s->req].prompt + s->generated;
+		int64_t need = blocks_for(r, ctx) - s->blocks;
 		while (need > p->free_blocks && p->nrun > 0) {
 			/* preempt the newest sequence (the last admitted); it prefills again later */
 			size_t victim = p->nrun - 1;
@@ -684,6 +715,7 @@ start_iteration(run *r, int k)
 			drop_seq(p, victim);
 			r->preempt++;
 			q->generated = v.generated;
+			q->recompute = true;
 			wait_push(r, p, v.req, true);
 			if (victim == i)
 				break;
@@ -755,28 +787,6 @@ start_iteration(run *r, int k)
 		if (chunk >= target)
 			nout++;
 	}
-	/* decode replicas admit handed-over sequences whose cache arrived (they need blocks) */
-	while (p->kind == R_DECODE && p->wlen > 0 && p->nrun < (size_t)c->max_num_seqs) {
-		int64_t id = p->wait[p->whead];
-		reqst *q = &r->req[id];
-		int64_t need = blocks_for(r, q->prompt + q->generated);
-		if (need > p->free_blocks)
-			break;
-		p->whead = (p->whead + 1) % p->wcap;
-		p->wlen--;
-		if (PP_GROW(p->run, p->rcap, p->nrun + 1) != 0) {
-			r->oom = true;
-			return;
-		}
-		seqst *s = &p->run[p->nrun++];
-		memset(s, 0, sizeof *s);
-		s->req = id;
-		s->target = q->prompt;
-		s->done = q->prompt;
-		s->generated = q->generated;
-		s->blocks = need;
-		p->free_blocks -= need;
-	}
 	int64_t T = ndec + npre_tokens;
 	if (T == 0) {
 		/* nothing schedulable (no KV room for the next waiting request): idle until a change */
@@ -786,6 +796,7 @@ start_iteration(run *r, int k)
 		     hw_cost_iter_overhead(r->ic.cost);
 	p->busy = true;
 	p->iter_start = r->now;
+	r->iterations++;
 	push_ev(r, r->now + dur, EV_ITER, k, 0);
 	if (r->c->keep_iterations && PP_GROW(r->res->iters, r->res->itcap, r->res->niters + 1) == 0) {
 		iterrec *it = &r->res->iters[r->res->niters++];
@@ -800,10 +811,20 @@ start_iteration(run *r, int k)
 static int route(run *r, bool prefill);
 static void arrive(run *r, int64_t id);
 
+/* Integrates the number of requests in the system up to now, then changes it by `delta`. */
+static void
+in_system_add(run *r, int delta)
+{
+	r->in_system_area += (double)r->in_system * (r->now - r->in_system_since);
+	r->in_system_since = r->now;
+	r->in_system += delta;
+}
+
 static void
 finish_request(run *r, int64_t id)
 {
 	reqst *q = &r->req[id];
+	in_system_add(r, -1);
 	q->finish = r->now;
 	q->done = true;
 	replica *p = &r->rep[q->decode_replica >= 0 ? q->decode_replica : q->replica];
@@ -906,6 +927,7 @@ route(run *r, bool prefill)
 static void
 arrive(run *r, int64_t id)
 {
+	in_system_add(r, +1);
 	int k = route(r, true);
 	r->req[id].replica = k;
 	r->req[id].decode_replica = -1;
@@ -916,8 +938,8 @@ arrive(run *r, int64_t id)
 
 /* ---- metrics ------------------------------------------------------------------------------- */
 
-static sim_pct
-pct(double *v, size_t n)
+sim_pct
+sim_percentiles(double *v, size_t n)
 {
 	sim_pct p = {0, 0, 0, 0};
 	if (n == 0)
@@ -930,17 +952,16 @@ pct(double *v, size_t n)
 	return p;
 }
 
-/* Quantiles of iteration durations weighted by the decode tokens each produced: every decode
- * token's inter-token latency is the duration of the iteration that produced it. */
-static sim_pct
-weighted_pct(double *d, double *w, size_t n)
+int
+sim_percentiles_weighted(const double *d, const double *w, size_t n, sim_pct *out)
 {
 	sim_pct p = {0, 0, 0, 0};
+	*out = p;
 	if (n == 0)
-		return p;
+		return 0;
 	size_t *idx = malloc(n * sizeof *idx);
 	if (idx == NULL)
-		return p;
+		return PP_ENOMEM;
 	gsl_sort_index(idx, d, 1, n);
 	double tot = 0, sum = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -961,7 +982,8 @@ weighted_pct(double *d, double *w, size_t n)
 		}
 	}
 	free(idx);
-	return p;
+	*out = p;
+	return 0;
 }
 
 static void
@@ -1004,10 +1026,11 @@ compute_metrics(run *r)
 	m->completed = done;
 	m->offered = n;
 	m->preemptions = r->preempt;
-	m->ttft = pct(ttft, nt);
-	m->e2e = pct(e2e, nt);
-	m->tpot = pct(tpot, np);
-	m->itl = weighted_pct(r->itl_d, r->itl_w, r->nitl);
+	m->ttft = sim_percentiles(ttft, nt);
+	m->e2e = sim_percentiles(e2e, nt);
+	m->tpot = sim_percentiles(tpot, np);
+	if (sim_percentiles_weighted(r->itl_d, r->itl_w, r->nitl, &m->itl) != 0)
+		r->oom = true;
 	double span = last_fin - (isfinite(first_arr) ? first_arr : 0.0);
 	m->makespan_s = last_fin;
 	m->sim_time_s = r->now;
@@ -1212,7 +1235,6 @@ sim_serve(const model *m, const hw_cost *cost, const sim_serve_cfg *cin, sim_ser
 			push_ev(&r, r.req[i].arrival, EV_ARRIVE, i, 0);
 		r.next_arrival = nreq;
 	}
-	double last_arrival = 0.0;
 	size_t backlog_at_last = 0;
 	int64_t arrived = 0;
 	while (r.nheap > 0 && !r.oom) {
@@ -1222,7 +1244,6 @@ sim_serve(const model *m, const hw_cost *cost, const sim_serve_cfg *cin, sim_ser
 			arrive(&r, ev.a);
 			arrived++;
 			if (arrived == nreq && c->arrival != SIM_ARR_CLOSED) {
-				last_arrival = r.now;
 				for (int k = 0; k < r.nrep; k++)
 					backlog_at_last += r.rep[k].wlen;
 			}
@@ -1245,14 +1266,18 @@ sim_serve(const model *m, const hw_cost *cost, const sim_serve_cfg *cin, sim_ser
 			goto done;
 		}
 	compute_metrics(&r);
+	if (r.oom) {
+		rc = pp_err(err, errlen, PP_ENOMEM, "out of memory while computing the metrics");
+		goto done;
+	}
 	sim_serve_metrics *mt = &r.res->m;
 	mt->mem = mem;
-	mt->iterations = (int64_t)r.nitl;
+	mt->iterations = r.iterations;
+	mt->concurrency_mean = mt->makespan_s > 0 ? r.in_system_area / mt->makespan_s : 0.0;
 	/* Saturation: the queue at the last arrival held more than 5% of the requests (at least 10):
 	 * arrivals outran the service and latency grows with the run. */
 	mt->saturated = c->arrival != SIM_ARR_BATCH && c->arrival != SIM_ARR_CLOSED &&
 			(double)backlog_at_last > fmax(10.0, 0.05 * (double)nreq);
-	(void)last_arrival;
 	*out = r.res;
 	r.res = NULL;
 done:
@@ -1322,6 +1347,7 @@ sim_serve_json(const sim_serve_result *r)
 	cJSON_AddNumberToObject(o, "slo_attainment", m->slo_attainment);
 	cJSON_AddNumberToObject(o, "kv_utilization_mean", m->kv_utilization_mean);
 	cJSON_AddNumberToObject(o, "kv_utilization_peak", m->kv_utilization_peak);
+	cJSON_AddNumberToObject(o, "concurrency_mean", m->concurrency_mean);
 	cJSON_AddNumberToObject(o, "preemptions", (double)m->preemptions);
 	cJSON_AddBoolToObject(o, "saturated", m->saturated);
 	if (c->price > 0) {

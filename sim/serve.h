@@ -96,6 +96,13 @@ typedef struct sim_pct {
 	double mean, p50, p90, p99;
 } sim_pct;
 
+/* Mean and GSL quantiles (gsl_stats_quantile_from_sorted_data) of n samples; sorts v. */
+sim_pct sim_percentiles(double *v, size_t n);
+/* The same over samples d weighted by w: the smallest d whose cumulative weight reaches the
+ * quantile (an ITL sample is an iteration's duration, weighted by the decode tokens it
+ * produced).  PP_ENOMEM when out of memory. */
+int sim_percentiles_weighted(const double *d, const double *w, size_t n, sim_pct *out);
+
 typedef struct sim_serve_metrics {
 	sim_pct ttft, tpot, itl, e2e;     /* seconds */
 	double requests_per_s, output_tokens_per_s, total_tokens_per_s;
@@ -103,6 +110,7 @@ typedef struct sim_serve_metrics {
 	double goodput_requests_per_s;    /* meeting every SLO that is set */
 	double slo_attainment;            /* share of requests meeting them */
 	double kv_utilization_mean, kv_utilization_peak;
+	double concurrency_mean;          /* requests in the system (queued or running), time average */
 	int64_t preemptions, completed, offered;
 	double sim_time_s, makespan_s;
 	bool saturated;                   /* the queue grew without bound over the run */

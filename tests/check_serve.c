@@ -1,0 +1,567 @@
+/*
+ * check_serve.c -- the serving simulator on cases worked by hand: KV capacity, the prefill
+ * time of a lone request, the decode step of a lone sequence, chunked prefill's iteration
+ * count, Little's law, saturation, preemption, the KV hand-over of disaggregation,
+ * percentiles, determinism and bad input.
+ *
+ * The hand computations run on an in-memory database whose cost-model parameters for the
+ * H100 are set here to round values (GEMM efficiency 0.75, HBM 0.90, flash attention 0.60,
+ * no kernel launch time, 2 ms per iteration), so each expected time is a few lines of
+ * arithmetic in the comments.
+ */
+#include "config.h"
+#include "common/pp.h"
+#include "sim/sim.h"
+#include "tests/testutil.h"
+
+#include <cJSON.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+static char err[1024];
+
+static hw_db *
+h100_db(void)
+{
+	hw_db *db;
+	ck_assert_int_eq(hw_open(":memory:", 0, &db, err, sizeof err), 0);
+	static const struct {
+		const char *scope, *subject, *key;
+		double v;
+	} set[] = {
+		{"gpu", "h100-sxm", "gemm_eff_bf16", 0.75},   {"gpu", "h100-sxm", "hbm_eff", 0.90},
+		{"gpu", "h100-sxm", "attn_eff_fwd", 0.60},    {"gpu", "h100-sxm", "kernel_launch_us", 0.0},
+		{"system", "dgx-h100", "iter_overhead_s", 0.002}, {"system", "dgx-h100", "serve_allreduce_us", 10.0},
+	};
+	for (size_t i = 0; i < sizeof set / sizeof set[0]; i++)
+		ck_assert_msg(hw_param_set(db, set[i].scope, set[i].subject, set[i].key, set[i].v, "user", "test", "test", 0,
+					   err, sizeof err) == 0,
+			      "%s", err);
+	return db;
+}
+
+typedef struct fixture {
+	hw_db *db;
+	hw_cost *cost;
+	model *m;
+} fixture;
+
+static void
+fx_open(fixture *f, const char *model_name)
+{
+	f->db = h100_db();
+	ck_assert_int_eq(hw_cost_new(f->db, "dgx-h100", &f->cost, err, sizeof err), 0);
+	ck_assert_msg(model_load(model_name, &f->m, err, sizeof err) == 0, "%s", err);
+}
+
+static void
+fx_close(fixture *f)
+{
+	model_free(f->m);
+	hw_cost_free(f->cost);
+	hw_close(f->db);
+}
+
+static sim_serve_result *
+serve(fixture *f, const sim_serve_cfg *c)
+{
+	sim_serve_result *r = NULL;
+	int rc = sim_serve(f->m, f->cost, c, &r, err, sizeof err);
+	ck_assert_msg(rc == 0, "sim_serve: %s", err);
+	return r;
+}
+
+/* One request of `prompt` tokens producing `output`, alone. */
+static void
+lone(sim_serve_cfg *c, int64_t prompt, int64_t output)
+{
+	sim_serve_cfg_init(c);
+	c->arrival = SIM_ARR_BATCH;
+	c->requests = 1;
+	c->prompt.mean = (double)prompt;
+	c->output.mean = (double)output;
+}
+
+/* Llama-3-70B, TP 4 on an H100 (vLLM's defaults: 90% of memory, 8192 batched tokens, 256
+ * sequences, blocks of 16 tokens):
+ *   weights   70,553,706,496 parameters x 2 B / 4 GPUs             = 35,276,853,248 B
+ *   activations 8192 x (4 x 8192 + 3 x 28672/4) x 2 B              =    889,192,448 B
+ *             + logits 256 x 128256/4 x 4 B                        =     32,833,536 B
+ *   reserve   1 GiB                                                =  1,073,741,824 B
+ *   KV per token per GPU: 2 (K, V) x 8/4 heads x 128 x 80 layers x 2 B = 81,920 B */
+START_TEST(kv_capacity_by_hand)
+{
+	fixture f;
+	fx_open(&f, "llama-3-70b");
+	ck_assert_double_eq(model_params(f.m), 70553706496.0);
+	sim_serve_cfg c;
+	sim_serve_cfg_init(&c);
+	c.tp = 4;
+	sim_serve_mem mem;
+	ck_assert_int_eq(sim_serve_memory(f.m, hw_cost_system(f.cost), &c, &mem, err, sizeof err), 0);
+	double cap = hw_cost_system(f.cost)->gpu.memory_bytes;
+	ck_assert_double_eq_tol(mem.weights, 35276853248.0, 1.0);
+	ck_assert_double_eq_tol(mem.activations, 889192448.0 + 32833536.0, 1.0);
+	double kv = 0.9 * cap - 35276853248.0 - 922025984.0 - 1073741824.0;
+	int64_t blocks = (int64_t)(kv / 81920.0) / 16;
+	ck_assert_int_eq(mem.kv_blocks, blocks);
+	ck_assert_int_eq(mem.kv_tokens, blocks * 16);
+	ck_assert(mem.fits);
+	/* fp8 KV halves the bytes per token: twice the tokens (to a block) */
+	c.kv_dtype = HW_FP8;
+	sim_serve_mem m8;
+	ck_assert_int_eq(sim_serve_memory(f.m, hw_cost_system(f.cost), &c, &m8, err, sizeof err), 0);
+	ck_assert_int_eq(m8.kv_blocks, (int64_t)(kv / 40960.0) / 16);
+	/* int4 weights: the body at half a byte, the embeddings and head still 16-bit */
+	c.kv_dtype = HW_BF16;
+	c.weights = HW_INT4;
+	ck_assert_int_eq(sim_serve_memory(f.m, hw_cost_system(f.cost), &c, &m8, err, sizeof err), 0);
+	double emb = model_embedding_params(f.m) + model_head_params(f.m);
+	ck_assert_double_eq_tol(m8.weights, ((70553706496.0 - emb) * 0.5 + emb * 2.0) / 4.0, 1.0);
+	fx_close(&f);
+}
+END_TEST
+
+/* Llama-3-8B (8,030,261,248 parameters; 2 x 128256 x 4096 in the embedding and the untied
+ * head, so 6,979,588,096 in the 32 layers), TP 1, one prompt of 4096 tokens:
+ *   layers' GEMMs   2 x 6,979,588,096 x 4096 FLOP / (989.4 TFLOP/s x 0.75)   = 77.06 ms
+ *   flash attention 32 x 2 x 4096^2 x 4096 FLOP (causal) / (989.4 x 0.60)      =  7.41 ms
+ *   element-wise    32 x 4096 x (8 x 4096 + 3 x 14336) x 2 B / (3.35 TB/s x 0.9) = 6.60 ms
+ *   the LM head for the one sampled token: 525,336,576 x 2 B / (3.35 x 0.9)     =  0.35 ms
+ *   iteration overhead                                                         =  2.00 ms
+ *   TTFT                                                                       = 93.4 ms
+ * within 5% (the GEMMs' tile and wave quantization).  At 0.01 requests/s nearly every request
+ * is alone and the median and P90 TTFT are the same. */
+START_TEST(prefill_ttft_by_hand)
+{
+	fixture f;
+	fx_open(&f, "llama-3-8b");
+	ck_assert_double_eq(model_params(f.m), 8030261248.0);
+	const double hand = 77.06e-3 + 7.41e-3 + 6.60e-3 + 0.35e-3 + 2.0e-3;
+	sim_serve_cfg c;
+	lone(&c, 4096, 1);
+	sim_serve_result *r = serve(&f, &c);
+	const sim_serve_metrics *mt = sim_serve_get_metrics(r);
+	ck_assert_rel(mt->ttft.mean, hand, 0.05);
+	ck_assert_int_eq(mt->iterations, 1);
+	double one = mt->ttft.mean;
+	sim_serve_result_free(r);
+	sim_serve_cfg_init(&c);
+	c.rate = 0.01;
+	c.requests = 50;
+	c.prompt.mean = 4096;
+	c.output.mean = 1;
+	r = serve(&f, &c);
+	mt = sim_serve_get_metrics(r);
+	ck_assert_rel(mt->ttft.p50, one, 1e-9);
+	ck_assert_rel(mt->ttft.p90, one, 1e-9);
+	ck_assert(!mt->saturated);
+	sim_serve_result_free(r);
+	fx_close(&f);
+}
+END_TEST
+
+/* A lone sequence's decode step reads every weight once but the embedding table (one row):
+ *   (8,030,261,248 - 525,336,576) x 2 B / (3.35 TB/s x 0.9) = 4.979 ms, + 2 ms overhead = 6.98 ms
+ * (its KV cache, 128 KiB a token, adds under 0.05 ms at these lengths).  TPOT is that step.
+ * With int4 weights the layers read a quarter of the bytes, the LM head still 16-bit:
+ *   (6,979,588,096 x 0.5 + 525,336,576 x 2) B / 3.015 TB/s = 1.506 ms, + 2 ms = 3.51 ms */
+START_TEST(decode_tpot_by_hand)
+{
+	fixture f;
+	fx_open(&f, "llama-3-8b");
+	sim_serve_cfg c;
+	lone(&c, 128, 65);
+	sim_serve_result *r = serve(&f, &c);
+	ck_assert_rel(sim_serve_get_metrics(r)->tpot.mean, 6.98e-3, 0.02);
+	ck_assert_rel(sim_serve_get_metrics(r)->itl.p50, 6.98e-3, 0.02);
+	ck_assert_int_eq(sim_serve_get_metrics(r)->iterations, 65);
+	sim_serve_result_free(r);
+	c.weights = HW_INT4;
+	r = serve(&f, &c);
+	ck_assert_rel(sim_serve_get_metrics(r)->tpot.mean, 3.51e-3, 0.03);
+	sim_serve_result_free(r);
+	fx_close(&f);
+}
+END_TEST
+
+/* A prompt longer than the token budget is prefilled in chunks: 20,000 tokens at 8192 a step
+ * take 3 iterations before the first token, then one per further output token. */
+START_TEST(chunked_prefill_iterations)
+{
+	fixture f;
+	fx_open(&f, "llama-3-8b");
+	sim_serve_cfg c;
+	lone(&c, 20000, 1);
+	sim_serve_result *r = serve(&f, &c);
+	ck_assert_int_eq(sim_serve_get_metrics(r)->iterations, 3);
+	sim_serve_result_free(r);
+	lone(&c, 20000, 5);
+	c.max_batched_tokens = 4096; /* ceil(20000 / 4096) = 5 */
+	r = serve(&f, &c);
+	ck_assert_int_eq(sim_serve_get_metrics(r)->iterations, 5 + 4);
+	sim_serve_result_free(r);
+	fx_close(&f);
+}
+END_TEST
+
+/* Little's law: the time-average number of requests in the system equals the arrival rate
+ * times the mean time in the system.  Over the whole run it is an identity of the event
+ * accounting (integral of N(t) = sum of the requests' times); at steady state, with the
+ * offered rate, it holds to the edge effects of a finite run. */
+START_TEST(littles_law)
+{
+	fixture f;
+	fx_open(&f, "llama-3-8b");
+	sim_serve_cfg c;
+	sim_serve_cfg_init(&c);
+	c.rate = 4.0;
+	c.requests = 4000;
+	ck_assert_int_eq(sim_dist_parse("lognormal:mean=600,sigma=0.6,max=4000", &c.prompt, err, sizeof err), 0);
+	ck_assert_int_eq(sim_dist_parse("exponential:mean=150,max=1000", &c.output, err, sizeof err), 0);
+	sim_serve_result *r = serve(&f, &c);
+	const sim_serve_metrics *mt = sim_serve_get_metrics(r);
+	ck_assert(!mt->saturated);
+	ck_assert_int_eq(mt->completed, 4000);
+	ck_assert_rel(mt->concurrency_mean * mt->makespan_s, (double)mt->completed * mt->e2e.mean, 1e-9);
+	ck_assert_rel(mt->concurrency_mean, c.rate * mt->e2e.mean, 0.03);
+	ck_assert_rel(mt->requests_per_s, c.rate, 0.05);
+	ck_assert(mt->concurrency_mean > 1.0); /* requests overlap: a real queue, not one at a time */
+	sim_serve_result_free(r);
+	fx_close(&f);
+}
+END_TEST
+
+/* Above capacity the queue grows through the run: the tool flags saturation, and latency
+ * grows with the length of the run (no steady state).  Below it, neither. */
+START_TEST(saturation)
+{
+	fixture f;
+	fx_open(&f, "llama-3-8b");
+	sim_serve_cfg c;
+	sim_serve_cfg_init(&c);
+	c.rate = 400.0;
+	c.duration_s = 10;
+	sim_serve_result *a = serve(&f, &c);
+	c.duration_s = 20;
+	sim_serve_result *b = serve(&f, &c);
+	const sim_serve_metrics *ma = sim_serve_get_metrics(a), *mb = sim_serve_get_metrics(b);
+	ck_assert(ma->saturated && mb->saturated);
+	ck_assert_msg(mb->e2e.p99 > 1.5 * ma->e2e.p99, "P99 %.2f s over 10 s, %.2f s over 20 s", ma->e2e.p99, mb->e2e.p99);
+	ck_assert(ma->requests_per_s < 0.5 * c.rate);
+	/* the sustained throughput is the capacity, whatever the length of the run */
+	ck_assert_rel(mb->output_tokens_per_s, ma->output_tokens_per_s, 0.15);
+	sim_serve_result_free(a);
+	sim_serve_result_free(b);
+	c.rate = 2.0;
+	c.duration_s = 60;
+	a = serve(&f, &c);
+	ck_assert(!sim_serve_get_metrics(a)->saturated);
+	sim_serve_result_free(a);
+	fx_close(&f);
+}
+END_TEST
+
+/* A KV cache too small for a batch's growing sequences preempts (recomputation) and still
+ * finishes every request; a large one never preempts. */
+START_TEST(preemption)
+{
+	fixture f;
+	fx_open(&f, "llama-3-8b");
+	sim_serve_cfg c;
+	sim_serve_cfg_init(&c);
+	c.arrival = SIM_ARR_BATCH;
+	c.requests = 64;
+	c.prompt.mean = 100;
+	c.output.mean = 400;
+	sim_serve_result *r = serve(&f, &c);
+	ck_assert_int_eq(sim_serve_get_metrics(r)->preemptions, 0);
+	ck_assert_int_eq(sim_serve_get_metrics(r)->completed, 64);
+	sim_serve_result_free(r);
+	/* 0.22 x 80 GB leaves ~0.6 GiB of KV: about 4,700 tokens for 64 x 500 */
+	c.gpu_memory_utilization = 0.22;
+	r = serve(&f, &c);
+	const sim_serve_metrics *mt = sim_serve_get_metrics(r);
+	ck_assert_msg(mt->mem.kv_tokens > 500 && mt->mem.kv_tokens < 64 * 500, "%lld KV tokens",
+		      (long long)mt->mem.kv_tokens);
+	ck_assert(mt->preemptions > 0);
+	ck_assert_int_eq(mt->completed, 64);
+	ck_assert(mt->kv_utilization_peak > 0.9 && mt->kv_utilization_peak <= 1.0);
+	sim_serve_result_free(r);
+	fx_close(&f);
+}
+END_TEST
+
+/* With prefill and decode on separate replicas, a lone request's end-to-end time grows by the
+ * hand-over of its KV cache: 2048 tokens x 128 KiB over the NVLink of the node. */
+START_TEST(disaggregation_adds_kv_transfer)
+{
+	fixture f;
+	fx_open(&f, "llama-3-8b");
+	sim_serve_cfg c;
+	lone(&c, 2048, 16);
+	sim_serve_result *u = serve(&f, &c);
+	c.prefill_replicas = 1;
+	c.decode_replicas = 1;
+	sim_serve_result *d = serve(&f, &c);
+	double kv = 2048.0 * 2 * 8 * 128 * 32 * 2;
+	double xfer = hw_cost_coll_time(f.cost, HW_SEND_RECV, 2, 1, kv, NULL);
+	ck_assert(xfer > 1e-4);
+	ck_assert_rel(sim_serve_get_metrics(d)->ttft.mean, sim_serve_get_metrics(u)->ttft.mean, 1e-9);
+	ck_assert_rel(sim_serve_get_metrics(d)->e2e.mean - sim_serve_get_metrics(u)->e2e.mean, xfer, 0.02);
+	ck_assert_int_eq(sim_serve_get_metrics(d)->gpus, 2);
+	sim_serve_result_free(u);
+	sim_serve_result_free(d);
+	fx_close(&f);
+}
+END_TEST
+
+/* Two replicas behind the router sustain twice the overload throughput of one. */
+START_TEST(replicas_scale)
+{
+	fixture f;
+	fx_open(&f, "llama-3-8b");
+	sim_serve_cfg c;
+	sim_serve_cfg_init(&c);
+	c.rate = 300;
+	c.duration_s = 10;
+	sim_serve_result *a = serve(&f, &c);
+	c.replicas = 2;
+	c.router = SIM_ROUTE_ROUND_ROBIN;
+	sim_serve_result *b = serve(&f, &c);
+	ck_assert_rel(sim_serve_get_metrics(b)->output_tokens_per_s, 2.0 * sim_serve_get_metrics(a)->output_tokens_per_s,
+		      0.1);
+	ck_assert_int_eq(sim_serve_get_metrics(b)->gpus, 2);
+	sim_serve_result_free(a);
+	sim_serve_result_free(b);
+	fx_close(&f);
+}
+END_TEST
+
+/* GSL's quantile of sorted data interpolates between order statistics: over 1..100 the P99
+ * is 1 + 0.99 x 99 = 99.01 and the median 50.5. */
+START_TEST(percentiles)
+{
+	double v[100];
+	for (int i = 0; i < 100; i++)
+		v[i] = (double)(100 - i);
+	sim_pct p = sim_percentiles(v, 100);
+	ck_assert_double_eq_tol(p.mean, 50.5, 1e-12);
+	ck_assert_double_eq_tol(p.p50, 50.5, 1e-12);
+	ck_assert_double_eq_tol(p.p90, 90.1, 1e-12);
+	ck_assert_double_eq_tol(p.p99, 99.01, 1e-12);
+	/* weighted: durations 1, 2, 3 ms over 50, 45 and 5 tokens */
+	const double d[3] = {3e-3, 1e-3, 2e-3}, w[3] = {5, 50, 45};
+	ck_assert_int_eq(sim_percentiles_weighted(d, w, 3, &p), 0);
+	ck_assert_double_eq_tol(p.mean, (3e-3 * 5 + 1e-3 * 50 + 2e-3 * 45) / 100.0, 1e-15);
+	ck_assert_double_eq(p.p50, 1e-3);
+	ck_assert_double_eq(p.p90, 2e-3);
+	ck_assert_double_eq(p.p99, 3e-3);
+	p = sim_percentiles(v, 0);
+	ck_assert_double_eq(p.p99, 0.0);
+}
+END_TEST
+
+static char *
+json_of(fixture *f, const sim_serve_cfg *c)
+{
+	sim_serve_result *r = serve(f, c);
+	cJSON *j = sim_serve_json(r);
+	char *s = cJSON_Print(j);
+	cJSON_Delete(j);
+	sim_serve_result_free(r);
+	return s;
+}
+
+START_TEST(seed_determinism)
+{
+	fixture f;
+	fx_open(&f, "llama-3-8b");
+	sim_serve_cfg c;
+	sim_serve_cfg_init(&c);
+	c.rate = 10;
+	c.requests = 500;
+	c.arrival = SIM_ARR_GAMMA;
+	c.arrival_param = 2.0;
+	ck_assert_int_eq(sim_dist_parse("lognormal:mean=800,sigma=0.6,max=6000", &c.prompt, err, sizeof err), 0);
+	ck_assert_int_eq(sim_dist_parse("uniform:min=10,max=300", &c.output, err, sizeof err), 0);
+	char *a = json_of(&f, &c), *b = json_of(&f, &c);
+	ck_assert_str_eq(a, b);
+	c.seed = 2;
+	char *d = json_of(&f, &c);
+	ck_assert_str_ne(a, d);
+	free(a), free(b), free(d);
+	fx_close(&f);
+}
+END_TEST
+
+START_TEST(bad_distributions)
+{
+	sim_dist d;
+	static const char *const bad[] = {"", "abc", "-5", "0", "uniform:min=10", "uniform:min=10,max=5",
+					  "lognormal:mean=100,sigma=-1", "lognormal:sigma=0.5", "exponential:mean=0",
+					  "gamma:mean=300,cv=0", "gamma:mean=nan,cv=1", "normal:mean=5", "512,max=-1",
+					  "uniform:min=1,max=inf"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		err[0] = '\0';
+		ck_assert_msg(sim_dist_parse(bad[i], &d, err, sizeof err) == PP_EUSAGE, "\"%s\" accepted", bad[i]);
+		ck_assert_msg(err[0] != '\0', "\"%s\": no message", bad[i]);
+	}
+	ck_assert_int_eq(sim_dist_parse("gamma:mean=300,cv=1.5", &d, err, sizeof err), 0);
+	ck_assert_int_eq(d.kind, SIM_DIST_GAMMA);
+	sim_arrival_kind k;
+	double p;
+	static const char *const badarr[] = {"", "uniform", "gamma:cv=-1", "gamma", "closed:0", "closed:x", "poisson:3"};
+	for (size_t i = 0; i < sizeof badarr / sizeof badarr[0]; i++)
+		ck_assert_msg(sim_arrival_parse(badarr[i], &k, &p, err, sizeof err) == PP_EUSAGE, "\"%s\" accepted",
+			      badarr[i]);
+	ck_assert_int_eq(sim_arrival_parse("closed:16", &k, &p, err, sizeof err), 0);
+	ck_assert_int_eq(k, SIM_ARR_CLOSED);
+	ck_assert_double_eq(p, 16);
+}
+END_TEST
+
+START_TEST(bad_configurations)
+{
+	fixture f;
+	fx_open(&f, "llama-3-8b");
+	sim_serve_cfg c;
+	sim_serve_cfg_init(&c);
+	sim_serve_result *r = NULL;
+	c.rate = -3;
+	ck_assert_int_eq(sim_serve(f.m, f.cost, &c, &r, err, sizeof err), PP_EUSAGE);
+	ck_assert_ptr_nonnull(strstr(err, "--rate"));
+	sim_serve_cfg_init(&c);
+	c.tp = 3; /* 32 heads */
+	ck_assert_int_eq(sim_serve(f.m, f.cost, &c, &r, err, sizeof err), PP_EUSAGE);
+	ck_assert_ptr_nonnull(strstr(err, "divisible"));
+	sim_serve_cfg_init(&c);
+	c.gpu_memory_utilization = 1.5;
+	ck_assert_int_eq(sim_serve(f.m, f.cost, &c, &r, err, sizeof err), PP_EUSAGE);
+	sim_serve_cfg_init(&c);
+	c.prefill_replicas = 1; /* and no decode replica */
+	ck_assert_int_eq(sim_serve(f.m, f.cost, &c, &r, err, sizeof err), PP_EUSAGE);
+	/* a request longer than the whole cache */
+	sim_serve_cfg_init(&c);
+	c.gpu_memory_utilization = 0.22;
+	c.prompt.mean = 100000;
+	ck_assert_int_eq(sim_serve(f.m, f.cost, &c, &r, err, sizeof err), PP_EUSAGE);
+	ck_assert_ptr_nonnull(strstr(err, "KV cache"));
+	ck_assert_ptr_null(r);
+	model_free(f.m);
+	/* Llama-3-405B on one 80 GB GPU */
+	ck_assert_int_eq(model_load("llama-3-405b", &f.m, err, sizeof err), 0);
+	sim_serve_cfg_init(&c);
+	ck_assert_int_eq(sim_serve(f.m, f.cost, &c, &r, err, sizeof err), PP_EUSAGE);
+	ck_assert_ptr_nonnull(strstr(err, "does not fit"));
+	ck_assert_ptr_null(r);
+	fx_close(&f);
+}
+END_TEST
+
+static const char *
+write_tmp(const char *dir, const char *name, const char *text)
+{
+	static char path[512];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *fp = fopen(path, "w");
+	ck_assert_ptr_nonnull(fp);
+	fputs(text, fp);
+	fclose(fp);
+	return path;
+}
+
+START_TEST(traces)
+{
+	const char *dir = test_tmpdir("servetrace");
+	sim_request *q = NULL;
+	size_t n = 0;
+	ck_assert_int_eq(sim_trace_load(write_tmp(dir, "ok.csv", "arrival_s,prompt_tokens,output_tokens\n0,100,10\n0.5,200,20\n"),
+				       &q, &n, err, sizeof err),
+			 0);
+	ck_assert_int_eq(n, 2);
+	ck_assert_int_eq(q[1].prompt, 200);
+	free(q);
+	ck_assert_int_eq(sim_trace_load(write_tmp(dir, "ok.jsonl",
+						  "{\"arrival_s\": 0, \"prompt_tokens\": 100, \"output_tokens\": 10}\n\n"
+						  "{\"arrival_s\": 1.5, \"prompt_tokens\": 300, \"output_tokens\": 30}\n"),
+				       &q, &n, err, sizeof err),
+			 0);
+	ck_assert_int_eq(n, 2);
+	ck_assert_double_eq(q[1].arrival_s, 1.5);
+	free(q);
+	static const struct {
+		const char *name, *text, *expect;
+	} bad[] = {
+		{"dec.csv", "arrival_s,prompt_tokens,output_tokens\n1,100,10\n0.5,200,20\n", ":3"},
+		{"col.csv", "arrival_s,prompt_tokens\n0,100\n", "output_tokens"},
+		{"neg.csv", "arrival_s,prompt_tokens,output_tokens\n0,-100,10\n", ":2"},
+		{"empty.csv", "", "empty.csv"},
+		{"bad.jsonl", "{\"arrival_s\": 0, \"prompt_tokens\": 100, \"output_tokens\": 10}\n{\"arrival_s\": 1,\n", ":2"},
+		{"type.jsonl", "{\"arrival_s\": \"soon\", \"prompt_tokens\": 100, \"output_tokens\": 10}\n", "arrival_s"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		err[0] = '\0';
+		q = NULL;
+		int rc = sim_trace_load(write_tmp(dir, bad[i].name, bad[i].text), &q, &n, err, sizeof err);
+		ck_assert_msg(rc != 0, "%s accepted", bad[i].name);
+		ck_assert_msg(strstr(err, bad[i].expect) != NULL, "%s: \"%s\" does not name \"%s\"", bad[i].name, err,
+			      bad[i].expect);
+		ck_assert_ptr_null(q);
+	}
+	ck_assert_int_ne(sim_trace_load("/nonexistent/trace.csv", &q, &n, err, sizeof err), 0);
+	test_rmdir(dir);
+}
+END_TEST
+
+/* A trace replays its own arrivals: two requests far apart are each served alone. */
+START_TEST(trace_replay)
+{
+	fixture f;
+	fx_open(&f, "llama-3-8b");
+	sim_request tr[2] = {{0.0, 4096, 1}, {100.0, 4096, 1}};
+	sim_serve_cfg c;
+	sim_serve_cfg_init(&c);
+	c.arrival = SIM_ARR_TRACE;
+	c.trace = tr;
+	c.ntrace = 2;
+	sim_serve_result *r = serve(&f, &c);
+	const sim_serve_metrics *mt = sim_serve_get_metrics(r);
+	ck_assert_int_eq(mt->completed, 2);
+	ck_assert_rel(mt->ttft.p99, mt->ttft.p50, 1e-12);
+	ck_assert_rel(mt->makespan_s, 100.0 + mt->ttft.mean, 1e-12);
+	sim_serve_result_free(r);
+	fx_close(&f);
+}
+END_TEST
+
+static Suite *
+suite(void)
+{
+	Suite *s = suite_create("serve");
+	TCase *tc = tcase_create("serve");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, kv_capacity_by_hand);
+	tcase_add_test(tc, prefill_ttft_by_hand);
+	tcase_add_test(tc, decode_tpot_by_hand);
+	tcase_add_test(tc, chunked_prefill_iterations);
+	tcase_add_test(tc, littles_law);
+	tcase_add_test(tc, saturation);
+	tcase_add_test(tc, preemption);
+	tcase_add_test(tc, disaggregation_adds_kv_transfer);
+	tcase_add_test(tc, replicas_scale);
+	tcase_add_test(tc, percentiles);
+	tcase_add_test(tc, seed_determinism);
+	tcase_add_test(tc, bad_distributions);
+	tcase_add_test(tc, bad_configurations);
+	tcase_add_test(tc, traces);
+	tcase_add_test(tc, trace_replay);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return test_run(suite());
+}

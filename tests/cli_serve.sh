@@ -1,0 +1,93 @@
+#!/bin/sh
+# 'paraplan simulate serve' and 'paraplan plan serve' from the command line: JSON keys and
+# sanity bounds, determinism, traces, usage errors naming the flag, no partial output.
+. "$top_srcdir/tests/lib.sh"
+
+S="simulate serve --model llama-3-8b --system dgx-h100 --tp 1"
+
+run 0 $S --rate 5 --duration 20 --json
+json_check "$TMPD/out" "all(k in d for k in ('ttft_s','tpot_s','itl_s','e2e_s','requests_per_s','output_tokens_per_s','output_tokens_per_s_per_gpu','goodput_requests_per_s','kv_utilization_mean','preemptions','saturated','usd_per_million_output_tokens','usd_per_million_tokens','memory_per_gpu'))"
+json_check "$TMPD/out" "all(d[k]['p50'] <= d[k]['p90'] <= d[k]['p99'] for k in ('ttft_s','tpot_s','itl_s','e2e_s'))"
+# 100 requests at 5/s, each 512 + 128 tokens: an 8B model on an H100 keeps up
+json_check "$TMPD/out" "d['simulation']['completed'] == 100 and not d['saturated'] and 4 < d['requests_per_s'] < 6.5"
+json_check "$TMPD/out" "0.005 < d['ttft_s']['p50'] < 0.2 and 0.003 < d['tpot_s']['p50'] < 0.03"
+json_check "$TMPD/out" "d['usd_per_million_output_tokens'] > d['usd_per_million_tokens'] > 0"
+cp "$TMPD/out" "$TMPD/first.json"
+run 0 $S --rate 5 --duration 20 --json
+cmp -s "$TMPD/out" "$TMPD/first.json" || fail "same seed gave different output"
+run 0 $S --rate 5 --duration 20 --json --seed 7
+cmp -s "$TMPD/out" "$TMPD/first.json" && fail "another seed gave the same output"
+
+# the human table
+run 0 $S --rate 5 --duration 20
+expect_out "time to first token"
+expect_out "P99"
+
+# overload is reported as saturated; an SLO gives goodput below throughput
+run 0 $S --rate 400 --duration 10 --slo-ttft-p99 200 --json
+json_check "$TMPD/out" "d['saturated'] and d['goodput_requests_per_s'] < d['requests_per_s']"
+run 0 $S --rate 400 --duration 10
+expect_out "SATURATED"
+
+# distributions, Gamma arrivals, quantized weights, disaggregation, replicas
+run 0 $S --rate 4 --requests 200 --arrival gamma:cv=3 --prompt-len lognormal:mean=800,sigma=0.6,max=4000 \
+	--output-len uniform:min=10,max=300 --weights int4 --kv-dtype fp8 --json
+json_check "$TMPD/out" "d['config']['weights'] == 'int4' and d['simulation']['completed'] == 200"
+run 0 simulate serve --model llama-3-70b --system dgx-h100 --tp 4 --disaggregate 1:2 --rate 2 --requests 100 --json
+json_check "$TMPD/out" "d['config']['gpus'] == 12 and d['simulation']['completed'] == 100"
+
+# a trace replays; the iteration trace is a Chrome trace
+printf 'arrival_s,prompt_tokens,output_tokens\n0,100,10\n0.5,2000,50\n1.0,300,20\n' >"$TMPD/req.csv"
+run 0 $S --arrival "trace:$TMPD/req.csv" --trace "$TMPD/iters.json" --json
+json_check "$TMPD/out" "d['simulation']['completed'] == 3"
+json_check "$TMPD/iters.json" "len(d['traceEvents']) >= 50"
+printf 'arrival_s,prompt_tokens,output_tokens\n1,100,10\n0.5,2000,50\n' >"$TMPD/bad.csv"
+run 1 $S --arrival "trace:$TMPD/bad.csv"
+expect_err "bad.csv:3"
+run 1 $S --rate 5 --duration 5 --trace "$TMPD/no/such/dir/t.json"
+[ ! -e "$TMPD/no/such/dir/t.json" ] || fail "partial trace written"
+
+# usage errors name the flag, exit 2
+run 2 $S --rate -3
+expect_err "--rate"
+run 2 $S --rate 5 --prompt-len lognormal:sigma=-1
+expect_err "--prompt-len"
+run 2 $S --rate 5 --output-len uniform:min=9,max=3
+expect_err "--output-len"
+run 2 $S --rate 5 --arrival sometimes
+expect_err "--arrival"
+run 2 $S --rate 5 --weights fp7
+expect_err "--weights"
+run 2 $S --rate 5 --disaggregate 2
+expect_err "--disaggregate"
+run 2 simulate serve --model llama-3-8b --system dgx-h100 --tp 3 --rate 5
+expect_err "divisible"
+run 2 simulate serve --model llama-3-405b --system dgx-h100 --tp 1 --rate 5
+expect_err "does not fit"
+run 2 simulate serve --model resnet-50 --system dgx-h100 --tp 1 --rate 5
+expect_err "not a language model"
+
+# plan serve: a small search, its JSON and table
+P="plan serve --model llama-3-8b --systems dgx-h100 --slo-ttft-p99 500 --slo-tpot-p99 50 --duration 20"
+run 0 $P --rate 20 --json
+json_check "$TMPD/out" "len(d['deployments']) > 0 and all(k in d['deployments'][0] for k in ('system','tp','pp','weights','disaggregation','replicas','gpus','usd_per_hour','usd_per_million_output_tokens','ttft_p99_s','tpot_p99_s','headroom'))"
+json_check "$TMPD/out" "all(x['ttft_p99_s'] <= 0.5 and x['tpot_p99_s'] <= 0.05 and x['headroom'] >= 0 for x in d['deployments'])"
+json_check "$TMPD/out" "[x['usd_per_hour'] for x in d['deployments']] == sorted(x['usd_per_hour'] for x in d['deployments'])"
+cp "$TMPD/out" "$TMPD/plan1.json"
+run 0 $P --rate 20 --json --jobs 1
+cmp -s "$TMPD/out" "$TMPD/plan1.json" || fail "plan serve differs between 1 and all jobs"
+# N+2: two more replicas than N+0 for the same unified layout
+run 0 $P --rate 20 --failures 2 --no-disaggregate --json
+json_check "$TMPD/out" "d['failures_tolerated'] == 2 and all(x['spares'] == 2 and x['disaggregation'] == 'off' for x in d['deployments'])"
+run 0 $P --rate 20
+expect_out "headroom"
+# nothing meets an impossible SLO: exit 1 and say so
+run 1 $P --rate 20 --slo-ttft-p99 0.5 --slo-tpot-p99 0.5
+expect_err "no deployment"
+run 2 $P
+expect_err "--rate"
+run 2 plan serve --model llama-3-8b --rate 5 --slo-ttft-p99 500
+expect_err "--slo-tpot-p99"
+run 2 $P --rate 5 --systems nowhere
+expect_err "nowhere"
+finish
