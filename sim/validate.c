@@ -694,14 +694,16 @@ typedef struct fparam {
 	double lo, hi; /* the value is lo + (hi - lo) / (1 + exp(-x)) */
 } fparam;
 
-/* Per GPU, against the training rows. */
+/* Per GPU, against the training rows.  The rows time forward and backward together, so the
+ * two flash-attention efficiencies cannot be told apart: the backward's is tied to the
+ * forward's (ATTN_BWD_RATIO, the ratio of the generic defaults). */
 static const fparam train_params[] = {
 	{"gemm_eff_fp16", 0.30, 0.95},
 	{"kernel_launch_us", 0.5, 30.0},
 	{"attn_eff_fwd", 0.15, 0.90},
-	{"attn_eff_bwd", 0.10, 0.80},
 	{"overlap_slowdown", 0.0, 0.6},
 };
+#define ATTN_BWD_RATIO 0.8
 
 /* Per system, against the serving rows: what a decode step costs beyond its kernels. */
 static const fparam serve_params[] = {
@@ -736,7 +738,8 @@ to_x(const fparam *f, double v)
 	return log(u / (1.0 - u));
 }
 
-/* Stores one value of a fitted parameter; gemm_eff_fp16 also sets bf16 (the same tensor cores). */
+/* Stores one value of a fitted parameter and those tied to it: gemm_eff_fp16 also sets bf16
+ * (the same tensor cores), attn_eff_fwd also sets attn_eff_bwd. */
 static int
 store_param(hw_db *db, const char *scope, const char *name, const char *key, double v, const char *method,
 	    const char *data, char *err, size_t errlen)
@@ -744,6 +747,9 @@ store_param(hw_db *db, const char *scope, const char *name, const char *key, dou
 	int rc = hw_param_set(db, scope, name, key, v, "fitted", method, data, 0, err, errlen);
 	if (rc == 0 && !strcmp(key, "gemm_eff_fp16"))
 		rc = hw_param_set(db, scope, name, "gemm_eff_bf16", v, "fitted", method, data, 0, err, errlen);
+	if (rc == 0 && !strcmp(key, "attn_eff_fwd"))
+		rc = hw_param_set(db, scope, name, "attn_eff_bwd", ATTN_BWD_RATIO * v, "fitted", method, data, 0, err,
+				  errlen);
 	return rc;
 }
 
