@@ -73,6 +73,20 @@ cli_open_db(const char *path, unsigned flags, hw_db **out)
 	return 0;
 }
 
+const char *
+cli_str(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+double
+cli_num(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsNumber(v) ? v->valuedouble : 0.0;
+}
+
 void
 cli_print_json(const cJSON *doc)
 {

@@ -55,6 +55,9 @@ int cli_open_db(const char *path, unsigned flags, hw_db **out);
 
 /* Writes a JSON document to stdout, followed by a newline. */
 void cli_print_json(const struct cJSON *doc);
+/* A member of a JSON object: its string ("" when absent or not a string), its number (0). */
+const char *cli_str(const struct cJSON *o, const char *key);
+double cli_num(const struct cJSON *o, const char *key);
 
 /* Strict number parsing of a flag's value, with an error naming the flag. */
 int cli_int(const char *cmd, const char *flag, const char *val, long long min, long long max, long long *out);

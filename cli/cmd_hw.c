@@ -33,20 +33,6 @@ static const char usage_text[] =
 	"  paraplan hw show dgx-h100\n"
 	"  paraplan hw export --out my-cluster.sql\n";
 
-static const char *
-str(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-static double
-num(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsNumber(v) ? v->valuedouble : 0.0;
-}
-
 static void
 print_list(const cJSON *doc)
 {
@@ -56,14 +42,14 @@ print_list(const cJSON *doc)
 	const cJSON *g;
 	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(doc, "gpus"))
 	{
-		cli_table_addf(t, 0, "%s", str(g, "name"));
-		cli_table_addf(t, 1, "%s", str(g, "vendor"));
-		cli_table_addf(t, 2, "%s", str(g, "arch"));
-		cli_table_addf(t, 3, "%s", cli_bytes(num(g, "memory_bytes"), a, sizeof a));
-		cli_table_addf(t, 4, "%s", cli_si(num(g, "hbm_gbps") * 1e9, "B/s", b, sizeof b));
-		cli_table_addf(t, 5, "%.1f TFLOP/s", num(g, "bf16_tflops"));
-		if (num(g, "fp8_tflops") > 0)
-			cli_table_addf(t, 6, "%.1f TFLOP/s", num(g, "fp8_tflops"));
+		cli_table_addf(t, 0, "%s", cli_str(g, "name"));
+		cli_table_addf(t, 1, "%s", cli_str(g, "vendor"));
+		cli_table_addf(t, 2, "%s", cli_str(g, "arch"));
+		cli_table_addf(t, 3, "%s", cli_bytes(cli_num(g, "memory_bytes"), a, sizeof a));
+		cli_table_addf(t, 4, "%s", cli_si(cli_num(g, "hbm_gbps") * 1e9, "B/s", b, sizeof b));
+		cli_table_addf(t, 5, "%.1f TFLOP/s", cli_num(g, "bf16_tflops"));
+		if (cli_num(g, "fp8_tflops") > 0)
+			cli_table_addf(t, 6, "%.1f TFLOP/s", cli_num(g, "fp8_tflops"));
 		else
 			cli_table_addf(t, 6, "-");
 	}
@@ -74,16 +60,16 @@ print_list(const cJSON *doc)
 	t = cli_table_new(6, sh, "llrlll");
 	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(doc, "systems"))
 	{
-		cli_table_addf(t, 0, "%s", str(g, "name"));
-		cli_table_addf(t, 1, "%s", str(g, "gpu"));
-		cli_table_addf(t, 2, "%.0f", num(g, "gpus_per_node"));
-		cli_table_addf(t, 3, "%s %.0f GB/s, %.0f-GPU domain", str(g, "scaleup"), num(g, "scaleup_gbps"),
-			       num(g, "scaleup_domain"));
-		if (num(g, "nics_per_node") > 0)
-			cli_table_addf(t, 4, "%.0f x %.0f Gb/s %s", num(g, "nics_per_node"), num(g, "nic_gbit"), str(g, "scaleout"));
+		cli_table_addf(t, 0, "%s", cli_str(g, "name"));
+		cli_table_addf(t, 1, "%s", cli_str(g, "gpu"));
+		cli_table_addf(t, 2, "%.0f", cli_num(g, "gpus_per_node"));
+		cli_table_addf(t, 3, "%s %.0f GB/s, %.0f-GPU domain", cli_str(g, "scaleup"), cli_num(g, "scaleup_gbps"),
+			       cli_num(g, "scaleup_domain"));
+		if (cli_num(g, "nics_per_node") > 0)
+			cli_table_addf(t, 4, "%.0f x %.0f Gb/s %s", cli_num(g, "nics_per_node"), cli_num(g, "nic_gbit"), cli_str(g, "scaleout"));
 		else
 			cli_table_addf(t, 4, "none");
-		cli_table_addf(t, 5, "%s", str(g, "description"));
+		cli_table_addf(t, 5, "%s", cli_str(g, "description"));
 	}
 	cli_table_print(t, stdout);
 	cli_table_free(t);
@@ -98,18 +84,18 @@ print_figures(const cJSON *arr)
 	cJSON_ArrayForEach(f, arr)
 	{
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(f, "value");
-		cli_table_addf(t, 0, "%s", str(f, "field"));
+		cli_table_addf(t, 0, "%s", cli_str(f, "field"));
 		if (cJSON_IsString(v))
 			cli_table_addf(t, 1, "%s", v->valuestring);
 		else if (v != NULL && v->valuedouble == floor(v->valuedouble) && fabs(v->valuedouble) < 1e15)
 			cli_table_addf(t, 1, "%.0f", v->valuedouble);
 		else
 			cli_table_addf(t, 1, "%.6g", v ? v->valuedouble : 0.0);
-		cli_table_addf(t, 2, "%s", str(f, "unit"));
-		cli_table_addf(t, 3, "%s%s", str(f, "origin"),
-			       !strcmp(str(f, "confidence"), "high") ? "" : !strcmp(str(f, "confidence"), "low") ? " (low confidence)"
+		cli_table_addf(t, 2, "%s", cli_str(f, "unit"));
+		cli_table_addf(t, 3, "%s%s", cli_str(f, "origin"),
+			       !strcmp(cli_str(f, "confidence"), "high") ? "" : !strcmp(cli_str(f, "confidence"), "low") ? " (low confidence)"
 														 : " (unverified)");
-		cli_table_addf(t, 4, "%s", str(f, "source"));
+		cli_table_addf(t, 4, "%s", cli_str(f, "source"));
 	}
 	cli_table_print(t, stdout);
 	cli_table_free(t);
@@ -118,11 +104,11 @@ print_figures(const cJSON *arr)
 static void
 print_show(const cJSON *doc)
 {
-	printf("%s %s\n\n", str(doc, "kind"), str(doc, "name"));
+	printf("%s %s\n\n", cli_str(doc, "kind"), cli_str(doc, "name"));
 	print_figures(cJSON_GetObjectItemCaseSensitive(doc, "figures"));
 	const cJSON *gpu = cJSON_GetObjectItemCaseSensitive(doc, "gpu");
 	if (gpu != NULL) {
-		printf("\nGPU %s\n\n", str(gpu, "name"));
+		printf("\nGPU %s\n\n", cli_str(gpu, "name"));
 		print_figures(cJSON_GetObjectItemCaseSensitive(gpu, "figures"));
 	}
 	const cJSON *prices = cJSON_GetObjectItemCaseSensitive(doc, "prices");
@@ -133,15 +119,15 @@ print_show(const cJSON *doc)
 		const cJSON *p;
 		cJSON_ArrayForEach(p, prices)
 		{
-			cli_table_addf(t, 0, "%s", str(p, "provider"));
-			cli_table_addf(t, 1, "%s", str(p, "kind"));
-			cli_table_addf(t, 2, "$%.2f/%s", num(p, "usd"), str(p, "unit"));
-			if (num(p, "usd_per_gpu_hour") > 0)
-				cli_table_addf(t, 3, "$%.2f/GPU-h", num(p, "usd_per_gpu_hour"));
+			cli_table_addf(t, 0, "%s", cli_str(p, "provider"));
+			cli_table_addf(t, 1, "%s", cli_str(p, "kind"));
+			cli_table_addf(t, 2, "$%.2f/%s", cli_num(p, "usd"), cli_str(p, "unit"));
+			if (cli_num(p, "usd_per_gpu_hour") > 0)
+				cli_table_addf(t, 3, "$%.2f/GPU-h", cli_num(p, "usd_per_gpu_hour"));
 			else
-				cli_table_addf(t, 3, "$%.0f/GPU", num(p, "usd_per_gpu"));
-			cli_table_addf(t, 4, "%s", str(p, "date"));
-			cli_table_addf(t, 5, "%s", str(p, "source"));
+				cli_table_addf(t, 3, "$%.0f/GPU", cli_num(p, "usd_per_gpu"));
+			cli_table_addf(t, 4, "%s", cli_str(p, "date"));
+			cli_table_addf(t, 5, "%s", cli_str(p, "source"));
 		}
 		cli_table_print(t, stdout);
 		cli_table_free(t);
@@ -158,10 +144,10 @@ print_show(const cJSON *doc)
 		{
 			if (cm == NULL && cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(p, "in_use")))
 				continue;
-			cli_table_addf(t, 0, "%s", str(p, "key"));
-			cli_table_addf(t, 1, "%.6g", num(p, "value"));
-			cli_table_addf(t, 2, "%s", cm ? str(p, "provenance") : str(p, "origin"));
-			cli_table_addf(t, 3, "%s", str(p, "method"));
+			cli_table_addf(t, 0, "%s", cli_str(p, "key"));
+			cli_table_addf(t, 1, "%.6g", cli_num(p, "value"));
+			cli_table_addf(t, 2, "%s", cm ? cli_str(p, "provenance") : cli_str(p, "origin"));
+			cli_table_addf(t, 3, "%s", cli_str(p, "method"));
 		}
 		cli_table_print(t, stdout);
 		cli_table_free(t);
@@ -175,16 +161,16 @@ print_show(const cJSON *doc)
 			const cJSON *p;
 			cJSON_ArrayForEach(p, mc)
 			{
-				cli_table_addf(t, 0, "%s", str(p, "op"));
-				cli_table_addf(t, 1, "%.0f", num(p, "ranks"));
-				cli_table_addf(t, 2, "%.0f", num(p, "nodes"));
-				cli_table_addf(t, 3, "%.0f", num(p, "sizes"));
-				cli_table_addf(t, 4, "%.1f GB/s", num(p, "max_busbw_gbps"));
+				cli_table_addf(t, 0, "%s", cli_str(p, "op"));
+				cli_table_addf(t, 1, "%.0f", cli_num(p, "ranks"));
+				cli_table_addf(t, 2, "%.0f", cli_num(p, "nodes"));
+				cli_table_addf(t, 3, "%.0f", cli_num(p, "sizes"));
+				cli_table_addf(t, 4, "%.1f GB/s", cli_num(p, "max_busbw_gbps"));
 			}
 			cli_table_print(t, stdout);
 			cli_table_free(t);
 		}
-		printf("\nThe cost model uses: %s.\n", str(cm, "applies"));
+		printf("\nThe cost model uses: %s.\n", cli_str(cm, "applies"));
 	}
 	const cJSON *systems = cJSON_GetObjectItemCaseSensitive(doc, "systems");
 	if (cJSON_GetArraySize(systems) > 0) {
@@ -207,14 +193,14 @@ print_runs(const cJSON *arr)
 	const cJSON *r;
 	cJSON_ArrayForEach(r, arr)
 	{
-		cli_table_addf(t, 0, "%.0f", num(r, "id"));
-		cli_table_addf(t, 1, "%s", str(r, "system"));
-		cli_table_addf(t, 2, "%s", str(r, "kind"));
-		cli_table_addf(t, 3, "%s", str(r, "status"));
-		cli_table_addf(t, 4, "%s", str(r, "started"));
-		cli_table_addf(t, 5, "%s", str(r, "host"));
-		cli_table_addf(t, 6, "%.0f", num(r, "collective_rows") + num(r, "gemm_rows") + num(r, "bandwidth_rows"));
-		cli_table_addf(t, 7, "%s", str(r, "note"));
+		cli_table_addf(t, 0, "%.0f", cli_num(r, "id"));
+		cli_table_addf(t, 1, "%s", cli_str(r, "system"));
+		cli_table_addf(t, 2, "%s", cli_str(r, "kind"));
+		cli_table_addf(t, 3, "%s", cli_str(r, "status"));
+		cli_table_addf(t, 4, "%s", cli_str(r, "started"));
+		cli_table_addf(t, 5, "%s", cli_str(r, "host"));
+		cli_table_addf(t, 6, "%.0f", cli_num(r, "collective_rows") + cli_num(r, "gemm_rows") + cli_num(r, "bandwidth_rows"));
+		cli_table_addf(t, 7, "%s", cli_str(r, "note"));
 	}
 	cli_table_print(t, stdout);
 	cli_table_free(t);
@@ -225,8 +211,8 @@ print_diff(const cJSON *doc)
 {
 	const cJSON *rows = cJSON_GetObjectItemCaseSensitive(doc, "rows");
 	if (cJSON_GetArraySize(rows) == 0) {
-		printf("runs %.0f and %.0f share no measurements of the same kind and size\n", num(doc, "run_a"),
-		       num(doc, "run_b"));
+		printf("runs %.0f and %.0f share no measurements of the same kind and size\n", cli_num(doc, "run_a"),
+		       cli_num(doc, "run_b"));
 		return;
 	}
 	const char *h[] = {"kind", "measurement", "run A", "run B", "change"};
@@ -234,12 +220,12 @@ print_diff(const cJSON *doc)
 	const cJSON *r;
 	cJSON_ArrayForEach(r, rows)
 	{
-		const char *unit = !strcmp(str(r, "kind"), "gemm") ? "TFLOP/s" : "GB/s";
-		cli_table_addf(t, 0, "%s", str(r, "kind"));
-		cli_table_addf(t, 1, "%s", str(r, "what"));
-		cli_table_addf(t, 2, "%.2f %s", num(r, "a"), unit);
-		cli_table_addf(t, 3, "%.2f %s", num(r, "b"), unit);
-		cli_table_addf(t, 4, "%+.1f%%", 100.0 * num(r, "change"));
+		const char *unit = !strcmp(cli_str(r, "kind"), "gemm") ? "TFLOP/s" : "GB/s";
+		cli_table_addf(t, 0, "%s", cli_str(r, "kind"));
+		cli_table_addf(t, 1, "%s", cli_str(r, "what"));
+		cli_table_addf(t, 2, "%.2f %s", cli_num(r, "a"), unit);
+		cli_table_addf(t, 3, "%.2f %s", cli_num(r, "b"), unit);
+		cli_table_addf(t, 4, "%+.1f%%", 100.0 * cli_num(r, "change"));
 	}
 	cli_table_print(t, stdout);
 	cli_table_free(t);

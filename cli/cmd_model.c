@@ -27,20 +27,6 @@ static const char usage_text[] =
 	"  paraplan model show llama-3-70b\n"
 	"  paraplan model show ./config.json --json\n";
 
-static const char *
-str(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-static double
-num(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsNumber(v) ? v->valuedouble : 0.0;
-}
-
 static int
 list(bool json)
 {
@@ -94,14 +80,14 @@ static void
 print_show(const model *m, const cJSON *doc)
 {
 	char a[32], b[32];
-	printf("%s (%s, %s)\n", str(doc, "name"), str(doc, "family"), str(doc, "kind"));
-	if (str(doc, "source")[0])
-		printf("source: %s\n", str(doc, "source"));
+	printf("%s (%s, %s)\n", cli_str(doc, "name"), cli_str(doc, "family"), cli_str(doc, "kind"));
+	if (cli_str(doc, "source")[0])
+		printf("source: %s\n", cli_str(doc, "source"));
 	putchar('\n');
 	const char *h[] = {"quantity", "value"};
 	cli_table *t = cli_table_new(2, h, "lr");
 	cli_table_addf(t, 0, "parameters");
-	cli_table_addf(t, 1, "%s (%.0f)", cli_count(num(doc, "params"), a, sizeof a), num(doc, "params"));
+	cli_table_addf(t, 1, "%s (%.0f)", cli_count(cli_num(doc, "params"), a, sizeof a), cli_num(doc, "params"));
 	const model_tf *tf = model_transformer(m);
 	if (tf == NULL) {
 		int64_t c, hh, w;
@@ -109,9 +95,9 @@ print_show(const model *m, const cJSON *doc)
 		cli_table_addf(t, 0, "input");
 		cli_table_addf(t, 1, "%lldx%lldx%lld", (long long)c, (long long)hh, (long long)w);
 		cli_table_addf(t, 0, "forward FLOPs per sample");
-		cli_table_addf(t, 1, "%s", cli_si(num(doc, "fwd_flops_per_sample"), "FLOP", a, sizeof a));
+		cli_table_addf(t, 1, "%s", cli_si(cli_num(doc, "fwd_flops_per_sample"), "FLOP", a, sizeof a));
 		cli_table_addf(t, 0, "training FLOPs per sample");
-		cli_table_addf(t, 1, "%s", cli_si(num(doc, "train_flops_per_sample"), "FLOP", a, sizeof a));
+		cli_table_addf(t, 1, "%s", cli_si(cli_num(doc, "train_flops_per_sample"), "FLOP", a, sizeof a));
 		cli_table_print(t, stdout);
 		cli_table_free(t);
 		putchar('\n');
@@ -120,20 +106,20 @@ print_show(const model *m, const cJSON *doc)
 		const cJSON *l;
 		cJSON_ArrayForEach(l, cJSON_GetObjectItemCaseSensitive(doc, "layers"))
 		{
-			cli_table_addf(t, 0, "%s", str(l, "name"));
-			cli_table_addf(t, 1, "%s", str(l, "type"));
-			cli_table_addf(t, 2, "%s", str(l, "output"));
-			cli_table_addf(t, 3, "%.0f", num(l, "params"));
-			cli_table_addf(t, 4, "%s", num(l, "fwd_flops") > 0 ? cli_si(num(l, "fwd_flops"), "FLOP", a, sizeof a) : "-");
+			cli_table_addf(t, 0, "%s", cli_str(l, "name"));
+			cli_table_addf(t, 1, "%s", cli_str(l, "type"));
+			cli_table_addf(t, 2, "%s", cli_str(l, "output"));
+			cli_table_addf(t, 3, "%.0f", cli_num(l, "params"));
+			cli_table_addf(t, 4, "%s", cli_num(l, "fwd_flops") > 0 ? cli_si(cli_num(l, "fwd_flops"), "FLOP", a, sizeof a) : "-");
 		}
 		cli_table_print(t, stdout);
 		cli_table_free(t);
 		return;
 	}
 	cli_table_addf(t, 0, "active parameters per token");
-	cli_table_addf(t, 1, "%s", cli_count(num(doc, "params_active"), a, sizeof a));
+	cli_table_addf(t, 1, "%s", cli_count(cli_num(doc, "params_active"), a, sizeof a));
 	cli_table_addf(t, 0, "embedding parameters");
-	cli_table_addf(t, 1, "%s", cli_count(num(doc, "params_embedding"), a, sizeof a));
+	cli_table_addf(t, 1, "%s", cli_count(cli_num(doc, "params_embedding"), a, sizeof a));
 	cli_table_addf(t, 0, "layers x hidden");
 	cli_table_addf(t, 1, "%lld x %lld", (long long)tf->layers, (long long)tf->hidden);
 	cli_table_addf(t, 0, "heads / kv heads / head dim");
@@ -157,13 +143,13 @@ print_show(const model *m, const cJSON *doc)
 	cli_table_addf(t, 0, "sequence length");
 	cli_table_addf(t, 1, "%lld", (long long)tf->seq);
 	cli_table_addf(t, 0, "forward FLOPs per token");
-	cli_table_addf(t, 1, "%s", cli_si(num(doc, "fwd_flops_per_token"), "FLOP", a, sizeof a));
+	cli_table_addf(t, 1, "%s", cli_si(cli_num(doc, "fwd_flops_per_token"), "FLOP", a, sizeof a));
 	cli_table_addf(t, 0, "training FLOPs per token");
-	cli_table_addf(t, 1, "%s", cli_si(num(doc, "train_flops_per_token"), "FLOP", a, sizeof a));
+	cli_table_addf(t, 1, "%s", cli_si(cli_num(doc, "train_flops_per_token"), "FLOP", a, sizeof a));
 	cli_table_addf(t, 0, "weights (bf16)");
-	cli_table_addf(t, 1, "%s", cli_bytes(num(doc, "weight_bytes_bf16"), a, sizeof a));
+	cli_table_addf(t, 1, "%s", cli_bytes(cli_num(doc, "weight_bytes_bf16"), a, sizeof a));
 	cli_table_addf(t, 0, "KV cache per token (bf16)");
-	cli_table_addf(t, 1, "%s", cli_bytes(num(doc, "kv_cache_bytes_per_token_bf16"), b, sizeof b));
+	cli_table_addf(t, 1, "%s", cli_bytes(cli_num(doc, "kv_cache_bytes_per_token_bf16"), b, sizeof b));
 	cli_table_print(t, stdout);
 	cli_table_free(t);
 }

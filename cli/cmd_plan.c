@@ -124,45 +124,31 @@ parse_gpus(const char *s, int **out, size_t *n)
 	return 0;
 }
 
-static const char *
-str(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-static double
-num(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsNumber(v) ? v->valuedouble : 0.0;
-}
-
 static void
 print_plan(const cJSON *doc, double secs)
 {
 	const cJSON *cnt;
-	printf("%s on %s, global batch %.0f x %.0f tokens, objective %s", str(doc, "model"), str(doc, "system"),
-	       num(doc, "global_batch"), num(doc, "seq"), str(doc, "objective"));
-	if (num(doc, "price_usd_per_gpu_hour") > 0)
-		printf(", price %s", str(doc, "price_source"));
+	printf("%s on %s, global batch %.0f x %.0f tokens, objective %s", cli_str(doc, "model"), cli_str(doc, "system"),
+	       cli_num(doc, "global_batch"), cli_num(doc, "seq"), cli_str(doc, "objective"));
+	if (cli_num(doc, "price_usd_per_gpu_hour") > 0)
+		printf(", price %s", cli_str(doc, "price_source"));
 	printf("\n");
 	if (cJSON_IsTrue(cJSON_GetObjectItem(doc, "interrupted")))
 		printf("(interrupted: the best found so far)\n");
 	cJSON_ArrayForEach(cnt, cJSON_GetObjectItem(doc, "counts"))
 	{
-		double total = num(cnt, "enumerated");
+		double total = cli_num(cnt, "enumerated");
 		printf("\n%.0f GPUs: %.0f layouts enumerated, %.0f invalid, %.0f do not fit, %.0f estimated, %.0f simulated "
 		       "(%.0f layouts/s)\n\n",
-		       num(cnt, "gpus"), total, num(cnt, "invalid"), num(cnt, "out_of_memory"), num(cnt, "estimated"),
-		       num(cnt, "simulated"), secs > 0 ? total / secs : 0.0);
+		       cli_num(cnt, "gpus"), total, cli_num(cnt, "invalid"), cli_num(cnt, "out_of_memory"), cli_num(cnt, "estimated"),
+		       cli_num(cnt, "simulated"), secs > 0 ? total / secs : 0.0);
 		const cJSON *cands = cJSON_GetObjectItem(cnt, "candidates");
 		if (cJSON_GetArraySize(cands) == 0) {
-			if (num(cnt, "smallest_footprint_bytes") > 0) {
+			if (cli_num(cnt, "smallest_footprint_bytes") > 0) {
 				char a[32], b[32];
 				printf("no layout fits: the smallest needs %s per GPU of %s; use more GPUs or a GPU with more memory\n",
-				       cli_bytes(num(cnt, "smallest_footprint_bytes"), a, sizeof a),
-				       cli_bytes(num(cnt, "capacity_bytes"), b, sizeof b));
+				       cli_bytes(cli_num(cnt, "smallest_footprint_bytes"), a, sizeof a),
+				       cli_bytes(cli_num(cnt, "capacity_bytes"), b, sizeof b));
 			} else {
 				printf("no valid layout: check that --global-batch divides by the data-parallel degrees\n");
 			}
@@ -176,31 +162,31 @@ print_plan(const cJSON *doc, double secs)
 		{
 			const cJSON *c = cJSON_GetObjectItem(x, "config");
 			char a[32];
-			cli_table_addf(t, 0, "%.0f", num(x, "rank"));
-			cli_table_addf(t, 1, "%.0f", num(c, "tp"));
-			cli_table_addf(t, 2, "%.0f", num(c, "pp"));
-			cli_table_addf(t, 3, "%.0f", num(c, "dp"));
-			cli_table_addf(t, 4, "%.0f", num(c, "cp"));
-			cli_table_addf(t, 5, "%.0f", num(c, "ep"));
-			if (num(c, "vpp") > 1)
-				cli_table_addf(t, 6, "%s v%.0f", str(c, "schedule"), num(c, "vpp"));
+			cli_table_addf(t, 0, "%.0f", cli_num(x, "rank"));
+			cli_table_addf(t, 1, "%.0f", cli_num(c, "tp"));
+			cli_table_addf(t, 2, "%.0f", cli_num(c, "pp"));
+			cli_table_addf(t, 3, "%.0f", cli_num(c, "dp"));
+			cli_table_addf(t, 4, "%.0f", cli_num(c, "cp"));
+			cli_table_addf(t, 5, "%.0f", cli_num(c, "ep"));
+			if (cli_num(c, "vpp") > 1)
+				cli_table_addf(t, 6, "%s v%.0f", cli_str(c, "schedule"), cli_num(c, "vpp"));
 			else
-				cli_table_addf(t, 6, "%s", str(c, "schedule"));
-			cli_table_addf(t, 7, "%.0f", num(c, "zero"));
-			cli_table_addf(t, 8, "%.0f", num(c, "micro_batch"));
-			cli_table_addf(t, 9, "%s", str(c, "recompute"));
+				cli_table_addf(t, 6, "%s", cli_str(c, "schedule"));
+			cli_table_addf(t, 7, "%.0f", cli_num(c, "zero"));
+			cli_table_addf(t, 8, "%.0f", cli_num(c, "micro_batch"));
+			cli_table_addf(t, 9, "%s", cli_str(c, "recompute"));
 			cli_table_addf(t, 10, "%s", cJSON_IsTrue(cJSON_GetObjectItem(c, "sequence_parallel")) ? "yes" : "no");
-			cli_table_addf(t, 11, "%s", cli_seconds(num(x, "step_time_s"), a, sizeof a));
-			cli_table_addf(t, 12, "%.0f", num(x, "tokens_per_s_per_gpu"));
-			cli_table_addf(t, 13, "%.1f%%", 100.0 * num(x, "mfu"));
-			cli_table_addf(t, 14, "%.1f%%", 100.0 * num(x, "bubble_fraction"));
-			cli_table_addf(t, 15, "%s", cli_seconds(num(x, "exposed_comm_s"), a, sizeof a));
-			cli_table_addf(t, 16, "%s", cli_bytes(num(x, "peak_bytes"), a, sizeof a));
+			cli_table_addf(t, 11, "%s", cli_seconds(cli_num(x, "step_time_s"), a, sizeof a));
+			cli_table_addf(t, 12, "%.0f", cli_num(x, "tokens_per_s_per_gpu"));
+			cli_table_addf(t, 13, "%.1f%%", 100.0 * cli_num(x, "mfu"));
+			cli_table_addf(t, 14, "%.1f%%", 100.0 * cli_num(x, "bubble_fraction"));
+			cli_table_addf(t, 15, "%s", cli_seconds(cli_num(x, "exposed_comm_s"), a, sizeof a));
+			cli_table_addf(t, 16, "%s", cli_bytes(cli_num(x, "peak_bytes"), a, sizeof a));
 			if (cJSON_GetObjectItem(x, "usd_per_million_tokens"))
-				cli_table_addf(t, 17, "%.3f", num(x, "usd_per_million_tokens"));
+				cli_table_addf(t, 17, "%.3f", cli_num(x, "usd_per_million_tokens"));
 			else
 				cli_table_addf(t, 17, "-");
-			cli_table_addf(t, 18, "%s", str(x, "why_not_first"));
+			cli_table_addf(t, 18, "%s", cli_str(x, "why_not_first"));
 		}
 		cli_table_print(t, stdout);
 		cli_table_free(t);
@@ -214,12 +200,12 @@ print_plan(const cJSON *doc, double secs)
 		cJSON_ArrayForEach(x, sc)
 		{
 			char a[32], b[32];
-			cli_table_addf(t, 0, "%.0f", num(x, "gpus"));
-			cli_table_addf(t, 1, "%s", cli_seconds(num(x, "step_time_s"), a, sizeof a));
-			cli_table_addf(t, 2, "%s", cli_si(num(x, "tokens_per_s"), "", b, sizeof b));
-			cli_table_addf(t, 3, "%.0f", num(x, "tokens_per_s_per_gpu"));
-			cli_table_addf(t, 4, "%.1f%%", 100.0 * num(x, "efficiency"));
-			cli_table_addf(t, 5, "%.3f", num(x, "usd_per_million_tokens"));
+			cli_table_addf(t, 0, "%.0f", cli_num(x, "gpus"));
+			cli_table_addf(t, 1, "%s", cli_seconds(cli_num(x, "step_time_s"), a, sizeof a));
+			cli_table_addf(t, 2, "%s", cli_si(cli_num(x, "tokens_per_s"), "", b, sizeof b));
+			cli_table_addf(t, 3, "%.0f", cli_num(x, "tokens_per_s_per_gpu"));
+			cli_table_addf(t, 4, "%.1f%%", 100.0 * cli_num(x, "efficiency"));
+			cli_table_addf(t, 5, "%.3f", cli_num(x, "usd_per_million_tokens"));
 		}
 		cli_table_print(t, stdout);
 		cli_table_free(t);
@@ -229,33 +215,33 @@ print_plan(const cJSON *doc, double secs)
 static void
 print_capacity(const cJSON *doc)
 {
-	printf("%s: %.3g tokens in %.3g days, global batch %.0f x %.0f tokens\n\n", str(doc, "model"), num(doc, "tokens"),
-	       num(doc, "days"), num(doc, "global_batch"), num(doc, "seq"));
+	printf("%s: %.3g tokens in %.3g days, global batch %.0f x %.0f tokens\n\n", cli_str(doc, "model"), cli_num(doc, "tokens"),
+	       cli_num(doc, "days"), cli_num(doc, "global_batch"), cli_num(doc, "seq"));
 	const char *h[] = {"system", "GPUs", "nodes", "days", "MFU", "layout", "rent (cheapest)", "rent (on-demand max)", "buy"};
 	cli_table *t = cli_table_new(9, h, "lrrrrlrrr");
 	const cJSON *x;
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(doc, "systems"))
 	{
-		cli_table_addf(t, 0, "%s", str(x, "system"));
+		cli_table_addf(t, 0, "%s", cli_str(x, "system"));
 		if (!cJSON_IsTrue(cJSON_GetObjectItem(x, "feasible"))) {
 			cli_table_addf(t, 1, "-");
-			cli_table_addf(t, 8, "%s", str(x, "reason"));
+			cli_table_addf(t, 8, "%s", cli_str(x, "reason"));
 			continue;
 		}
 		const cJSON *c = cJSON_GetObjectItem(x, "config");
-		cli_table_addf(t, 1, "%.0f", num(x, "gpus"));
-		cli_table_addf(t, 2, "%.0f", num(x, "nodes"));
-		cli_table_addf(t, 3, "%.1f", num(x, "days"));
-		cli_table_addf(t, 4, "%.1f%%", 100.0 * num(x, "mfu"));
-		cli_table_addf(t, 5, "tp%.0f pp%.0f dp%.0f %s", num(c, "tp"), num(c, "pp"), num(c, "dp"), str(c, "recompute"));
+		cli_table_addf(t, 1, "%.0f", cli_num(x, "gpus"));
+		cli_table_addf(t, 2, "%.0f", cli_num(x, "nodes"));
+		cli_table_addf(t, 3, "%.1f", cli_num(x, "days"));
+		cli_table_addf(t, 4, "%.1f%%", 100.0 * cli_num(x, "mfu"));
+		cli_table_addf(t, 5, "tp%.0f pp%.0f dp%.0f %s", cli_num(c, "tp"), cli_num(c, "pp"), cli_num(c, "dp"), cli_str(c, "recompute"));
 		double cheap = INFINITY, maxod = 0;
 		const cJSON *r;
 		cJSON_ArrayForEach(r, cJSON_GetObjectItem(x, "rent"))
 		{
-			double v = num(r, "total_usd");
+			double v = cli_num(r, "total_usd");
 			if (v < cheap)
 				cheap = v;
-			if (!strcmp(str(r, "kind"), "on-demand") && v > maxod)
+			if (!strcmp(cli_str(r, "kind"), "on-demand") && v > maxod)
 				maxod = v;
 		}
 		if (isfinite(cheap))
@@ -268,9 +254,9 @@ print_capacity(const cJSON *doc)
 			cli_table_addf(t, 7, "-");
 		const cJSON *b = cJSON_GetObjectItem(x, "buy");
 		if (cJSON_GetObjectItem(b, "total_usd"))
-			cli_table_addf(t, 8, "$%.3gM (of $%.3gM hardware)", num(b, "total_usd") / 1e6, num(b, "purchase_usd") / 1e6);
+			cli_table_addf(t, 8, "$%.3gM (of $%.3gM hardware)", cli_num(b, "total_usd") / 1e6, cli_num(b, "purchase_usd") / 1e6);
 		else
-			cli_table_addf(t, 8, "%s", str(b, "note"));
+			cli_table_addf(t, 8, "%s", cli_str(b, "note"));
 	}
 	cli_table_print(t, stdout);
 	cli_table_free(t);
@@ -554,13 +540,13 @@ static void
 print_serve_plan(const cJSON *doc)
 {
 	const cJSON *slo = cJSON_GetObjectItem(doc, "slo");
-	printf("%s at %.4g requests/s, P99 TTFT <= %.0f ms, P99 TPOT <= %.0f ms", str(doc, "model"), num(doc, "rate"),
-	       1e3 * num(slo, "ttft_p99_s"), 1e3 * num(slo, "tpot_p99_s"));
-	if (num(slo, "e2e_p99_s") > 0)
-		printf(", P99 end-to-end <= %.0f ms", 1e3 * num(slo, "e2e_p99_s"));
-	if (num(doc, "failures_tolerated") > 0)
-		printf(", sized for %.0f failed replica(s)", num(doc, "failures_tolerated"));
-	printf("\n%.0f deployments evaluated\n\n", num(doc, "candidates_evaluated"));
+	printf("%s at %.4g requests/s, P99 TTFT <= %.0f ms, P99 TPOT <= %.0f ms", cli_str(doc, "model"), cli_num(doc, "rate"),
+	       1e3 * cli_num(slo, "ttft_p99_s"), 1e3 * cli_num(slo, "tpot_p99_s"));
+	if (cli_num(slo, "e2e_p99_s") > 0)
+		printf(", P99 end-to-end <= %.0f ms", 1e3 * cli_num(slo, "e2e_p99_s"));
+	if (cli_num(doc, "failures_tolerated") > 0)
+		printf(", sized for %.0f failed replica(s)", cli_num(doc, "failures_tolerated"));
+	printf("\n%.0f deployments evaluated\n\n", cli_num(doc, "candidates_evaluated"));
 	const cJSON *arr = cJSON_GetObjectItem(doc, "deployments");
 	if (cJSON_GetArraySize(arr) == 0) {
 		printf("no deployment meets the SLO (see --json for why each was rejected)\n");
@@ -573,25 +559,25 @@ print_serve_plan(const cJSON *doc)
 	cJSON_ArrayForEach(x, arr)
 	{
 		char a[32], b[32];
-		cli_table_addf(t, 0, "%.0f", num(x, "rank"));
-		cli_table_addf(t, 1, "%s", str(x, "system"));
-		cli_table_addf(t, 2, "%.0f", num(x, "tp"));
-		cli_table_addf(t, 3, "%.0f", num(x, "pp"));
-		cli_table_addf(t, 4, "%s", str(x, "weights"));
-		cli_table_addf(t, 5, "%.0f", num(x, "max_num_seqs"));
-		cli_table_addf(t, 6, "%s", strcmp(str(x, "disaggregation"), "off") ? str(x, "disaggregation") : "-");
-		cli_table_addf(t, 7, "%.3g", num(x, "capacity_per_unit"));
-		if (num(x, "spares") > 0)
-			cli_table_addf(t, 8, "%.0f (+%.0f)", num(x, "replicas") - num(x, "spares"), num(x, "spares"));
+		cli_table_addf(t, 0, "%.0f", cli_num(x, "rank"));
+		cli_table_addf(t, 1, "%s", cli_str(x, "system"));
+		cli_table_addf(t, 2, "%.0f", cli_num(x, "tp"));
+		cli_table_addf(t, 3, "%.0f", cli_num(x, "pp"));
+		cli_table_addf(t, 4, "%s", cli_str(x, "weights"));
+		cli_table_addf(t, 5, "%.0f", cli_num(x, "max_num_seqs"));
+		cli_table_addf(t, 6, "%s", strcmp(cli_str(x, "disaggregation"), "off") ? cli_str(x, "disaggregation") : "-");
+		cli_table_addf(t, 7, "%.3g", cli_num(x, "capacity_per_unit"));
+		if (cli_num(x, "spares") > 0)
+			cli_table_addf(t, 8, "%.0f (+%.0f)", cli_num(x, "replicas") - cli_num(x, "spares"), cli_num(x, "spares"));
 		else
-			cli_table_addf(t, 8, "%.0f", num(x, "replicas"));
-		cli_table_addf(t, 9, "%.0f", num(x, "gpus"));
-		cli_table_addf(t, 10, "%.2f", num(x, "usd_per_hour"));
-		cli_table_addf(t, 11, "%.0f", num(x, "usd_per_month"));
-		cli_table_addf(t, 12, "%.3f", num(x, "usd_per_million_output_tokens"));
-		cli_table_addf(t, 13, "%s", cli_seconds(num(x, "ttft_p99_s"), a, sizeof a));
-		cli_table_addf(t, 14, "%s", cli_seconds(num(x, "tpot_p99_s"), b, sizeof b));
-		cli_table_addf(t, 15, "%+.0f%%", 100.0 * num(x, "headroom"));
+			cli_table_addf(t, 8, "%.0f", cli_num(x, "replicas"));
+		cli_table_addf(t, 9, "%.0f", cli_num(x, "gpus"));
+		cli_table_addf(t, 10, "%.2f", cli_num(x, "usd_per_hour"));
+		cli_table_addf(t, 11, "%.0f", cli_num(x, "usd_per_month"));
+		cli_table_addf(t, 12, "%.3f", cli_num(x, "usd_per_million_output_tokens"));
+		cli_table_addf(t, 13, "%s", cli_seconds(cli_num(x, "ttft_p99_s"), a, sizeof a));
+		cli_table_addf(t, 14, "%s", cli_seconds(cli_num(x, "tpot_p99_s"), b, sizeof b));
+		cli_table_addf(t, 15, "%+.0f%%", 100.0 * cli_num(x, "headroom"));
 	}
 	cli_table_print(t, stdout);
 	cli_table_free(t);

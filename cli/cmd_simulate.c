@@ -1,5 +1,6 @@
 /*
- * cmd_simulate.c -- 'paraplan simulate train': one training configuration, predicted.
+ * cmd_simulate.c -- 'paraplan simulate train|serve|infer': one training configuration, one
+ * serving deployment, or batch inference of a CNN, predicted.
  */
 #include "config.h"
 #include "cli/cli.h"
@@ -36,7 +37,22 @@ static const char usage_train[] =
 
 static const char usage_top[] =
 	"usage: paraplan simulate train ...   (see 'paraplan simulate train --help')\n"
-	"       paraplan simulate serve ...   (see 'paraplan simulate serve --help')\n";
+	"       paraplan simulate serve ...   (see 'paraplan simulate serve --help')\n"
+	"       paraplan simulate infer ...   (see 'paraplan simulate infer --help')\n";
+
+static const char usage_infer[] =
+	"usage: paraplan simulate infer --model CNN --system S --batch B [--pp P] [--micro-batch M]\n"
+	"           [--replicas R] [--dtype fp16|bf16|fp32|tf32|int8] [--trace FILE] [--json] [--db FILE]\n"
+	"\n"
+	"Predicts batch inference of a CNN: B images per replica in micro-batches of M, through P\n"
+	"pipeline stages (contiguous layer ranges balanced by forward time, one GPU each, in one\n"
+	"node; activations handed to the next stage over NVLink or PCIe while it computes the next\n"
+	"micro-batch).  Prints the batch latency, images/s, the pipeline bubble and each stage's\n"
+	"layers, time and memory (weights, live activations, receive buffers); a stage that does\n"
+	"not fit its GPU is reported.  M defaults to B with one stage, else B / (4 P).\n"
+	"\n"
+	"Example:\n"
+	"  paraplan simulate infer --model resnet-152 --system pcie-t4x4 --batch 4096 --pp 4\n";
 
 static const char usage_serve[] =
 	"usage: paraplan simulate serve --model M --system S --tp T [--pp P] [--replicas R] --rate QPS\n"
@@ -598,6 +614,138 @@ out:
 	return status;
 }
 
+static void
+print_infer(const cJSON *doc)
+{
+	const cJSON *cf = cJSON_GetObjectItem(doc, "config");
+	char a[32], b[32], x[32], y[32], z[32], w[32];
+	printf("%s on %s: %.0f replica(s) x %.0f pipeline stage(s) (%.0f GPUs), %s, batch %.0f in %.0f micro-batch(es) "
+	       "of %.0f\n\n",
+	       cJSON_GetObjectItem(doc, "model")->valuestring, cJSON_GetObjectItem(doc, "system")->valuestring,
+	       cli_num(cf, "replicas"), cli_num(cf, "pp"), cli_num(cf, "gpus"), cJSON_GetObjectItem(cf, "dtype")->valuestring,
+	       cli_num(cf, "batch"), cli_num(doc, "micro_batches"), cli_num(cf, "micro_batch"));
+	printf("batch latency          %s (first micro-batch through all stages: %s)\n",
+	       cli_seconds(cli_num(doc, "batch_latency_s"), a, sizeof a),
+	       cli_seconds(cli_num(doc, "first_micro_batch_latency_s"), b, sizeof b));
+	printf("throughput             %.0f images/s (%.0f per GPU), %.1f TFLOP/s per GPU\n", cli_num(doc, "images_per_s"),
+	       cli_num(doc, "images_per_s_per_gpu"), cli_num(doc, "tflops_per_gpu"));
+	printf("pipeline bubble        %.1f%% of the stages' time\n\n", 100.0 * cli_num(doc, "bubble_fraction"));
+	const char *h[] = {"stage", "layers", "first", "last", "per micro-batch", "send", "weights", "activations",
+			   "recv buffers", "peak", "capacity", "fits"};
+	cli_table *t = cli_table_new(12, h, "rrllrrrrrrrl");
+	const cJSON *st;
+	cJSON_ArrayForEach(st, cJSON_GetObjectItem(doc, "stages"))
+	{
+		const cJSON *mem = cJSON_GetObjectItem(st, "memory");
+		cli_table_addf(t, 0, "%.0f", cli_num(st, "stage"));
+		cli_table_addf(t, 1, "%.0f", cli_num(st, "layers"));
+		cli_table_addf(t, 2, "%s", cJSON_GetObjectItem(st, "first_layer")->valuestring);
+		cli_table_addf(t, 3, "%s", cJSON_GetObjectItem(st, "last_layer")->valuestring);
+		cli_table_addf(t, 4, "%s", cli_seconds(cli_num(st, "time_per_micro_batch_s"), a, sizeof a));
+		cli_table_addf(t, 5, "%s", cli_seconds(cli_num(st, "send_per_micro_batch_s"), b, sizeof b));
+		cli_table_addf(t, 6, "%s", cli_bytes(cli_num(mem, "weights_bytes"), x, sizeof x));
+		cli_table_addf(t, 7, "%s", cli_bytes(cli_num(mem, "activation_bytes"), y, sizeof y));
+		cli_table_addf(t, 8, "%s", cli_bytes(cli_num(mem, "receive_buffer_bytes"), z, sizeof z));
+		cli_table_addf(t, 9, "%s", cli_bytes(cli_num(mem, "peak_bytes"), w, sizeof w));
+		cli_table_addf(t, 10, "%s", cli_bytes(cli_num(mem, "capacity_bytes"), a, sizeof a));
+		cli_table_addf(t, 11, "%s", cJSON_IsTrue(cJSON_GetObjectItem(mem, "fits")) ? "yes" : "NO");
+	}
+	cli_table_print(t, stdout);
+	cli_table_free(t);
+	if (!cJSON_IsTrue(cJSON_GetObjectItem(doc, "fits")))
+		printf("\nOUT OF MEMORY: a stage exceeds its GPU; lower --micro-batch or add stages.\n");
+}
+
+static int
+simulate_infer(int argc, char **argv)
+{
+	enum { I_MODEL = 600, I_SYSTEM, I_BATCH, I_MB, I_PP, I_REPL, I_DTYPE, I_TRACE, I_JSON, I_DB, I_HELP };
+	static const struct option opts[] = {
+		{"model", required_argument, NULL, I_MODEL}, {"system", required_argument, NULL, I_SYSTEM},
+		{"batch", required_argument, NULL, I_BATCH}, {"micro-batch", required_argument, NULL, I_MB},
+		{"pp", required_argument, NULL, I_PP}, {"replicas", required_argument, NULL, I_REPL},
+		{"dtype", required_argument, NULL, I_DTYPE}, {"trace", required_argument, NULL, I_TRACE},
+		{"json", no_argument, NULL, I_JSON}, {"db", required_argument, NULL, I_DB},
+		{"help", no_argument, NULL, I_HELP}, {NULL, 0, NULL, 0},
+	};
+	sim_infer_cfg c;
+	sim_infer_cfg_init(&c);
+	const char *model_spec = NULL, *system = NULL, *db_path = NULL, *trace_out = NULL;
+	bool json = false, have_batch = false;
+	char err[1024];
+	long long ll;
+	int opt;
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (opt) {
+		case I_MODEL: model_spec = optarg; break;
+		case I_SYSTEM: system = optarg; break;
+		case I_BATCH:
+			if (cli_int("simulate", "--batch", optarg, 1, 100000000, &ll))
+				return 2;
+			c.batch = ll;
+			have_batch = true;
+			break;
+		case I_MB:
+			if (cli_int("simulate", "--micro-batch", optarg, 1, 100000000, &ll))
+				return 2;
+			c.micro_batch = ll;
+			break;
+		case I_PP: if (parse_int("--pp", optarg, 1, 1024, &c.pp)) return 2; break;
+		case I_REPL: if (parse_int("--replicas", optarg, 1, 1000000, &c.replicas)) return 2; break;
+		case I_DTYPE:
+			if (hw_dtype_parse(optarg, &c.dtype) != 0)
+				return cli_usage("simulate", "--dtype must be fp16, bf16, fp32, tf32 or int8, got \"%s\"", optarg);
+			break;
+		case I_TRACE: trace_out = optarg; break;
+		case I_JSON: json = true; break;
+		case I_DB: db_path = optarg; break;
+		case I_HELP:
+		case 'h':
+			fputs(usage_infer, stdout);
+			return 0;
+		default:
+			return cli_bad_option("simulate", opt, argv);
+		}
+	}
+	if (optind < argc)
+		return cli_usage("simulate", "unexpected argument \"%s\"", argv[optind]);
+	if (model_spec == NULL || system == NULL)
+		return cli_usage("simulate", "--model and --system are required");
+	if (!have_batch)
+		return cli_usage("simulate", "--batch is required (images per replica)");
+	model *m = NULL;
+	hw_db *db = NULL;
+	hw_cost *cost = NULL;
+	sim_infer_result *res = NULL;
+	int status = 0, rc;
+	if ((rc = model_load(model_spec, &m, err, sizeof err)) != 0) {
+		status = cli_fail(rc == PP_ENOTFOUND ? PP_EUSAGE : rc, err);
+		goto out;
+	}
+	if ((status = cli_open_db(db_path, 0, &db)) != 0)
+		goto out;
+	if ((rc = hw_cost_new(db, system, &cost, err, sizeof err)) != 0 ||
+	    (rc = sim_infer(m, cost, &c, &res, err, sizeof err)) != 0 ||
+	    (trace_out != NULL && (rc = sim_infer_trace(res, trace_out, err, sizeof err)) != 0)) {
+		status = cli_fail(rc == PP_ENOTFOUND ? PP_EUSAGE : rc, err);
+		goto out;
+	}
+	cJSON *doc = sim_infer_json(res, m);
+	if (json)
+		cli_print_json(doc);
+	else
+		print_infer(doc);
+	cJSON_Delete(doc);
+out:
+	sim_infer_result_free(res);
+	hw_cost_free(cost);
+	hw_close(db);
+	model_free(m);
+	return status;
+}
+
 int
 cmd_simulate(int argc, char **argv)
 {
@@ -609,5 +757,7 @@ cmd_simulate(int argc, char **argv)
 		return simulate_train(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "serve"))
 		return simulate_serve(argc - 1, argv + 1);
-	return cli_usage("simulate", "unknown workload \"%s\" (expected train or serve)", argv[1]);
+	if (!strcmp(argv[1], "infer"))
+		return simulate_infer(argc - 1, argv + 1);
+	return cli_usage("simulate", "unknown workload \"%s\" (expected train, serve or infer)", argv[1]);
 }

@@ -40,20 +40,6 @@ static const char usage_text[] =
 	"Example:\n"
 	"  paraplan validate --set korthikanti\n";
 
-static const char *
-str(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-static double
-num(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsNumber(v) ? v->valuedouble : 0.0;
-}
-
 static void
 print_report(const cJSON *doc)
 {
@@ -63,18 +49,18 @@ print_report(const cJSON *doc)
 	cJSON_ArrayForEach(r, cJSON_GetObjectItem(doc, "rows"))
 	{
 		const cJSON *c = cJSON_GetObjectItem(r, "config");
-		cli_table_addf(t, 0, "%.0f", num(r, "line"));
-		cli_table_addf(t, 1, "%s", str(r, "source"));
-		cli_table_addf(t, 2, "%s", str(r, "model"));
-		cli_table_addf(t, 3, "%.0f", num(c, "gpus"));
-		cli_table_addf(t, 4, "%.0f/%.0f/%.0f/%.0f/%.0f", num(c, "tp"), num(c, "pp"), num(c, "dp"), num(c, "vpp"),
-			       num(c, "micro_batch"));
+		cli_table_addf(t, 0, "%.0f", cli_num(r, "line"));
+		cli_table_addf(t, 1, "%s", cli_str(r, "source"));
+		cli_table_addf(t, 2, "%s", cli_str(r, "model"));
+		cli_table_addf(t, 3, "%.0f", cli_num(c, "gpus"));
+		cli_table_addf(t, 4, "%.0f/%.0f/%.0f/%.0f/%.0f", cli_num(c, "tp"), cli_num(c, "pp"), cli_num(c, "dp"), cli_num(c, "vpp"),
+			       cli_num(c, "micro_batch"));
 		char metric[48];
-		snprintf(metric, sizeof metric, "%.40s", str(r, "metric"));
+		snprintf(metric, sizeof metric, "%.40s", cli_str(r, "metric"));
 		cli_table_addf(t, 5, "%s", metric);
-		cli_table_addf(t, 6, "%.4g %s", num(r, "measured"), str(r, "unit"));
-		cli_table_addf(t, 7, "%.4g", num(r, "predicted"));
-		cli_table_addf(t, 8, "%+.1f%%", 100.0 * num(r, "error"));
+		cli_table_addf(t, 6, "%.4g %s", cli_num(r, "measured"), cli_str(r, "unit"));
+		cli_table_addf(t, 7, "%.4g", cli_num(r, "predicted"));
+		cli_table_addf(t, 8, "%+.1f%%", 100.0 * cli_num(r, "error"));
 	}
 	cli_table_print(t, stdout);
 	cli_table_free(t);
@@ -83,14 +69,14 @@ print_report(const cJSON *doc)
 	t = cli_table_new(3, sh, "lrr");
 	cJSON_ArrayForEach(r, cJSON_GetObjectItem(doc, "sources"))
 	{
-		cli_table_addf(t, 0, "%s", str(r, "source"));
-		cli_table_addf(t, 1, "%.0f", num(r, "rows"));
-		cli_table_addf(t, 2, "%.1f%%", 100.0 * num(r, "mape"));
+		cli_table_addf(t, 0, "%s", cli_str(r, "source"));
+		cli_table_addf(t, 1, "%.0f", cli_num(r, "rows"));
+		cli_table_addf(t, 2, "%.1f%%", 100.0 * cli_num(r, "mape"));
 	}
 	const cJSON *ov = cJSON_GetObjectItem(doc, "overall");
 	cli_table_addf(t, 0, "overall");
-	cli_table_addf(t, 1, "%.0f", num(ov, "rows"));
-	cli_table_addf(t, 2, "%.1f%%", 100.0 * num(ov, "mape"));
+	cli_table_addf(t, 1, "%.0f", cli_num(ov, "rows"));
+	cli_table_addf(t, 2, "%.1f%%", 100.0 * cli_num(ov, "mape"));
 	cli_table_print(t, stdout);
 	cli_table_free(t);
 	const cJSON *sk = cJSON_GetObjectItem(doc, "skipped");
@@ -101,11 +87,11 @@ print_report(const cJSON *doc)
 		cJSON_ArrayForEach(r, sk)
 		{
 			char src[40];
-			snprintf(src, sizeof src, "%.32s", str(r, "source"));
-			cli_table_addf(t, 0, "%.0f", num(r, "line"));
+			snprintf(src, sizeof src, "%.32s", cli_str(r, "source"));
+			cli_table_addf(t, 0, "%.0f", cli_num(r, "line"));
 			cli_table_addf(t, 1, "%s", src);
-			cli_table_addf(t, 2, "%s", str(r, "model"));
-			cli_table_addf(t, 3, "%s", str(r, "reason"));
+			cli_table_addf(t, 2, "%s", cli_str(r, "model"));
+			cli_table_addf(t, 3, "%s", cli_str(r, "reason"));
 		}
 		cli_table_print(t, stdout);
 		cli_table_free(t);
@@ -229,7 +215,7 @@ cmd_validate(int argc, char **argv)
 			cli_print_json(doc);
 		else
 			print_report(doc);
-		double mape = 100.0 * num(cJSON_GetObjectItem(doc, "overall"), "mape");
+		double mape = 100.0 * cli_num(cJSON_GetObjectItem(doc, "overall"), "mape");
 		if (max_mape >= 0 && mape > max_mape) {
 			cli_error("overall MAPE %.1f%% is above --max-mape %.1f%%", mape, max_mape);
 			status = 1;

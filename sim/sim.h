@@ -130,6 +130,45 @@ struct cJSON *sim_train_json(const sim_train_result *r);
 int sim_train_trace(const sim_train_result *r, const char *path, char *err, size_t errlen);
 void sim_train_result_free(sim_train_result *r);
 
+/* ---- batch inference of a CNN (infer.c) ---------------------------------------------------- */
+
+/* A replica runs `batch` images in micro-batches through pp pipeline stages (contiguous layer
+ * ranges balanced by forward time), each on its own GPU of one node; `replicas` copies run
+ * side by side. */
+typedef struct sim_infer_cfg {
+	int pp, replicas;
+	int64_t batch, micro_batch; /* micro_batch 0: the batch (pp 1) or batch / (4 pp) */
+	hw_dtype dtype;             /* fp16 by default */
+} sim_infer_cfg;
+void sim_infer_cfg_init(sim_infer_cfg *c);
+
+typedef struct sim_infer_stage {
+	int64_t first_layer, last_layer; /* indices into model_layers; last < first: empty */
+	double time_per_micro_s, send_per_micro_s, send_bytes_per_micro, flops_per_micro;
+	double weights_bytes, activation_bytes, recv_bytes, reserve_bytes, peak_bytes, capacity_bytes;
+	hw_prov prov;
+	bool fits;
+} sim_infer_stage;
+
+typedef struct sim_infer_metrics {
+	double batch_latency_s;       /* the whole batch through the pipeline */
+	double first_micro_latency_s; /* one micro-batch through every stage */
+	double images_per_s, images_per_s_per_gpu, tflops_per_gpu;
+	double bubble_fraction;       /* stage idle time over stages x batch latency */
+	int64_t micro_batches;
+	int gpus;
+	bool fits;
+} sim_infer_metrics;
+
+typedef struct sim_infer_result sim_infer_result;
+int sim_infer(const model *m, const hw_cost *cost, const sim_infer_cfg *c, sim_infer_result **out, char *err,
+	      size_t errlen);
+const sim_infer_metrics *sim_infer_get_metrics(const sim_infer_result *r);
+const sim_infer_stage *sim_infer_get_stage(const sim_infer_result *r, int stage);
+struct cJSON *sim_infer_json(const sim_infer_result *r, const model *m);
+int sim_infer_trace(const sim_infer_result *r, const char *path, char *err, size_t errlen);
+void sim_infer_result_free(sim_infer_result *r);
+
 /* ---- validation against published measurements -------------------------------------------- */
 
 /* The compiled-in validation data ("published-training", "published-serving"), or NULL. */

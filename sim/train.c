@@ -886,6 +886,34 @@ pass_grads(bld *b)
 
 /* ---- CNNs ---------------------------------------------------------------------------------- */
 
+void
+sim_cnn_layer_cost(const hw_cost *cost, hw_dtype dt, double act_bytes, const model_layer *l, double mb, seg *fwd,
+		   seg *bwd)
+{
+	fwd->prov = bwd->prov = HW_PROV_MEASURED;
+	fwd->flops = bwd->flops = 0.0;
+	if (l->kind == MODEL_LAYER_CONV || l->kind == MODEL_LAYER_FC) {
+		/* implicit GEMM: M = output pixels of the batch, N = output channels, K = the
+		 * receptive field; the backward's data and weight gradients swap the operands */
+		bool conv = l->kind == MODEL_LAYER_CONV;
+		double M = conv ? mb * (double)(l->out_h * l->out_w) : mb, N = (double)l->out_c;
+		double K = conv ? (double)(l->in_c * l->kernel * l->kernel) : (double)l->in_c;
+		fwd->t = conv ? hw_cost_conv(cost, dt, M, N, K, &fwd->prov) : hw_cost_gemm(cost, dt, M, N, K, 1.0, &fwd->prov);
+		fwd->flops = l->fwd_flops * mb;
+		hw_prov q = HW_PROV_MEASURED;
+		bwd->t = conv ? hw_cost_conv(cost, dt, M, K, N, &bwd->prov) + hw_cost_conv(cost, dt, K, N, M, &q)
+			      : hw_cost_gemm(cost, dt, M, K, N, 1.0, &bwd->prov) + hw_cost_gemm(cost, dt, K, N, M, 1.0, &q);
+		if (q > bwd->prov)
+			bwd->prov = q;
+		bwd->flops = 2.0 * l->fwd_flops * mb;
+	} else {
+		/* element-wise: read the input, write the output (an add reads two inputs) */
+		double bytes = (l->in_elems + l->out_elems + (l->kind == MODEL_LAYER_ADD ? l->out_elems : 0.0)) * act_bytes * mb;
+		fwd->t = hw_cost_mem(cost, bytes, &fwd->prov);
+		bwd->t = hw_cost_mem(cost, 1.5 * bytes, &bwd->prov);
+	}
+}
+
 /* A CNN under data parallelism (DDP): per micro-batch one forward op, and backward ops per
  * gradient bucket (buckets fill in reverse layer order, PyTorch DDP's 25 MiB by default); the
  * last micro-batch's buckets are all-reduced as each completes (no_sync before it). */
@@ -910,29 +938,12 @@ build_cnn(bld *b)
 		return PP_ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
-		const model_layer *l = &ly[i];
-		hw_prov p = HW_PROV_MEASURED, q = HW_PROV_MEASURED;
-		if (l->kind == MODEL_LAYER_CONV || l->kind == MODEL_LAYER_FC) {
-			bool conv = l->kind == MODEL_LAYER_CONV;
-			double M = conv ? mb * (double)(l->out_h * l->out_w) : mb, N = (double)l->out_c;
-			double K = conv ? (double)(l->in_c * l->kernel * l->kernel) : (double)l->in_c;
-			double tf = conv ? hw_cost_conv(b->cost, dt, M, N, K, &p) : hw_cost_gemm(b->cost, dt, M, N, K, 1.0, &p);
-			fwd.t += tf;
-			fwd.flops += l->fwd_flops * mb;
-			if (p > fwd.prov)
-				fwd.prov = p;
-			bwd[i].t = conv ? hw_cost_conv(b->cost, dt, M, K, N, &q) + hw_cost_conv(b->cost, dt, K, N, M, &q)
-					: hw_cost_gemm(b->cost, dt, M, K, N, 1.0, &q) + hw_cost_gemm(b->cost, dt, K, N, M, 1.0, &q);
-			bwd[i].flops = 2.0 * l->fwd_flops * mb;
-		} else {
-			/* element-wise: read the input, write the output (an add reads two inputs) */
-			double bytes = (l->in_elems + l->out_elems + (l->kind == MODEL_LAYER_ADD ? l->out_elems : 0.0)) * e * mb;
-			fwd.t += hw_cost_mem(b->cost, bytes, &p);
-			if (p > fwd.prov)
-				fwd.prov = p;
-			bwd[i].t = hw_cost_mem(b->cost, 1.5 * bytes, &q);
-		}
-		bwd[i].prov = q;
+		seg f;
+		sim_cnn_layer_cost(b->cost, dt, e, &ly[i], mb, &f, &bwd[i]);
+		fwd.t += f.t;
+		fwd.flops += f.flops;
+		if (f.prov > fwd.prov)
+			fwd.prov = f.prov;
 	}
 	/* buckets */
 	size_t nb = 0;

@@ -51,6 +51,9 @@ void sim_place(const hw_system *sys, const sim_train_cfg *c, placement *out);
 /* Effective settings derived from a checked configuration. */
 int sim_grad_bytes(const sim_train_cfg *c);
 double sim_act_bytes(const sim_train_cfg *c); /* bytes per activation element */
+/* Forward and backward (data and weight gradients) of one CNN layer over `mb` samples. */
+void sim_cnn_layer_cost(const hw_cost *cost, hw_dtype dt, double act_bytes, const model_layer *l, double mb, seg *fwd,
+			seg *bwd);
 int64_t sim_seq(const model *m, const sim_train_cfg *c);
 
 /* The jobs of stage s under a schedule, in the order the stage runs them: forward (F),

@@ -525,6 +525,117 @@ START_TEST(invalid_configurations)
 }
 END_TEST
 
+/* ---- CNN batch inference ------------------------------------------------------------------- */
+
+static sim_infer_result *
+infer(const char *model_name, const char *system, int pp, int64_t batch, int64_t mb, model **mout, hw_db **dbout,
+      hw_cost **cout)
+{
+	ck_assert_int_eq(hw_open(":memory:", 0, dbout, err, sizeof err), 0);
+	ck_assert_int_eq(hw_cost_new(*dbout, system, cout, err, sizeof err), 0);
+	ck_assert_int_eq(model_load(model_name, mout, err, sizeof err), 0);
+	sim_infer_cfg c;
+	sim_infer_cfg_init(&c);
+	c.pp = pp;
+	c.batch = batch;
+	c.micro_batch = mb;
+	sim_infer_result *r = NULL;
+	ck_assert_msg(sim_infer(*mout, *cout, &c, &r, err, sizeof err) == 0, "%s", err);
+	return r;
+}
+
+/* ResNet-50's largest live set is at layer1.0's downsample: its input (the block input,
+ * 64x56x56), its output (256x56x56) and the branch's output waiting for the add (256x56x56):
+ * 200,704 + 802,816 + 802,816 = 1,806,336 elements, 2 bytes each in fp16.  The weights are
+ * 25,557,032 parameters x 2 bytes. */
+START_TEST(infer_memory_by_hand)
+{
+	model *m;
+	hw_db *db;
+	hw_cost *c;
+	sim_infer_result *r = infer("resnet-50", "pcie-t4x4", 1, 8, 8, &m, &db, &c);
+	const sim_infer_stage *st = sim_infer_get_stage(r, 0);
+	ck_assert_double_eq(st->activation_bytes, 1806336.0 * 2 * 8);
+	ck_assert_double_eq(st->weights_bytes, 25557032.0 * 2);
+	ck_assert_double_eq(st->recv_bytes, 0.0);
+	ck_assert(sim_infer_get_metrics(r)->fits);
+	sim_infer_result_free(r);
+	model_free(m);
+	hw_cost_free(c);
+	hw_close(db);
+}
+END_TEST
+
+/* Identical micro-batches through the stages and their sends (a flow shop of 2p - 1
+ * machines): makespan = the sum of every machine's time + (m - 1) x the slowest machine. */
+START_TEST(infer_pipeline_closed_form)
+{
+	model *m;
+	hw_db *db;
+	hw_cost *c;
+	sim_infer_result *r = infer("resnet-152", "pcie-t4x4", 4, 1024, 64, &m, &db, &c);
+	const sim_infer_metrics *mt = sim_infer_get_metrics(r);
+	double sum = 0.0, slowest = 0.0, weights = 0.0, stage_max = 0.0, stage_sum = 0.0;
+	const model_layer *ly;
+	model_layers(m, &ly);
+	for (int s = 0; s < 4; s++) {
+		const sim_infer_stage *st = sim_infer_get_stage(r, s);
+		sum += st->time_per_micro_s + st->send_per_micro_s;
+		slowest = fmax(slowest, fmax(st->time_per_micro_s, st->send_per_micro_s));
+		stage_max = fmax(stage_max, st->time_per_micro_s);
+		stage_sum += st->time_per_micro_s;
+		weights += st->weights_bytes;
+		/* stages begin between residual blocks */
+		const char *name = ly[st->first_layer].name;
+		ck_assert_msg(st->first_layer == 0 || strstr(name, ".conv1") != NULL, "stage %d begins at %s", s, name);
+		if (s > 0)
+			ck_assert_int_eq(st->first_layer, sim_infer_get_stage(r, s - 1)->last_layer + 1);
+	}
+	ck_assert_int_eq(mt->micro_batches, 16);
+	ck_assert_rel(mt->batch_latency_s, sum + 15.0 * slowest, 1e-9);
+	ck_assert_rel(weights, model_params(m) * 2.0, 1e-12);
+	ck_assert_msg(stage_max < 1.15 * stage_sum / 4, "stages unbalanced: %g s max, %g s mean", stage_max, stage_sum / 4);
+	ck_assert_rel(mt->images_per_s, 1024.0 / mt->batch_latency_s, 1e-12);
+	sim_infer_result_free(r);
+	model_free(m);
+	hw_cost_free(c);
+	hw_close(db);
+}
+END_TEST
+
+START_TEST(infer_bad_input)
+{
+	hw_db *db;
+	hw_cost *c;
+	model *m;
+	ck_assert_int_eq(hw_open(":memory:", 0, &db, err, sizeof err), 0);
+	ck_assert_int_eq(hw_cost_new(db, "pcie-t4x4", &c, err, sizeof err), 0);
+	ck_assert_int_eq(model_load("llama-3-8b", &m, err, sizeof err), 0);
+	sim_infer_cfg cfg;
+	sim_infer_cfg_init(&cfg);
+	sim_infer_result *r = NULL;
+	ck_assert_int_eq(sim_infer(m, c, &cfg, &r, err, sizeof err), PP_EUSAGE);
+	ck_assert_ptr_nonnull(strstr(err, "simulate serve"));
+	model_free(m);
+	ck_assert_int_eq(model_load("resnet-50", &m, err, sizeof err), 0);
+	cfg.pp = 8; /* four T4s in the node */
+	ck_assert_int_eq(sim_infer(m, c, &cfg, &r, err, sizeof err), PP_EUSAGE);
+	ck_assert_ptr_nonnull(strstr(err, "--pp"));
+	sim_infer_cfg_init(&cfg);
+	cfg.batch = 100;
+	cfg.micro_batch = 30;
+	ck_assert_int_eq(sim_infer(m, c, &cfg, &r, err, sizeof err), PP_EUSAGE);
+	ck_assert_ptr_nonnull(strstr(err, "--micro-batch"));
+	sim_infer_cfg_init(&cfg);
+	cfg.dtype = HW_FP8; /* no fp8 on a T4 */
+	ck_assert_int_eq(sim_infer(m, c, &cfg, &r, err, sizeof err), PP_EUSAGE);
+	ck_assert_ptr_null(r);
+	model_free(m);
+	hw_cost_free(c);
+	hw_close(db);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -547,6 +658,9 @@ main(void)
 	tcase_add_test(tt, activation_memory_formulas);
 	tcase_add_test(tt, zero3_530b_fit);
 	tcase_add_test(tt, invalid_configurations);
+	tcase_add_test(tt, infer_memory_by_hand);
+	tcase_add_test(tt, infer_pipeline_closed_form);
+	tcase_add_test(tt, infer_bad_input);
 	suite_add_tcase(s, tt);
 	return test_run(s);
 }

@@ -46,6 +46,21 @@ run 1 simulate train --model gpt3-175b --system dgx-a100 --gpus 8 --tp 8 --micro
 run 2 simulate
 run 2 simulate serve2
 
+# simulate infer: a CNN batch split into pipeline stages; too large a batch on one GPU
+run 0 simulate infer --model resnet-152 --system pcie-t4x4 --batch 4096 --pp 4 --json --trace "$TMPD/infer.json"
+json_check "$TMPD/out" "d['fits'] and len(d['stages']) == 4 and d['micro_batches'] == 16 and 0 < d['bubble_fraction'] < 0.5 and d['images_per_s'] > 0"
+json_check "$TMPD/infer.json" "len(d['traceEvents']) > 60"
+run 0 simulate infer --model resnet-152 --system pcie-t4x4 --batch 8192 --json
+json_check "$TMPD/out" "not d['fits'] and not d['stages'][0]['memory']['fits']"
+run 0 simulate infer --model resnet-152 --system pcie-t4x4 --batch 8192
+expect_out "OUT OF MEMORY"
+run 2 simulate infer --model resnet-152 --system pcie-t4x4 --batch 100 --micro-batch 30
+expect_err "--micro-batch"
+run 2 simulate infer --model llama-3-8b --system pcie-t4x4 --batch 8
+expect_err "simulate serve"
+run 2 simulate infer --model resnet-50 --system pcie-t4x4
+expect_err "--batch"
+
 # validate: one source, JSON shape, --max-mape
 run 0 validate --set korthikanti --json
 json_check "$TMPD/out" "d['overall']['rows'] >= 15 and all(abs(r['error']) < 0.5 for r in d['rows'])"
