@@ -15,7 +15,7 @@ const cmd_entry cli_commands[] = {
 	{"validate", cmd_validate, "compare predictions with published measurements", true},
 	{"calibrate", NULL, "measure GPUs and collectives into the hardware database", false},
 	{"replay", NULL, "run a plan's op graph on GPUs and compare with the prediction", false},
-	{"import", NULL, "import measurements made elsewhere (nccl-tests logs)", false},
+	{"import", cmd_import, "import measurements made elsewhere (nccl-tests logs)", true},
 	{"hw", cmd_hw, "list, show and export the hardware database", true},
 	{"model", cmd_model, "list and show models and their derived quantities", true},
 	{"help", cmd_help, "show help for paraplan or one command", true},
