@@ -95,15 +95,19 @@ struct cJSON *cal_nccl_summary(const cal_nccl *log);
  * rows determine nothing. */
 int cal_fit(hw_db *db, const char *system, int64_t run_id, struct cJSON **report, char *err, size_t errlen);
 
-/* One alpha-beta fit t = latency + wire_bytes / busbw over a curve of nccl-tests rows, with
- * relative weights (1/t^2) and bisquare down-weighting of rows the two-parameter model does not
- * describe (protocol switches).  wire_bytes = bytes x hw_coll_busbw_factor.  0, or PP_EINPUT
- * when fewer than 3 distinct sizes or the fit is not physical (busbw <= 0). */
+/* One alpha-beta fit t = latency + wire_bytes / busbw over a curve of nccl-tests rows
+ * (wire_bytes = bytes x the bus factor), each parameter by weighted least squares (weights
+ * 1/t^2) over the sizes where it shows: busbw from the bandwidth-bound tail (busbw within 80%
+ * of the best), latency from the latency-bound head (times within 1.5x the fastest).  The
+ * mid-size rows, where NCCL switches protocol and no two-parameter line follows the curve, are
+ * left out.  0, or PP_EINPUT when fewer than 3 distinct sizes. */
 typedef struct cal_ab_fit {
 	double latency_s;
-	double busbw;        /* bytes/s, the asymptotic bus bandwidth */
-	double rms_rel;      /* root mean square relative residual over all rows */
-	size_t n;
+	double busbw;            /* bytes/s, the asymptotic bus bandwidth */
+	double rms_rel;          /* root mean square relative residual of the model over all rows */
+	size_t n, downweighted;  /* rows, and mid-size rows used by neither end */
+	bool latency_determined; /* two head sizes whose time is less than half transfer */
+	bool busbw_determined;   /* two tail sizes whose time is at least half transfer */
 } cal_ab_fit;
 int cal_fit_alpha_beta(const double *wire_bytes, const double *time_s, size_t n, cal_ab_fit *out);
 
@@ -170,6 +174,10 @@ typedef struct cal_gpu_opts {
 bool cal_gpu_built(void);
 /* True when it can run multi-node under MPI. */
 bool cal_mpi_built(void);
+
+/* Counts the GPUs this process sees: 0 with *ndev set, or PP_ENODEV with "no GPU found: ..."
+ * (the CUDA error: no driver, no device) or "built without CUDA and NCCL". */
+int cal_gpu_probe(int *ndev, char *err, size_t errlen);
 
 /* Runs the selected measurements as one calibration run.  Without a usable GPU: PP_ENODEV with
  * "no GPU found: ..." naming the CUDA error, before the database is opened.  A build without

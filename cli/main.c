@@ -13,7 +13,7 @@ const cmd_entry cli_commands[] = {
 	{"plan", NULL, "search configurations and rank them by time, cost or SLO", false},
 	{"report", NULL, "turn results into cost, capacity and comparison reports", false},
 	{"validate", cmd_validate, "compare predictions with published measurements", true},
-	{"calibrate", NULL, "measure GPUs and collectives into the hardware database", false},
+	{"calibrate", cmd_calibrate, "measure GPUs and collectives into the hardware database, fit the cost model", true},
 	{"replay", NULL, "run a plan's op graph on GPUs and compare with the prediction", false},
 	{"import", cmd_import, "import measurements made elsewhere (nccl-tests logs)", true},
 	{"hw", cmd_hw, "list, show and export the hardware database", true},
