@@ -27,7 +27,7 @@ cal_gpu_run(const cal_gpu_opts *opts, struct cJSON **report, bool *is_root, char
 	if (is_root)
 		*is_root = true;
 	return pp_err(err, errlen, PP_ENODEV,
-		      "paraplan was built without CUDA and NCCL (configure found no cuda_runtime_api.h/cublasLt.h/nccl.h): "
+		      "paraplan was built without CUDA and NCCL (configure did not find them, or was given --without-cuda): "
 		      "GPU calibration is not available in this build; 'paraplan import nccl-tests' and "
 		      "'paraplan calibrate --fit' work without it");
 }
