@@ -173,12 +173,10 @@ cal_fit_alpha_beta(const double *w, const double *t, size_t n, cal_ab_fit *out)
 		B = peak; /* bandwidth-bound, but the tail's slope is noise */
 	else if (slope)
 		B = 1.0 / b; /* not bandwidth-bound yet: the slope is a guess, flagged below */
-	size_t tail_n = 0, head_n = 0;
 	double bw_w[2] = {-1, -1}, lat_w[2] = {-1, -1};
 	for (size_t i = 0; i < n; i++) {
 		if (!u[i])
 			continue;
-		tail_n++;
 		if (w[i] / B / t[i] >= 0.5 && w[i] != bw_w[0] && w[i] != bw_w[1]) {
 			bw_w[1] = bw_w[0];
 			bw_w[0] = w[i];
@@ -191,18 +189,17 @@ cal_fit_alpha_beta(const double *w, const double *t, size_t n, cal_ab_fit *out)
 		double wt = 1.0 / (t[i] * t[i]);
 		sw += wt;
 		swa += wt * (t[i] - w[i] / B);
-		head_n++;
 		if (w[i] / B / t[i] < 0.5 && w[i] != lat_w[0] && w[i] != lat_w[1]) {
 			lat_w[1] = lat_w[0];
 			lat_w[0] = w[i];
 		}
 	}
-	free(u);
 	double a = swa / sw;
 	out->latency_s = a;
 	out->busbw = B;
 	out->n = n;
-	out->downweighted = n - head_n - tail_n; /* the middle, used by neither regime */
+	for (size_t i = 0; i < n; i++) /* the middle, used by neither end */
+		out->downweighted += !u[i] && t[i] > 1.5 * tmin;
 	double ss = 0;
 	for (size_t i = 0; i < n; i++) {
 		double r = (t[i] - a - w[i] / B) / t[i];
@@ -211,6 +208,7 @@ cal_fit_alpha_beta(const double *w, const double *t, size_t n, cal_ab_fit *out)
 	out->rms_rel = sqrt(ss / (double)n);
 	out->latency_determined = a > 0 && lat_w[1] > 0;
 	out->busbw_determined = bw_w[1] > 0;
+	free(u);
 	return 0;
 }
 

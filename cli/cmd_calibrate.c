@@ -71,27 +71,33 @@ print_fit(const cJSON *rep)
 {
 	const cJSON *arr = cJSON_GetObjectItem(rep, "collectives"), *x;
 	if (cJSON_GetArraySize(arr) > 0) {
-		printf("Collective curves (t = latency + size x bus factor / busbw)\n\n");
-		const char *h[] = {"op", "ranks", "nodes", "rows", "latency", "busbw", "peak measured", "rms error"};
-		cli_table *t = cli_table_new(8, h, "lrrrrrrr");
+		printf("Collective curves: t = latency + size x bus factor / busbw, latency fitted over the small\n"
+		       "sizes, busbw over the large ones (\"-\": the curve does not reach that regime)\n\n");
+		const char *h[] = {"op", "ranks", "nodes", "rows", "latency", "busbw", "peak measured", "mid rows", "model error"};
+		cli_table *t = cli_table_new(9, h, "lrrrrrrrr");
 		cJSON_ArrayForEach(x, arr)
 		{
+			bool ok = cJSON_IsTrue(cJSON_GetObjectItem(x, "fitted"));
 			cli_table_addf(t, 0, "%s", s_of(x, "op"));
 			cli_table_addf(t, 1, "%.0f", n_of(x, "ranks"));
 			cli_table_addf(t, 2, "%.0f", n_of(x, "nodes"));
 			cli_table_addf(t, 3, "%.0f", n_of(x, "rows"));
-			if (cJSON_IsTrue(cJSON_GetObjectItem(x, "fitted"))) {
+			if (ok && cJSON_IsTrue(cJSON_GetObjectItem(x, "latency_determined")))
 				cli_table_addf(t, 4, "%.1f us", n_of(x, "latency_us"));
-				cli_table_addf(t, 5, "%.1f GB/s", n_of(x, "busbw_gbps"));
-			} else {
-				cli_table_addf(t, 4, "-");
-				cli_table_addf(t, 5, "too few sizes");
-			}
-			cli_table_addf(t, 6, "%.1f GB/s", n_of(x, "peak_busbw_gbps"));
-			if (cJSON_IsTrue(cJSON_GetObjectItem(x, "fitted")))
-				cli_table_addf(t, 7, "%.1f%%", 100.0 * n_of(x, "rms_rel_err"));
 			else
+				cli_table_addf(t, 4, "-");
+			if (ok && cJSON_IsTrue(cJSON_GetObjectItem(x, "busbw_determined")))
+				cli_table_addf(t, 5, "%.1f GB/s", n_of(x, "busbw_gbps"));
+			else
+				cli_table_addf(t, 5, ok ? "-" : "too few sizes");
+			cli_table_addf(t, 6, "%.1f GB/s", n_of(x, "peak_busbw_gbps"));
+			if (ok) {
+				cli_table_addf(t, 7, "%.0f", n_of(x, "set_aside"));
+				cli_table_addf(t, 8, "%.1f%% rms", 100.0 * n_of(x, "rms_rel_err"));
+			} else {
 				cli_table_addf(t, 7, "-");
+				cli_table_addf(t, 8, "-");
+			}
 		}
 		cli_table_print(t, stdout);
 		cli_table_free(t);

@@ -466,7 +466,7 @@ START_TEST(alpha_beta_noise_and_protocol_bumps)
 	ck_assert_int_eq(cal_fit_alpha_beta(w, tb, n, &f), 0);
 	ck_assert_rel(f.latency_s, 30e-6, 1e-9);
 	ck_assert_rel(f.busbw, 300e9, 1e-9);
-	ck_assert_int_ge(f.downweighted, 3);
+	ck_assert_uint_ge(f.downweighted, 3); /* the bumps, and sizes where neither term dominates */
 	/* 2% multiplicative noise (seeded): both within 2%. */
 	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
 	gsl_rng_set(r, 42);
@@ -508,7 +508,7 @@ START_TEST(alpha_beta_real_curve)
 	ck_assert_int_eq(cal_fit_alpha_beta(w, t, n, &f), 0);
 	ck_assert_msg(f.latency_s > 120e-6 && f.latency_s < 140e-6, "latency %g", f.latency_s);
 	ck_assert_msg(f.busbw > 335e9 && f.busbw < 350e9, "busbw %g", f.busbw);
-	ck_assert(f.downweighted >= 5); /* 256 KiB .. 256 MiB follow neither end */
+	ck_assert(f.downweighted >= 5 && f.downweighted < n); /* mid sizes follow neither end */
 	cal_nccl_free(log);
 }
 END_TEST
