@@ -357,12 +357,12 @@ hbm_bw(const hw_cost *c)
  * leaves SMs idle, padding wastes part of the edge tiles, and each unit pays k_ramp steps of
  * prologue and epilogue on its k / splits steps.  The best tile wins, as the library's
  * heuristics pick. */
-static double
-shape_efficiency(const hw_cost *c, double m, double n, double k)
+double
+hw_gemm_shape_eff(const hw_gpu *gpu, double k_ramp, double m, double n, double k)
 {
 	/* 16 x 128: the narrow tiles of decode's skinny GEMMs (a few tokens against the weights) */
 	static const double tiles[][2] = {{128, 128}, {128, 256}, {256, 128}, {64, 128}, {128, 64}, {64, 64}, {16, 128}};
-	double sms = c->sys.gpu.sms > 0 ? (double)c->sys.gpu.sms : 100.0;
+	double sms = gpu->sms > 0 ? (double)gpu->sms : 100.0;
 	double best = 0.0;
 	for (size_t i = 0; i < sizeof tiles / sizeof tiles[0]; i++) {
 		double tm = tiles[i][0], tn = tiles[i][1];
@@ -378,7 +378,7 @@ shape_efficiency(const hw_cost *c, double m, double n, double k)
 		double waves = ceil(ntiles * splits / sms);
 		double useful = (m * n * splits) / (waves * sms * tm * tn);
 		double kk = k / splits;
-		double e = useful * kk / (kk + c->k_ramp.v);
+		double e = useful * kk / (kk + k_ramp);
 		/* Small tiles run at a lower per-SM rate than the large ones eff is quoted for. */
 		if (tm * tn < 128 * 128)
 			e *= tm * tn < 64 * 128 ? 0.6 : 0.8;
@@ -386,6 +386,12 @@ shape_efficiency(const hw_cost *c, double m, double n, double k)
 			best = e;
 	}
 	return best > 1.0 ? 1.0 : best;
+}
+
+static double
+shape_efficiency(const hw_cost *c, double m, double n, double k)
+{
+	return hw_gemm_shape_eff(&c->sys.gpu, c->k_ramp.v, m, n, k);
 }
 
 /* The roofline of a GEMM computing at dtype t whose k x n operand (the weights) is stored in

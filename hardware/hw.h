@@ -189,6 +189,35 @@ int hw_run_add_membw(hw_run *run, int device, const char *kind, int64_t bytes, d
 int hw_run_commit(hw_run *run, bool complete, char *err, size_t errlen); /* frees run */
 void hw_run_abort(hw_run *run);                                           /* frees run */
 
+/* The measurements that apply to a system, for fitting: collective rows of its complete runs,
+ * GEMM and bandwidth rows of complete runs on its GPU (as the cost model reads them), or only
+ * those of run `run_id` when it is > 0 (PP_ENOTFOUND when there is no such complete run for the
+ * system or its GPU).  The arrays are malloc'd; hw_meas_free releases them.  Collective rows
+ * carry no dtype, algorithm or origin strings. */
+typedef struct hw_gemm_row {
+	hw_dtype dtype;
+	int64_t m, n, k;
+	double time_s;
+	int64_t run_id;
+} hw_gemm_row;
+typedef struct hw_membw_row {
+	char kind[16]; /* copy, readwrite, triad */
+	int64_t bytes; /* read + written */
+	double time_s;
+	int64_t run_id;
+} hw_membw_row;
+typedef struct hw_meas {
+	hw_coll_row *coll;
+	int64_t *coll_run; /* run of each collective row */
+	size_t ncoll;
+	hw_gemm_row *gemm;
+	size_t ngemm;
+	hw_membw_row *membw;
+	size_t nmembw;
+} hw_meas;
+int hw_meas_get(hw_db *db, const char *system, int64_t run_id, hw_meas *out, char *err, size_t errlen);
+void hw_meas_free(hw_meas *m);
+
 /* Calibration runs as JSON (newest first), and a comparison of two runs' measurements. */
 int hw_runs(hw_db *db, struct cJSON **out, char *err, size_t errlen);
 int hw_run_diff(hw_db *db, int64_t a, int64_t b, struct cJSON **out, char *err, size_t errlen);
@@ -207,6 +236,11 @@ const char *hw_prov_name(hw_prov p);
 int hw_cost_new(hw_db *db, const char *system, hw_cost **out, char *err, size_t errlen);
 void hw_cost_free(hw_cost *c);
 const hw_system *hw_cost_system(const hw_cost *c);
+
+/* The GEMM shape model: the fraction of (peak x gemm_eff) an m x n x k GEMM reaches on `gpu`
+ * with tile prologue/epilogue cost k_ramp (wave and tile quantization, split-K, k / (k + k_ramp));
+ * see cost.c.  Public so that calibrate/ can fit gemm_k_ramp against measured GEMMs. */
+double hw_gemm_shape_eff(const hw_gpu *gpu, double k_ramp, double m, double n, double k);
 
 /* A GEMM (batch x [m x k] x [k x n]) in the given dtype. */
 double hw_cost_gemm(const hw_cost *c, hw_dtype t, double m, double n, double k, double batch, hw_prov *prov);

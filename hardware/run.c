@@ -380,3 +380,127 @@ hw_validation_add(hw_db *db, const char *system, const char *plan_json, double p
 	sqlite3_finalize(st);
 	return s == SQLITE_DONE ? 0 : hw_sqlerr(db, err, errlen, "storing a validation run");
 }
+
+/* ---- measurements for fitting -------------------------------------------------------------- */
+
+void
+hw_meas_free(hw_meas *m)
+{
+	if (m == NULL)
+		return;
+	free(m->coll);
+	free(m->coll_run);
+	free(m->gemm);
+	free(m->membw);
+	memset(m, 0, sizeof *m);
+}
+
+int
+hw_meas_get(hw_db *db, const char *system, int64_t run_id, hw_meas *out, char *err, size_t errlen)
+{
+	memset(out, 0, sizeof *out);
+	hw_system sys;
+	int rc = hw_system_get(db, system, &sys, err, errlen);
+	if (rc != 0)
+		return rc;
+	if (run_id > 0) {
+		sqlite3_stmt *st;
+		if (sqlite3_prepare_v2(db->sql,
+				       "SELECT 1 FROM cal_run r LEFT JOIN system s ON s.name = r.system"
+				       " WHERE r.id = ?1 AND r.status = 'complete' AND (r.system = ?2 OR s.gpu = ?3 OR r.gpu_name = ?3)",
+				       -1, &st, NULL) != SQLITE_OK)
+			return hw_sqlerr(db, err, errlen, "reading calibration runs");
+		sqlite3_bind_int64(st, 1, run_id);
+		sqlite3_bind_text(st, 2, system, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 3, sys.gpu.name, -1, SQLITE_TRANSIENT);
+		bool ok = sqlite3_step(st) == SQLITE_ROW;
+		sqlite3_finalize(st);
+		if (!ok)
+			return pp_err(err, errlen, PP_ENOTFOUND,
+				      "no complete calibration run %lld of system %s or its GPU %s (see 'paraplan hw calibrations')",
+				      (long long)run_id, system, sys.gpu.name);
+	}
+	static const char q_coll[] =
+		"SELECT m.op, m.ranks, m.nodes, m.bytes, m.time_s, m.algbw_gbps, m.busbw_gbps, m.in_place, m.run_id"
+		" FROM coll_meas m JOIN cal_run r ON r.id = m.run_id"
+		" WHERE r.system = ?1 AND r.status = 'complete' AND (?3 = 0 OR r.id = ?3)"
+		" ORDER BY m.op, m.ranks, m.nodes, m.bytes, m.run_id";
+	static const char q_gemm[] =
+		"SELECT g.dtype, g.m, g.n, g.k, g.time_s, g.run_id FROM gemm_meas g JOIN cal_run r ON r.id = g.run_id"
+		" LEFT JOIN system s ON s.name = r.system"
+		" WHERE r.status = 'complete' AND (s.gpu = ?2 OR r.gpu_name = ?2) AND (?3 = 0 OR r.id = ?3)"
+		" ORDER BY g.dtype, g.m, g.n, g.k, g.run_id";
+	static const char q_membw[] =
+		"SELECT b.kind, b.bytes, b.time_s, b.run_id FROM membw_meas b JOIN cal_run r ON r.id = b.run_id"
+		" LEFT JOIN system s ON s.name = r.system"
+		" WHERE r.status = 'complete' AND (s.gpu = ?2 OR r.gpu_name = ?2) AND (?3 = 0 OR r.id = ?3)"
+		" ORDER BY b.kind, b.bytes, b.run_id";
+	const char *qs[3] = {q_coll, q_gemm, q_membw};
+	size_t cap[3] = {0, 0, 0}, rcap = 0;
+	for (int q = 0; q < 3; q++) {
+		sqlite3_stmt *st;
+		if (sqlite3_prepare_v2(db->sql, qs[q], -1, &st, NULL) != SQLITE_OK) {
+			hw_meas_free(out);
+			return hw_sqlerr(db, err, errlen, "reading measurements");
+		}
+		sqlite3_bind_text(st, 1, system, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 2, sys.gpu.name, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, 3, run_id > 0 ? run_id : 0);
+		int s;
+		while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+			int grow;
+			if (q == 0) {
+				hw_coll op;
+				if (hw_coll_parse(hw_col_text(st, 0), &op) != 0)
+					continue;
+				size_t c2 = rcap;
+				grow = PP_GROW(out->coll, cap[0], out->ncoll + 1) | PP_GROW(out->coll_run, c2, out->ncoll + 1);
+				rcap = c2;
+				if (grow != 0)
+					break;
+				hw_coll_row *r = &out->coll[out->ncoll];
+				memset(r, 0, sizeof *r);
+				r->op = op;
+				r->ranks = sqlite3_column_int(st, 1);
+				r->nodes = sqlite3_column_int(st, 2);
+				r->bytes = sqlite3_column_int64(st, 3);
+				r->time_s = sqlite3_column_double(st, 4);
+				r->algbw_gbps = sqlite3_column_double(st, 5);
+				r->busbw_gbps = sqlite3_column_double(st, 6);
+				r->in_place = sqlite3_column_int(st, 7) != 0;
+				out->coll_run[out->ncoll++] = sqlite3_column_int64(st, 8);
+			} else if (q == 1) {
+				hw_dtype t;
+				if (hw_dtype_parse(hw_col_text(st, 0), &t) != 0)
+					continue;
+				if ((grow = PP_GROW(out->gemm, cap[1], out->ngemm + 1)) != 0)
+					break;
+				hw_gemm_row *g = &out->gemm[out->ngemm++];
+				g->dtype = t;
+				g->m = sqlite3_column_int64(st, 1);
+				g->n = sqlite3_column_int64(st, 2);
+				g->k = sqlite3_column_int64(st, 3);
+				g->time_s = sqlite3_column_double(st, 4);
+				g->run_id = sqlite3_column_int64(st, 5);
+			} else {
+				if ((grow = PP_GROW(out->membw, cap[2], out->nmembw + 1)) != 0)
+					break;
+				hw_membw_row *b = &out->membw[out->nmembw++];
+				pp_strlcpy(b->kind, hw_col_text(st, 0), sizeof b->kind);
+				b->bytes = sqlite3_column_int64(st, 1);
+				b->time_s = sqlite3_column_double(st, 2);
+				b->run_id = sqlite3_column_int64(st, 3);
+			}
+		}
+		sqlite3_finalize(st);
+		if (s == SQLITE_ROW) {
+			hw_meas_free(out);
+			return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+		}
+		if (s != SQLITE_DONE) {
+			hw_meas_free(out);
+			return hw_sqlerr(db, err, errlen, "reading measurements");
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,38 @@
+/*
+ * cal_int.h -- private to calibrate/: the recorder that every measurement program writes a run
+ * through, and the Ctrl-C flag it checks between measurements.
+ *
+ * The recorder wraps one hw_run (one write transaction): rows are added as they are measured
+ * and the run is committed only when the program finished without error and without an
+ * interrupt; otherwise it is rolled back and nothing of it remains.  On MPI ranks other than 0
+ * the recorder holds no run and its calls do nothing, so measurement code is the same on all.
+ */
+#ifndef CAL_INT_H
+#define CAL_INT_H
+
+#include "calibrate/cal.h"
+
+/* SIGINT and SIGTERM set a flag instead of killing the process; restore puts the previous
+ * handlers back.  caught() is what loops check between measurements. */
+void cal_sig_install(void);
+void cal_sig_restore(void);
+bool cal_sig_caught(void);
+void cal_sig_clear(void);
+
+typedef struct cal_rec {
+	hw_run *run;   /* NULL: this process does not write */
+	size_t coll, gemm, membw; /* rows added */
+} cal_rec;
+
+int cal_rec_begin(hw_db *db, const hw_run_info *info, cal_rec *rec, char *err, size_t errlen);
+/* PP_EINTR once Ctrl-C was pressed (with a message saying nothing was written). */
+int cal_rec_check(const cal_rec *rec, char *err, size_t errlen);
+int cal_rec_gemm(cal_rec *rec, int device, hw_dtype t, int64_t m, int64_t n, int64_t k, double time_s, char *err,
+		 size_t errlen);
+int cal_rec_membw(cal_rec *rec, int device, const char *kind, int64_t bytes, double time_s, char *err, size_t errlen);
+int cal_rec_coll(cal_rec *rec, const hw_coll_row *row, char *err, size_t errlen);
+/* Commits when rc is 0 and no interrupt came (*run_id gets the run), else rolls back and
+ * returns rc (or PP_EINTR). */
+int cal_rec_end(cal_rec *rec, int rc, int64_t *run_id, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,40 @@
+/*
+ * gpu_none.c -- 'paraplan calibrate' in a build without CUDA, cuBLASLt and NCCL: it says so.
+ * (configure builds calibrate/gpu.c instead where they are found.)
+ */
+#include "config.h"
+#include "calibrate/cal.h"
+#include "common/pp.h"
+
+bool
+cal_gpu_built(void)
+{
+	return false;
+}
+
+bool
+cal_mpi_built(void)
+{
+	return false;
+}
+
+int
+cal_gpu_run(const cal_gpu_opts *opts, struct cJSON **report, bool *is_root, char *err, size_t errlen)
+{
+	(void)opts;
+	if (report)
+		*report = NULL;
+	if (is_root)
+		*is_root = true;
+	return pp_err(err, errlen, PP_ENODEV,
+		      "paraplan was built without CUDA and NCCL (configure did not find them, or was given --without-cuda): "
+		      "GPU calibration is not available in this build; 'paraplan import nccl-tests' and "
+		      "'paraplan calibrate --fit' work without it");
+}
+
+int
+cal_gpu_probe(int *ndev, char *err, size_t errlen)
+{
+	*ndev = 0;
+	return cal_gpu_run(NULL, NULL, NULL, err, errlen);
+}

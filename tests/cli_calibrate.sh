@@ -1,0 +1,55 @@
+#!/bin/sh
+# 'paraplan calibrate': the fit of stored measurements, the usage errors, and the no-GPU path
+# (every test machine can take: CUDA_VISIBLE_DEVICES= hides the devices of one that has them).
+. "$top_srcdir/tests/lib.sh"
+
+awk -v d="$TMPD" '/^## BEGIN/ { n++; f = d "/block" n ".log"; next } /^## END/ { f = ""; next } f { print > f }' \
+	"$top_srcdir/tests/data/nccl-tests-samples.txt"
+DB="$TMPD/hw.db"
+
+run 0 calibrate --help
+expect_out "paraplan calibrate --fit --system NAME"
+run 2 calibrate --fit
+expect_err "--fit needs --system NAME"
+run 2 calibrate --fit --system no-such-system --db "$DB"
+expect_err "unknown system \"no-such-system\""
+run 2 calibrate --fit --system dgx-h100 --gemm
+expect_err "--fit fits stored measurements"
+run 2 calibrate --run 3
+expect_err "--run applies to --fit only"
+run 2 calibrate --dtype fp64
+expect_err "--dtype: \"fp64\" is not one of"
+run 2 calibrate --max-bytes 12
+expect_err "--max-bytes must be a number"
+run 2 calibrate extra
+expect_err "unexpected argument \"extra\""
+
+# Nothing measured yet.
+run 1 calibrate --fit --system gcp-a3-mega --db "$DB"
+expect_err "gcp-a3-mega: no measurements to fit"
+
+# The A3 Mega log: its inter-node efficiency, the way the shipped default was derived by hand.
+run 0 import nccl-tests --system gcp-a3-mega --op all_reduce --db "$DB" "$TMPD/block5.log"
+run 0 calibrate --fit --system gcp-a3-mega --db "$DB"
+expect_out "all_reduce     16      2    31"
+expect_out "coll_eff_inter"
+expect_out "coll_alpha_us: no one-node curve"
+run 0 calibrate --fit --system gcp-a3-mega --run 1 --db "$DB" --json
+json_check "$TMPD/out" "[p for p in d['parameters'] if p['key'] == 'coll_eff_inter'][0]['value'] > 0.88 \
+and [p for p in d['parameters'] if p['key'] == 'coll_eff_inter'][0]['value'] < 0.95 \
+and d['collectives'][0]['busbw_determined'] and d['run_id'] == 1"
+run 0 hw show gcp-a3-mega --db "$DB" --json
+json_check "$TMPD/out" "[p for p in d['cost_model']['parameters'] if p['key'] == 'coll_eff_inter'][0]['provenance'] == 'fitted'"
+run 1 calibrate --fit --system gcp-a3-mega --run 7 --db "$DB"
+expect_err "no complete calibration run 7 of system gcp-a3-mega"
+# Run 1 is of another system with the same GPU: its GEMM rows would count, its collectives do not.
+run 1 calibrate --fit --system dgx-h100 --run 1 --db "$DB"
+expect_err "dgx-h100: no measurements to fit in that run"
+run 1 calibrate --fit --system dgx-a100 --run 1 --db "$DB"
+expect_err "no complete calibration run 1 of system dgx-a100 or its GPU a100-sxm4-80gb"
+
+# Measuring without a GPU: an error naming the cause, and no database opened for writing.
+CUDA_VISIBLE_DEVICES= run 1 calibrate --system-name dgx-h100 --db "$TMPD/never.db"
+if grep -q "built without CUDA and NCCL" "$TMPD/err"; then :; else expect_err "no GPU found: "; fi
+[ ! -e "$TMPD/never.db" ] || fail "calibrate created a database without a GPU"
+finish
