@@ -23,7 +23,7 @@ static const char usage_train[] =
 	"usage: paraplan plan train --model M --system S --gpus N|A..B|A,B,... --global-batch G [--seq L]\n"
 	"           [--objective time|cost] [--price USD_PER_GPU_HOUR] [--top K] [--jobs N]\n"
 	"           [--tp-across-nodes] [--dtypes bf16,fp8] [--export megatron|deepspeed|torchrun|slurm\n"
-	"           [--out FILE]] [--json] [--db FILE]\n"
+	"           [--out FILE]] [--gpus-per-node N] [--json] [--db FILE]\n"
 	"       paraplan plan train --model M --tokens T --days D --global-batch G\n"
 	"           [--systems S1,S2,...] [--life-years Y] [--kwh-price USD] [--pue P] [--json] [--db FILE]\n"
 	"\n"
@@ -32,7 +32,8 @@ static const char usage_train[] =
 	"recomputation, sequence parallelism, schedule), prunes what does not divide or fit, ranks\n"
 	"the rest with a closed-form estimate, simulates the best in full and prints the top K with\n"
 	"why each runner-up lost.  A range A..B doubles from A to B and gives a scaling curve.\n"
-	"Ctrl-C stops the search and prints the best found so far.\n"
+	"Ctrl-C stops the search and prints the best found so far.  --gpus-per-node N uses N GPUs\n"
+	"of each node (two nodes of 4 GPUs: --gpus 8 --gpus-per-node 4).\n"
 	"\n"
 	"With --tokens and --days it plans capacity: for each system, the smallest number of whole\n"
 	"nodes that trains T tokens (15T = 15e12) in D days with its best layout, and the cost to\n"
@@ -266,7 +267,7 @@ print_capacity(const cJSON *doc)
 
 enum {
 	O_MODEL = 256, O_SYSTEM, O_GPUS, O_GB, O_SEQ, O_OBJ, O_PRICE, O_TOP, O_JOBS, O_TPX, O_DTYPES, O_EXPORT, O_OUT,
-	O_JSON, O_DB, O_TOKENS, O_DAYS, O_SYSTEMS, O_LIFE, O_KWH, O_PUE, O_SIMN, O_HELP
+	O_JSON, O_DB, O_TOKENS, O_DAYS, O_SYSTEMS, O_LIFE, O_KWH, O_PUE, O_SIMN, O_HELP, O_GPN
 };
 
 static int
@@ -284,6 +285,7 @@ plan_train_cmd(int argc, char **argv)
 		{"days", required_argument, NULL, O_DAYS}, {"systems", required_argument, NULL, O_SYSTEMS},
 		{"life-years", required_argument, NULL, O_LIFE}, {"kwh-price", required_argument, NULL, O_KWH},
 		{"pue", required_argument, NULL, O_PUE}, {"simulate", required_argument, NULL, O_SIMN},
+		{"gpus-per-node", required_argument, NULL, O_GPN},
 		{"help", no_argument, NULL, O_HELP}, {NULL, 0, NULL, 0},
 	};
 	plan_train_opts o;
@@ -363,6 +365,11 @@ plan_train_cmd(int argc, char **argv)
 		case O_OUT: out_path = optarg; break;
 		case O_JSON: json = true; break;
 		case O_DB: db_path = optarg; break;
+		case O_GPN:
+			if (cli_int("plan", "--gpus-per-node", optarg, 1, 1024, &ll))
+				return 2;
+			o.gpus_per_node = (int)ll;
+			break;
 		case O_TOKENS:
 			if (cli_double("plan", "--tokens", optarg, 1.0, 1e18, &co.tokens))
 				return 2;

@@ -19,7 +19,8 @@ static const char usage_train[] =
 	"           [--sequence-parallel] [--dtype bf16|fp16|fp8|fp32] [--attention flash|unfused]\n"
 	"           [--no-overlap-grad-reduce] [--grad-reduce fp32|bf16] [--bucket-mb X]\n"
 	"           [--moe-imbalance F] [--moe-capacity F] [--first-stage-layers N] [--last-stage-layers N]\n"
-	"           [--full [--straggler RANK:FACTOR]] [--trace FILE] [--json] [--db FILE]\n"
+	"           [--full [--straggler RANK:FACTOR]] [--gpus-per-node N] [--trace FILE] [--json]\n"
+	"           [--db FILE]\n"
 	"\n"
 	"Predicts one training step of model M on N GPUs of system S: step time, throughput, MFU,\n"
 	"pipeline bubble, exposed communication and memory per pipeline stage.  DP defaults to\n"
@@ -28,6 +29,8 @@ static const char usage_train[] =
 	"is simulated and reported as out of memory with its breakdown.\n"
 	"\n"
 	"  --full          simulate every rank (default: one representative rank per stage)\n"
+	"  --gpus-per-node N  use N GPUs of each node (nodes of fewer GPUs, e.g. two nodes of 4);\n"
+	"                  each keeps its NIC bandwidth, the NVLink domain shrinks to N\n"
 	"  --straggler R:F full mode: GPU R runs its compute F times slower\n"
 	"  --trace FILE    write a Chrome/Perfetto trace (open in ui.perfetto.dev)\n"
 	"\n"
@@ -83,7 +86,7 @@ static const char usage_serve[] =
 enum {
 	O_MODEL = 256, O_SYSTEM, O_GPUS, O_TP, O_PP, O_DP, O_CP, O_EP, O_VPP, O_ZERO, O_FSDP, O_SCHED, O_MB, O_GB,
 	O_SEQ, O_RECOMP, O_SP, O_DTYPE, O_ATTN, O_NOOVL, O_GRED, O_BUCKET, O_IMB, O_CAPF, O_FIRST, O_LAST, O_FULL,
-	O_STRAG, O_TRACE, O_JSON, O_DB, O_HELP
+	O_STRAG, O_TRACE, O_JSON, O_DB, O_HELP, O_GPN
 };
 
 static int
@@ -183,13 +186,14 @@ simulate_train(int argc, char **argv)
 		{"last-stage-layers", required_argument, NULL, O_LAST}, {"full", no_argument, NULL, O_FULL},
 		{"straggler", required_argument, NULL, O_STRAG}, {"trace", required_argument, NULL, O_TRACE},
 		{"json", no_argument, NULL, O_JSON}, {"db", required_argument, NULL, O_DB},
+		{"gpus-per-node", required_argument, NULL, O_GPN},
 		{"help", no_argument, NULL, O_HELP}, {NULL, 0, NULL, 0},
 	};
 	sim_train_cfg c;
 	sim_train_cfg_init(&c);
 	const char *model_spec = NULL, *system = NULL, *db_path = NULL, *trace = NULL;
 	bool json = false, have_gpus = false, have_mb = false, have_gb = false;
-	int opt;
+	int opt, gpn = 0;
 	double d;
 	long long ll;
 	optind = 1;
@@ -289,6 +293,7 @@ simulate_train(int argc, char **argv)
 		case O_TRACE: trace = optarg; c.trace = true; break;
 		case O_JSON: json = true; break;
 		case O_DB: db_path = optarg; break;
+		case O_GPN: if (parse_int("--gpus-per-node", optarg, 1, 1024, &gpn)) return 2; break;
 		case O_HELP:
 		case 'h':
 			fputs(usage_train, stdout);
@@ -322,6 +327,8 @@ simulate_train(int argc, char **argv)
 	}
 	hw_cost *cost;
 	rc = hw_cost_new(db, system, &cost, err, sizeof err);
+	if (rc == 0 && gpn > 0 && (rc = hw_cost_use_gpus_per_node(cost, gpn, err, sizeof err)) != 0)
+		hw_cost_free(cost);
 	if (rc != 0) {
 		hw_close(db);
 		model_free(m);

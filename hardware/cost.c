@@ -150,6 +150,30 @@ hw_cost_system(const hw_cost *c)
 	return &c->sys;
 }
 
+int
+hw_cost_use_gpus_per_node(hw_cost *c, int n, char *err, size_t errlen)
+{
+	hw_system *s = &c->sys;
+	if (n < 1 || n > s->gpus_per_node)
+		return pp_err(err, errlen, PP_EUSAGE, "--gpus-per-node must be from 1 to the %d GPUs of a %s node, got %d",
+			      s->gpus_per_node, s->name, n);
+	if (n == s->gpus_per_node)
+		return 0;
+	double f = (double)n / (double)s->gpus_per_node;
+	/* a node-wide NVLink domain shrinks with the node; a multi-node one (NVL72) does not */
+	if (s->scaleup_domain <= s->gpus_per_node)
+		s->scaleup_domain = n;
+	/* each GPU keeps its share of the NICs (rail-optimized nodes): the same bandwidth per GPU */
+	if (s->nics_per_node > 0) {
+		double per_gpu_gbit = (double)s->nics_per_node * s->nic_gbit / (double)s->gpus_per_node;
+		s->nics_per_node = (int)ceil((double)s->nics_per_node * f);
+		s->nic_gbit = per_gpu_gbit * (double)n / (double)s->nics_per_node;
+	}
+	s->node_power_kw *= f;
+	s->gpus_per_node = n;
+	return 0;
+}
+
 /* Measured collective rows of this system, out-of-place, averaged per size, one curve per
  * (op, ranks, nodes). */
 static int

@@ -236,6 +236,10 @@ const char *hw_prov_name(hw_prov p);
 int hw_cost_new(hw_db *db, const char *system, hw_cost **out, char *err, size_t errlen);
 void hw_cost_free(hw_cost *c);
 const hw_system *hw_cost_system(const hw_cost *c);
+/* Uses only n of each node's GPUs (a job on part of every node, or nodes of fewer GPUs): the
+ * node-wide NVLink domain shrinks to n, each GPU keeps its NIC bandwidth.  PP_EUSAGE when n is
+ * not from 1 to the node's GPUs. */
+int hw_cost_use_gpus_per_node(hw_cost *c, int n, char *err, size_t errlen);
 
 /* The GEMM shape model: the fraction of (peak x gemm_eff) an m x n x k GEMM reaches on `gpu`
  * with tile prologue/epilogue cost k_ramp (wave and tile quantization, split-K, k / (k + k_ramp));

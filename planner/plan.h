@@ -39,6 +39,7 @@ typedef struct plan_train_opts {
 	int simulate;             /* best estimates simulated in full per GPU count (>= top) */
 	int jobs;                 /* threads; 0: all cores */
 	bool tp_across;           /* allow TP beyond the scale-up domain */
+	int gpus_per_node;        /* use this many GPUs of each node (0: all; hw_cost_use_gpus_per_node) */
 	hw_dtype dtypes[4];       /* dtypes to try; ndtypes 0: bf16 */
 	int ndtypes;
 	volatile sig_atomic_t *stop; /* set asynchronously to stop early (Ctrl-C) */

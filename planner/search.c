@@ -454,6 +454,10 @@ plan_train(const model *m, hw_db *db, const char *system, const plan_train_opts 
 	int rc = hw_cost_new(db, system, &cost, err, errlen);
 	if (rc != 0)
 		return rc == PP_ENOTFOUND ? PP_EUSAGE : rc;
+	if (o.gpus_per_node > 0 && (rc = hw_cost_use_gpus_per_node(cost, o.gpus_per_node, err, errlen)) != 0) {
+		hw_cost_free(cost);
+		return rc;
+	}
 	const hw_system *sys = hw_cost_system(cost);
 	plan_train_result *r = calloc(1, sizeof *r);
 	if (r == NULL) {

@@ -609,6 +609,34 @@ START_TEST(busbw_factors)
 }
 END_TEST
 
+/* Two nodes of 4 of a DGX A100's GPUs: each GPU keeps its 200 Gb/s NIC, the NVLink domain is
+ * the 4 GPUs; a GB200 NVL72 tray keeps its 72-GPU domain. */
+START_TEST(part_of_each_node)
+{
+	hw_db *db;
+	ck_assert_int_eq(hw_open(":memory:", 0, &db, err, sizeof err), 0);
+	hw_cost *c;
+	ck_assert_int_eq(hw_cost_new(db, "dgx-a100", &c, err, sizeof err), 0);
+	double nic = hw_cost_nic_bw(c);
+	ck_assert_rel(nic, 25e9, 1e-12);
+	ck_assert_int_eq(hw_cost_use_gpus_per_node(c, 4, err, sizeof err), 0);
+	ck_assert_rel(hw_cost_nic_bw(c), nic, 1e-12);
+	ck_assert_int_eq(hw_cost_system(c)->gpus_per_node, 4);
+	ck_assert_int_eq(hw_cost_system(c)->scaleup_domain, 4);
+	ck_assert_int_eq(hw_cost_use_gpus_per_node(c, 9, err, sizeof err), PP_EUSAGE);
+	ck_assert_ptr_nonnull(strstr(err, "--gpus-per-node"));
+	ck_assert_int_eq(hw_cost_use_gpus_per_node(c, 0, err, sizeof err), PP_EUSAGE);
+	hw_cost_free(c);
+	ck_assert_int_eq(hw_cost_new(db, "gb200-nvl72", &c, err, sizeof err), 0);
+	nic = hw_cost_nic_bw(c);
+	ck_assert_int_eq(hw_cost_use_gpus_per_node(c, 2, err, sizeof err), 0);
+	ck_assert_int_eq(hw_cost_system(c)->scaleup_domain, 72);
+	ck_assert_rel(hw_cost_nic_bw(c), nic, 1e-12);
+	hw_cost_free(c);
+	hw_close(db);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -625,6 +653,7 @@ main(void)
 	tcase_add_test(tc, runs_land_whole_or_not_at_all);
 	tcase_add_test(tc, hostile_names);
 	tcase_add_test(tc, busbw_factors);
+	tcase_add_test(tc, part_of_each_node);
 	tcase_add_test(tc, default_gpus_complete);
 	tcase_add_test(tc, default_systems_complete);
 	tcase_add_test(tc, default_prices);

@@ -34,4 +34,9 @@ expect_err "both --tokens and --days"
 run 2 plan train --model llama-3-8b --system nope --gpus 8 --global-batch 64
 expect_err "unknown system"
 run 2 plan train --model llama-3-8b --system dgx-h100 --gpus 16 --global-batch 128 --export megatron --out "$TMPD/nodir/x.txt" --bogus
+# two nodes of 4 GPUs: TP stays inside the 4-GPU node
+run 0 plan train --model gpt-7.5b --system dgx-a100 --gpus 8 --gpus-per-node 4 --global-batch 64 --json
+json_check "$TMPD/out" "d['gpus_per_node'] == 4 and all(c['config']['tp'] <= 4 for g in d['counts'] for c in g['candidates'])"
+run 2 plan train --model gpt-7.5b --system dgx-a100 --gpus 8 --gpus-per-node 16 --global-batch 64
+expect_err "--gpus-per-node"
 finish
