@@ -285,7 +285,8 @@ cli_si(double v, const char *unit, char *buf, size_t n)
 		x /= 1000.0;
 		i++;
 	}
-	snprintf(buf, n, "%.*f %s%s", fabs(x) < 10 ? 2 : fabs(x) < 100 ? 1 : 0, x, p[i], unit);
+	const char *sep = p[i][0] || unit[0] ? " " : "";
+	snprintf(buf, n, "%.*f%s%s%s", fabs(x) < 10 ? 2 : fabs(x) < 100 ? 1 : 0, x, sep, p[i], unit);
 	return buf;
 }
 
