@@ -1,0 +1,58 @@
+#!/bin/sh
+# The examples in examples/ run end to end and their answers have the right shape and lie in
+# sane bounds (physics, not pasted output).
+. "$top_srcdir/tests/lib.sh"
+
+PATH="$(dirname "$PARAPLAN"):$PATH"
+export PATH
+J="$TMPD/json"
+mkdir -p "$J"
+for ex in "$top_srcdir"/examples/[0-9]*.sh; do
+	name=$(basename "$ex" .sh)
+	( cd "$top_srcdir" && EXAMPLES_JSON="$J" sh "$ex" ) >"$TMPD/ex.out" 2>&1 || {
+		fail "$name exited non-zero"
+		sed 's/^/  /' "$TMPD/ex.out" >&2
+	}
+done
+
+py() {
+	python3 - "$J" "$1" <<'PY' || fail "$1"
+import json, os, sys
+d = lambda n: json.load(open(os.path.join(sys.argv[1], n + ".json")))
+assert eval(sys.argv[2]), sys.argv[2]
+PY
+}
+
+# 1. two GPUs are faster than one, by less than 2x
+py "1.2 < d('mnist-2gpu')['samples_per_s'] / d('mnist-1gpu')['samples_per_s'] <= 2.0"
+py "d('mnist-2gpu')['exposed_comm_s'] > d('mnist-1gpu')['exposed_comm_s'] == 0"
+# 2. ResNet-50: A100 fp16 throughput per GPU, efficiency bounds, the slow network scales worse
+py "1000 < d('resnet50-dgx-1')['samples_per_s'] < 4000"
+py "all(0.8 < d('resnet50-dgx-%d' % g)['samples_per_s'] / g / d('resnet50-dgx-1')['samples_per_s'] <= 1.0 for g in (4, 8, 32, 256))"
+py "d('resnet50-gcp-256')['samples_per_s'] < d('resnet50-dgx-256')['samples_per_s']"
+py "d('resnet50-gcp-bucket-1000')['exposed_comm_s'] > d('resnet50-gcp-bucket-25')['exposed_comm_s']"
+# 3. overlap hides communication
+py "d('bert-no-overlap')['exposed_comm_s'] > 2 * d('bert-default')['exposed_comm_s'] and d('bert-no-overlap')['step_time_s'] > d('bert-default')['step_time_s']"
+# 4. sharding lowers memory, step by step; DDP does not fit a 24 GB GPU, ZeRO-3 does
+py "[d('gpt2-' + k)['memory'][0]['peak_bytes'] for k in ('ddp', 'zero1', 'zero2', 'zero3')] == sorted([d('gpt2-' + k)['memory'][0]['peak_bytes'] for k in ('ddp', 'zero1', 'zero2', 'zero3')], reverse=True)"
+py "not d('gpt2-ddp')['fits'] and d('gpt2-zero3')['fits'] and d('gpt2-fsdp-recompute')['fits']"
+py "d('gpt2-zero3')['step_time_s'] >= d('gpt2-zero2')['step_time_s'] and d('gpt2-ddp')['step_time_s'] > d('gpt2-zero1')['step_time_s']"
+# 5. the 10B model: not on one GPU; the plan's winner fits 8 GPUs with TP inside the 4-GPU node
+py "not d('gpt10b-1gpu')['fits']"
+py "(lambda w: w['tp'] * w['pp'] * w['dp'] * w['cp'] == 8 and w['tp'] <= 4)(d('gpt10b-plan')['winner']['config'])"
+# 6. 100B: the bubble shrinks with more micro-batches, near (p-1)/(m+p-1)
+py "[d('gpt100b-tp8pp8-m%d' % m)['bubble_fraction'] for m in (8, 16, 32, 64, 128)] == sorted([d('gpt100b-tp8pp8-m%d' % m)['bubble_fraction'] for m in (8, 16, 32, 64, 128)], reverse=True)"
+py "abs(d('gpt100b-tp8pp8-m8')['bubble_fraction'] - 7 / 15) < 0.1 and abs(d('gpt100b-tp8pp8-m128')['bubble_fraction'] - 7 / 135) < 0.05"
+py "len(d('gpt100b-plan')['counts'][0]['candidates']) >= 5"
+# 7. TP lowers the time per token; replicas of TP 1 serve more when overloaded
+py "d('llama7b-tp1')['tpot_s']['mean'] > d('llama7b-tp2')['tpot_s']['mean'] > d('llama7b-tp4')['tpot_s']['mean']"
+py "d('llama7b-tp1-load')['output_tokens_per_s'] > d('llama7b-tp4-load')['output_tokens_per_s']"
+# 8. every deployment meets the SLO at the rate, cheapest first, int4 and bf16 both present
+py "(lambda x: len(x) > 0 and all(r['ttft_p99_s'] <= 0.5 and r['tpot_p99_s'] <= 0.05 for r in x) and [r['usd_per_hour'] for r in x] == sorted(r['usd_per_hour'] for r in x))(d('llama70b-slo')['deployments'])"
+py "set(r['weights'] for r in d('llama70b-slo')['deployments']) == {'bf16', 'int4'}"
+# 9. N+1 and N+2: one and two more replicas of the same layout
+py "(lambda a, b, c: b['replicas'] == a['replicas'] + 1 and c['replicas'] == a['replicas'] + 2 and c['gpus'] == a['gpus'] + 2 * a['tp'] * a['pp'])(*[d('gpt175b-n%d' % k)['deployments'][0] for k in (0, 1, 2)])"
+# 10. the batch does not fit one T4 at once; four stages do; four replicas beat the pipeline
+py "not d('r152-one-gpu')['fits'] and d('r152-pp4')['fits'] and d('r152-one-gpu-mb512')['fits']"
+py "d('r152-4-replicas')['images_per_s'] > d('r152-pp4')['images_per_s'] > d('r152-one-gpu-mb512')['images_per_s']"
+finish
