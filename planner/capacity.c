@@ -143,7 +143,7 @@ plan_system(const model *m, hw_db *db, const char *system, const plan_capacity_o
 	cJSON_AddNumberToObject(x, "step_time_s", hi_b.step_s);
 	cJSON_AddNumberToObject(x, "tokens_per_s", hi_b.metrics.tokens_per_s);
 	cJSON_AddNumberToObject(x, "mfu", hi_b.metrics.mfu);
-	cJSON_AddItemToObject(x, "config", plan_cfg_json(&hi_b.cfg));
+	cJSON_AddItemToObject(x, "config", sim_train_cfg_json(&hi_b.cfg, hi_b.cfg.seq));
 	/* rent at every rental price of the system; buy at its purchase price */
 	hw_price *pr;
 	size_t np;

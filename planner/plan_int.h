@@ -43,6 +43,5 @@ struct plan_train_result {
 void plan_key(const sim_train_cfg *c, char *buf, size_t n);
 int plan_enumerate(const model *m, const hw_system *sys, int gpus, const plan_train_opts *o, int64_t seq,
 		   plan_cand **out, size_t *nout);
-struct cJSON *plan_cfg_json(const sim_train_cfg *c);
 
 #endif

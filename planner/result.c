@@ -10,30 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-cJSON *
-plan_cfg_json(const sim_train_cfg *c)
-{
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddNumberToObject(o, "gpus", c->gpus);
-	cJSON_AddNumberToObject(o, "tp", c->tp);
-	cJSON_AddNumberToObject(o, "pp", c->pp);
-	cJSON_AddNumberToObject(o, "dp", c->dp);
-	cJSON_AddNumberToObject(o, "cp", c->cp);
-	cJSON_AddNumberToObject(o, "ep", c->ep);
-	cJSON_AddNumberToObject(o, "vpp", c->vpp);
-	cJSON_AddNumberToObject(o, "zero", c->zero);
-	cJSON_AddBoolToObject(o, "fsdp", c->fsdp);
-	cJSON_AddStringToObject(o, "schedule", sim_schedule_name(c->schedule));
-	cJSON_AddNumberToObject(o, "micro_batch", (double)c->micro_batch);
-	cJSON_AddNumberToObject(o, "global_batch", (double)c->global_batch);
-	cJSON_AddNumberToObject(o, "seq", (double)c->seq);
-	cJSON_AddStringToObject(o, "recompute", sim_recompute_name(c->recompute));
-	cJSON_AddBoolToObject(o, "sequence_parallel", c->sequence_parallel);
-	cJSON_AddStringToObject(o, "dtype", hw_dtype_name(c->dtype));
-	cJSON_AddStringToObject(o, "attention", c->attention == SIM_ATTN_FLASH ? "flash" : "unfused");
-	return o;
-}
-
 static cJSON *
 cand_json(const plan_cand *x, int rank, const plan_train_result *r)
 {
@@ -42,7 +18,7 @@ cand_json(const plan_cand *x, int rank, const plan_train_result *r)
 	plan_key(&x->cfg, key, sizeof key);
 	cJSON_AddNumberToObject(o, "rank", rank);
 	cJSON_AddStringToObject(o, "key", key);
-	cJSON_AddItemToObject(o, "config", plan_cfg_json(&x->cfg));
+	cJSON_AddItemToObject(o, "config", sim_train_cfg_json(&x->cfg, x->cfg.seq));
 	const sim_metrics *m = &x->metrics;
 	cJSON_AddNumberToObject(o, "step_time_s", m->step_time_s);
 	cJSON_AddNumberToObject(o, "tokens_per_s", m->tokens_per_s);
@@ -164,7 +140,7 @@ plan_train_json(const plan_train_result *r)
 	const sim_train_cfg *w = plan_train_winner(r);
 	if (w != NULL) {
 		cJSON *win = cJSON_AddObjectToObject(o, "winner");
-		cJSON_AddItemToObject(win, "config", plan_cfg_json(w));
+		cJSON_AddItemToObject(win, "config", sim_train_cfg_json(w, w->seq));
 		cJSON_AddNumberToObject(win, "step_time_s", r->counts[0].cands[0].step_s);
 	}
 	return o;

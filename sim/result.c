@@ -9,10 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static cJSON *
-config_json(const sim_train_result *r)
+cJSON *
+sim_train_cfg_json(const sim_train_cfg *c, int64_t seq)
 {
-	const sim_train_cfg *c = &r->cfg;
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "gpus", c->gpus);
 	cJSON_AddNumberToObject(o, "tp", c->tp);
@@ -27,7 +26,7 @@ config_json(const sim_train_result *r)
 	cJSON_AddNumberToObject(o, "micro_batch", (double)c->micro_batch);
 	cJSON_AddNumberToObject(o, "global_batch", (double)c->global_batch);
 	cJSON_AddNumberToObject(o, "micro_batches", (double)(c->global_batch / ((int64_t)c->dp * c->micro_batch)));
-	cJSON_AddNumberToObject(o, "seq", (double)r->seq);
+	cJSON_AddNumberToObject(o, "seq", (double)seq);
 	cJSON_AddStringToObject(o, "recompute", sim_recompute_name(c->recompute));
 	cJSON_AddBoolToObject(o, "sequence_parallel", c->sequence_parallel);
 	cJSON_AddStringToObject(o, "dtype", hw_dtype_name(c->dtype));
@@ -46,7 +45,7 @@ sim_train_json(const sim_train_result *r)
 	cJSON_AddStringToObject(o, "kind", "train");
 	cJSON_AddStringToObject(o, "model", r->model);
 	cJSON_AddStringToObject(o, "system", r->system);
-	cJSON_AddItemToObject(o, "config", config_json(r));
+	cJSON_AddItemToObject(o, "config", sim_train_cfg_json(&r->cfg, r->seq));
 	cJSON_AddNumberToObject(o, "step_time_s", m->step_time_s);
 	cJSON_AddNumberToObject(o, "tokens_per_s", m->tokens_per_s);
 	cJSON_AddNumberToObject(o, "tokens_per_s_per_gpu", m->tokens_per_s_per_gpu);

@@ -124,6 +124,9 @@ int sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *c, sim_t
 	      size_t errlen);
 const sim_metrics *sim_train_metrics(const sim_train_result *r);
 const sim_mem *sim_train_stage_memory(const sim_train_result *r, int stage);
+/* A configuration as JSON (the "config" of 'simulate train --json' and of plan documents);
+ * seq is the sequence length in effect (the model's when c->seq is 0). */
+struct cJSON *sim_train_cfg_json(const sim_train_cfg *c, int64_t seq);
 /* The result as a JSON document (the keys of 'paraplan simulate train --json'). */
 struct cJSON *sim_train_json(const sim_train_result *r);
 /* Writes a Chrome/Perfetto trace (cfg.trace must have been set): one track per rank and stream. */

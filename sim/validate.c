@@ -589,6 +589,44 @@ mape(hw_db *db, const prepared *p, const char *const *gpus, int *n)
 	return *n > 0 ? tot / *n : 0.0;
 }
 
+/* The MAPE per source and overall of a report's rows (each with "source" and "error"). */
+static void
+summarize(cJSON *doc, const cJSON *rows, const cJSON *skipped)
+{
+	cJSON *by = cJSON_AddArrayToObject(doc, "sources");
+	double tot = 0.0;
+	int n = 0;
+	const cJSON *x;
+	cJSON_ArrayForEach(x, rows)
+	{
+		double e = fabs(cJSON_GetObjectItem(x, "error")->valuedouble);
+		tot += e;
+		n++;
+		const char *src = cJSON_GetObjectItem(x, "source")->valuestring;
+		cJSON *sv = NULL, *it;
+		cJSON_ArrayForEach(it, by)
+		{
+			if (!strcmp(cJSON_GetObjectItem(it, "source")->valuestring, src))
+				sv = it;
+		}
+		if (sv == NULL) {
+			sv = cJSON_CreateObject();
+			cJSON_AddStringToObject(sv, "source", src);
+			cJSON_AddNumberToObject(sv, "rows", 0);
+			cJSON_AddNumberToObject(sv, "mape", 0);
+			cJSON_AddItemToArray(by, sv);
+		}
+		double k = cJSON_GetObjectItem(sv, "rows")->valuedouble;
+		double mp = cJSON_GetObjectItem(sv, "mape")->valuedouble;
+		cJSON_SetNumberValue(cJSON_GetObjectItem(sv, "mape"), (mp * k + e) / (k + 1));
+		cJSON_SetNumberValue(cJSON_GetObjectItem(sv, "rows"), k + 1);
+	}
+	cJSON *ov = cJSON_AddObjectToObject(doc, "overall");
+	cJSON_AddNumberToObject(ov, "rows", n);
+	cJSON_AddNumberToObject(ov, "skipped", cJSON_GetArraySize(skipped));
+	cJSON_AddNumberToObject(ov, "mape", n > 0 ? tot / n : 0.0);
+}
+
 static cJSON *
 report(const prepared *p, const char *set, const char *origin)
 {
@@ -640,35 +678,7 @@ report(const prepared *p, const char *set, const char *origin)
 		pp_str_free(&as);
 		cJSON_AddItemToArray(rows, x);
 	}
-	/* MAPE per source and overall */
-	cJSON *by = cJSON_AddArrayToObject(doc, "sources");
-	double tot = 0.0;
-	int n = 0;
-	const cJSON *x;
-	cJSON_ArrayForEach(x, rows)
-	{
-		double e = fabs(cJSON_GetObjectItem(x, "error")->valuedouble);
-		tot += e;
-		n++;
-		const char *src = cJSON_GetObjectItem(x, "source")->valuestring;
-		cJSON *sv = NULL, *it;
-		cJSON_ArrayForEach(it, by) if (!strcmp(cJSON_GetObjectItem(it, "source")->valuestring, src)) sv = it;
-		if (sv == NULL) {
-			sv = cJSON_CreateObject();
-			cJSON_AddStringToObject(sv, "source", src);
-			cJSON_AddNumberToObject(sv, "rows", 0);
-			cJSON_AddNumberToObject(sv, "mape", 0);
-			cJSON_AddItemToArray(by, sv);
-		}
-		double k = cJSON_GetObjectItem(sv, "rows")->valuedouble;
-		double mp = cJSON_GetObjectItem(sv, "mape")->valuedouble;
-		cJSON_SetNumberValue(cJSON_GetObjectItem(sv, "mape"), (mp * k + e) / (k + 1));
-		cJSON_SetNumberValue(cJSON_GetObjectItem(sv, "rows"), k + 1);
-	}
-	cJSON *ov = cJSON_AddObjectToObject(doc, "overall");
-	cJSON_AddNumberToObject(ov, "rows", n);
-	cJSON_AddNumberToObject(ov, "skipped", cJSON_GetArraySize(skipped));
-	cJSON_AddNumberToObject(ov, "mape", n > 0 ? tot / n : 0.0);
+	summarize(doc, rows, skipped);
 	return doc;
 }
 
@@ -997,8 +1007,6 @@ serving_report(hw_db *db, const char *text, size_t len, const char *origin, cons
 	cJSON_AddStringToObject(doc, "data", origin);
 	cJSON *rows = cJSON_AddArrayToObject(doc, "rows");
 	cJSON *skipped = cJSON_AddArrayToObject(doc, "skipped");
-	double tot = 0.0;
-	int n = 0;
 	for (size_t r = 1; r < t.nrows; r++) {
 		const char *src = pp_csv_get(&t, r, col[0]), *mname = pp_csv_get(&t, r, col[1]);
 		const char *gpu = pp_csv_get(&t, r, col[2]), *metric = pp_csv_get(&t, r, col[9]);
@@ -1130,32 +1138,8 @@ serving_report(hw_db *db, const char *text, size_t len, const char *origin, cons
 		cJSON_AddNumberToObject(cf, "micro_batch", (double)conc);
 		cJSON_AddStringToObject(x, "assumptions", pp_csv_get(&t, r, col[4])[0] ? "" : "TP not stated: one replica over all GPUs");
 		cJSON_AddItemToArray(rows, x);
-		tot += fabs((pred - measured) / measured);
-		n++;
 	}
-	cJSON *by = cJSON_AddArrayToObject(doc, "sources");
-	const cJSON *x;
-	cJSON_ArrayForEach(x, rows)
-	{
-		const char *src = cJSON_GetObjectItem(x, "source")->valuestring;
-		double e = fabs(cJSON_GetObjectItem(x, "error")->valuedouble);
-		cJSON *sv = NULL, *it;
-		cJSON_ArrayForEach(it, by) if (!strcmp(cJSON_GetObjectItem(it, "source")->valuestring, src)) sv = it;
-		if (sv == NULL) {
-			sv = cJSON_CreateObject();
-			cJSON_AddStringToObject(sv, "source", src);
-			cJSON_AddNumberToObject(sv, "rows", 0);
-			cJSON_AddNumberToObject(sv, "mape", 0);
-			cJSON_AddItemToArray(by, sv);
-		}
-		double k = cJSON_GetObjectItem(sv, "rows")->valuedouble, mp = cJSON_GetObjectItem(sv, "mape")->valuedouble;
-		cJSON_SetNumberValue(cJSON_GetObjectItem(sv, "mape"), (mp * k + e) / (k + 1));
-		cJSON_SetNumberValue(cJSON_GetObjectItem(sv, "rows"), k + 1);
-	}
-	cJSON *ov = cJSON_AddObjectToObject(doc, "overall");
-	cJSON_AddNumberToObject(ov, "rows", n);
-	cJSON_AddNumberToObject(ov, "skipped", cJSON_GetArraySize(skipped));
-	cJSON_AddNumberToObject(ov, "mape", n > 0 ? tot / n : 0.0);
+	summarize(doc, rows, skipped);
 	pp_csv_free(&t);
 	*out = doc;
 	return 0;
