@@ -9,7 +9,7 @@
 #include <string.h>
 
 const cmd_entry cli_commands[] = {
-	{"simulate", cmd_simulate, "predict one training (or serving) configuration", true},
+	{"simulate", cmd_simulate, "predict one training step, serving deployment or CNN inference batch", true},
 	{"plan", cmd_plan, "search configurations and rank them by time, cost or SLO", true},
 	{"report", NULL, "turn results into cost, capacity and comparison reports", false},
 	{"validate", cmd_validate, "compare predictions with published measurements", true},
