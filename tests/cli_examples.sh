@@ -9,7 +9,7 @@ J="$TMPD/json"
 mkdir -p "$J"
 for ex in "$top_srcdir"/examples/[0-9]*.sh; do
 	name=$(basename "$ex" .sh)
-	( cd "$top_srcdir" && EXAMPLES_JSON="$J" sh "$ex" ) >"$TMPD/ex.out" 2>&1 || {
+	( cd "$top_srcdir" && EXAMPLES_JSON="$J" sh "examples/$name.sh" ) >"$TMPD/ex.out" 2>&1 || {
 		fail "$name exited non-zero"
 		sed 's/^/  /' "$TMPD/ex.out" >&2
 	}
