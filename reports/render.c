@@ -471,10 +471,14 @@ void
 rep_render_csv(const rep_report *r, size_t ti, pp_str *o)
 {
 	size_t nc = rep_table_cols(r, ti);
-	const char *f[16];
-	pp_str cells[16];
-	if (nc > 16)
-		nc = 16;
+	const char **f = calloc(nc, sizeof *f);
+	pp_str *cells = calloc(nc, sizeof *cells);
+	if (f == NULL || cells == NULL) {
+		free(f);
+		free(cells);
+		o->oom = true;
+		return;
+	}
 	for (size_t c = 0; c < nc; c++)
 		f[c] = rep_table_key(r, ti, c);
 	pp_csv_row(o, f, nc);
@@ -496,4 +500,6 @@ rep_render_csv(const rep_report *r, size_t ti, pp_str *o)
 		for (size_t c = 0; c < nc; c++)
 			pp_str_free(&cells[c]);
 	}
+	free(f);
+	free(cells);
 }

@@ -38,6 +38,8 @@ typedef struct rep_opts {
 } rep_opts;
 
 void rep_opts_init(rep_opts *o);
+/* The gnuplot program the options lead to, in buf; NULL when there is none. */
+const char *rep_gnuplot(const rep_opts *o, char *buf, size_t n);
 /* Parses --currency: "USD", or "CODE:RATE" with RATE units of CODE per US dollar (another
  * currency needs its rate: the database holds dollars and no exchange rates). */
 int rep_parse_currency(const char *s, rep_opts *o, char *err, size_t errlen);

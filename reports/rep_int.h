@@ -191,8 +191,7 @@ rep_chart *rep_chart_new(rep_report *r, const char *name, const char *title, con
 void rep_series(rep_chart *c, const char *name); /* starts a series */
 void rep_chart_add(rep_chart *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void rep_show_chart(rep_report *r, const rep_chart *c);
-/* Finds the gnuplot program (NULL: none) and draws every chart in dir/charts. */
-const char *rep_gnuplot(const rep_opts *o, char *buf, size_t n);
+/* Draws every chart in dir/charts with gnuplot (NULL: writes their data and scripts only). */
 int rep_draw(rep_report *r, const char *dir, const char *gnuplot, char *err, size_t errlen);
 void rep_gp_quote(pp_str *s, const char *text); /* a gnuplot string literal */
 /* One plot element per series from..to-1 of index k: "'' index k using USING with WITH lt LT
