@@ -176,17 +176,29 @@ comparison(rep_report *r, double tokens)
 				     rep_ck(r, "owned_%s_per_million_tokens")};
 		size_t t = rep_table_new(r, "comparison", "Training on each system: GPUs, time and cost per million tokens", 10,
 					 head, key);
-		rep_chart *c = rep_chart_new(r, "cost-by-system", "Training cost per million tokens by system",
-					     "Cost per million tokens on each system: the lowest and highest rental price "
-					     "listed, and owning the hardware (amortized purchase plus energy).");
+		/* the chart: the rows with prices, one group of bars each */
+		size_t priced = 0;
+		for (size_t i = 0; i < n; i++)
+			priced += rows[i].c.any;
+		rep_chart *c = NULL;
+		if (priced > 0)
+			c = rep_chart_new(r, "cost-by-system", "Training cost per million tokens by system",
+					  "Cost per million tokens on each system: the lowest and highest rental price listed, "
+					  "and owning the hardware (amortized purchase plus energy).");
 		static const char *const series[] = {"lowest rental", "highest rental", "owned"};
-		for (int s = 0; s < 3; s++) {
+		for (int s = 0; s < 3 && c != NULL; s++) {
 			rep_series(c, series[s]);
+			size_t at = 0;
 			for (size_t i = 0; i < n; i++) {
+				if (!rows[i].c.any)
+					continue;
 				double v = s == 0 ? rows[i].c.rent_lo : s == 1 ? rows[i].c.rent_hi : rows[i].c.own;
-				bool have = s == 2 ? rows[i].c.own >= 0 : rows[i].c.any && isfinite(rows[i].c.rent_lo);
+				bool have = s == 2 ? rows[i].c.own >= 0 : isfinite(rows[i].c.rent_lo);
 				if (have)
-					rep_chart_add(c, "%zu %.17g\n", i, v);
+					rep_chart_add(c, "%zu %.17g\n", at, v);
+				else
+					rep_chart_add(c, "%zu NaN\n", at); /* gnuplot leaves undefined points out */
+				at++;
 			}
 		}
 		for (size_t i = 0; i < n; i++) {
@@ -215,19 +227,22 @@ comparison(rep_report *r, double tokens)
 			       "does not depend on the number of tokens; days do. A simulation carries no prices.");
 		if (c != NULL) {
 			pp_str_add(&c->gp, "set xtics (");
+			size_t at = 0;
 			for (size_t i = 0; i < n; i++) {
+				if (!rows[i].c.any)
+					continue;
 				char lbl[96];
 				snprintf(lbl, sizeof lbl, "%s, %.0f GPUs", rows[i].system, rep_num(r, rows[i].d, "%s", rows[i].gpus));
-				pp_str_addf(&c->gp, "%s", i ? ", " : "");
+				pp_str_addf(&c->gp, "%s", at ? ", " : "");
 				rep_gp_quote(&c->gp, lbl);
-				pp_str_addf(&c->gp, " %zu", i);
+				pp_str_addf(&c->gp, " %zu", at++);
 			}
 			pp_str_addf(&c->gp, ") rotate by -20\nset bmargin 7\nset ylabel \"%s per million tokens\"\nset yrange [0:*]\n"
 					    "set xrange [-0.6:%zu.6]\nset style fill solid 0.85 noborder\nset key top left\n"
 					    "plot '%s.dat' index 0 using ($1-0.27):($2*%.17g):(0.25) with boxes lt 1 title 'lowest rental', \\\n"
 					    "     '' index 1 using 1:($2*%.17g):(0.25) with boxes lt 2 title 'highest rental', \\\n"
 					    "     '' index 2 using ($1+0.27):($2*%.17g):(0.25) with boxes lt 3 title 'owned'\n",
-				    r->currency, n - 1, c->name, r->o.per_usd, r->o.per_usd, r->o.per_usd);
+				    r->currency, priced - 1, c->name, r->o.per_usd, r->o.per_usd, r->o.per_usd);
 			rep_show_chart(r, c);
 		}
 		rep_show_table(r, t);

@@ -71,7 +71,9 @@ html_cell(const rep_report *r, const rep_cell *c, const char *tag, pp_str *o)
 	rep_cell_show(r, c, &text, &k);
 	if (c->fmt == F_TEXT) {
 		/* short text stays on one line; long text (sources, reasons) wraps */
-		if (!strcmp(tag, "td") && text.len > 0 && text.len <= 24)
+		if (!strcmp(tag, "td") && !strcmp(text.buf ? text.buf : "", "-"))
+			pp_str_addf(o, "<%s class=\"na\">", tag); /* an absent number, aligned as one */
+		else if (!strcmp(tag, "td") && text.len > 0 && text.len <= 24)
 			pp_str_addf(o, "<%s class=\"s\">", tag);
 		else
 			pp_str_addf(o, "<%s>", tag);
@@ -131,6 +133,7 @@ static const char css[] =
 	"thead th{background:var(--bg);border-bottom:2px solid var(--line);white-space:nowrap}\n"
 	"td.n{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}\n"
 	"td.s{white-space:nowrap}\n"
+	"td.na{text-align:right;color:var(--mute)}\n"
 	"table.wide{font-size:12px}\n"
 	"table.wide th,table.wide td{padding:4px 6px}\n"
 	"table.wide thead th{white-space:normal;vertical-align:bottom}\n"
@@ -161,7 +164,7 @@ static const char css[] =
 static void
 html_table(const rep_report *r, const rep_table *t, pp_str *o)
 {
-	pp_str_add(o, t->ncols > 11 ? "<div class=\"tw\"><table class=\"wide\" id=\"" : "<div class=\"tw\"><table id=\"");
+	pp_str_add(o, t->ncols > 11 ? "<div class=\"tw\"><table class=\"wide\" id=\"t-" : "<div class=\"tw\"><table id=\"t-");
 	esc(o, t->id);
 	pp_str_add(o, "\"><caption>");
 	esc(o, t->title);

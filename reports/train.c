@@ -227,7 +227,7 @@ scaling(rep_report *r, const rep_doc *d)
 	if (c != NULL) {
 		pp_str_addf(&c->gp, "set xlabel \"GPUs\"\nset ylabel \"tokens/s\"\nset y2label \"efficiency (%%)\"\n"
 				    "set logscale x 2\nset y2range [0:110]\nset ytics nomirror\nset y2tics\nset yrange [0:*]\n"
-				    "set format y \"%%.0s%%c\"\nset key outside below horizontal\n"
+				    "set format y \"%%.0s%%c\"\nset key outside top center horizontal\n"
 				    "plot '%s.dat' index 0 using 1:2 with linespoints lt 1 title 'tokens/s', \\\n"
 				    "     '' index 1 using 1:2 with lines lt 8 dt 2 title 'ideal linear', \\\n"
 				    "     '' index 2 using 1:2 axes x1y2 with linespoints lt 2 title 'efficiency (right axis)'\n",
@@ -298,7 +298,7 @@ pareto(rep_report *r, const rep_doc *d)
 			      rep_num(r, d, "/pareto/%d/usd_per_million_tokens", ord[i]));
 	free(ord);
 	if (c != NULL) {
-		pp_str_addf(&c->gp, "set xlabel \"step time (s)\"\nset ylabel \"USD per million tokens\"\nset key outside below horizontal\n"
+		pp_str_addf(&c->gp, "set xlabel \"step time (s)\"\nset ylabel \"USD per million tokens\"\nset key outside top center horizontal\n"
 				    "set offsets graph 0.05, graph 0.05, graph 0.08, graph 0.08\n"
 				    "plot '%s.dat' index 0 using 1:2 with points lt 8 pt 7 ps 0.8 title 'simulated layouts', \\\n"
 				    "     '' index 1 using 1:2 with linespoints lt 4 pt 7 ps 1.3 title 'Pareto front'\n",
@@ -469,6 +469,7 @@ memory(rep_report *r, const rep_doc *d)
 	}
 	if (c != NULL) {
 		pp_str_addf(&c->gp, "set xlabel \"pipeline stage\"\nset ylabel \"GiB per GPU\"\nset yrange [0:*]\n"
+				    "set offsets 0, 0, graph 0.08, 0\n"
 				    "set xrange [-0.6:%d.6]\nset xtics 1\nset key outside right top\nset style fill solid 0.85 border rgb \"#ffffff\"\n",
 			    n - 1);
 		rep_gp_each(c, 0, 7, "1:2:(0.35):3", "boxxyerror", 1, true);

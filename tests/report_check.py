@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # report_check.py DIR INPUT... -- checks a report written by 'paraplan report --from INPUT ...
 # --out DIR' against its inputs:
-#   * report.html is well-formed (a strict XML parser reads it);
+#   * report.html is well-formed (a strict XML parser reads it) and no id is used twice;
 #   * every <img> is a non-empty embedded SVG/PNG or a non-empty file beside the page, and every
 #     link into the report directory names a non-empty file;
 #   * every number shown (class "n") reads back as its data-v times data-k to the precision it is
@@ -46,6 +46,10 @@ ns = ''
 if root.tag.startswith('{'):
     ns = root.tag[:root.tag.index('}') + 1]
 
+ids = [el.get('id') for el in root.iter() if el.get('id')]
+dup = sorted(set(i for i in ids if ids.count(i) > 1))
+if dup:
+    fail('ids used more than once: %s' % dup[:5])
 imgs = 0
 for img in root.iter(ns + 'img'):
     imgs += 1
