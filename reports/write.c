@@ -169,7 +169,10 @@ fill(rep_report *r, const char *tmp, char *err, size_t errlen)
 	const char *gnuplot = rep_gnuplot(&r->o, gbuf, sizeof gbuf);
 	if (gnuplot == NULL && r->ncharts > 0) {
 		const char *env = r->o.gnuplot ? r->o.gnuplot : getenv("PARAPLAN_GNUPLOT");
-		if (env != NULL && env[0])
+		if (env != NULL && !env[0])
+			rep_notice(r, "charts are off (PARAPLAN_GNUPLOT is empty): the report has tables only (the charts' data "
+				      "and scripts are in charts/)");
+		else if (env != NULL)
 			rep_notice(r, "gnuplot \"%s\" was not found: the report has tables only (the charts' data and scripts "
 				      "are in charts/)", env);
 		else
