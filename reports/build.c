@@ -147,7 +147,6 @@ comparison(rep_report *r, double tokens)
 	for (size_t i = 1; i < n; i++)
 		several |= strcmp(rows[i].system, rows[0].system) != 0;
 	/* serving: the cheapest deployment per system from each serving plan, and each simulation */
-	size_t nserve = 0;
 	char first_sys[48] = "";
 	bool several_serve = false;
 	for (size_t i = 0; i < r->ndocs && rep_ok(r); i++) {
@@ -158,7 +157,6 @@ comparison(rep_report *r, double tokens)
 			if (!first_sys[0])
 				pp_strlcpy(first_sys, s, sizeof first_sys);
 			several_serve |= strcmp(first_sys, s) != 0;
-			nserve++;
 		}
 	}
 	rep_heading(r, B_H2, "comparison", "Hardware comparison");
@@ -302,7 +300,6 @@ comparison(rep_report *r, double tokens)
 		rep_table_note(r, t, "A serving plan's rows are its cheapest deployment on each system at its requested rate.");
 		rep_show_table(r, t);
 	}
-	(void)nserve;
 	free(rows);
 }
 

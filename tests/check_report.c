@@ -131,9 +131,9 @@ fixtures(const rep_opts *o)
 	const char *paths[10];
 	static char buf[10][1024];
 	for (int i = 0; i < 10; i++) {
-		snprintf(buf[i], sizeof buf[i], "%s", test_data("report/x"));
-		buf[i][strlen(buf[i]) - 1] = '\0';
-		strncat(buf[i], names[i], sizeof buf[i] - strlen(buf[i]) - 1);
+		char rel[64];
+		snprintf(rel, sizeof rel, "report/%s", names[i]);
+		snprintf(buf[i], sizeof buf[i], "%s", test_data(rel));
 		paths[i] = buf[i];
 	}
 	rep_report *r;
