@@ -518,7 +518,9 @@ rep_sec_timeline(rep_report *r, const rep_doc *td, const rep_doc *sim)
 				y += cat == G_TP ? 0.26 : cat == G_PP ? 0.0 : -0.26;
 				h = 0.11;
 			}
-			rep_chart_add(c, "%.9g %.9g %.9g %.9g\n", (b->t0 + b->t1) / 2, y, (b->t1 - b->t0) / 2, h);
+			/* at least a pixel wide (1/1000 of the step), so short sends and reductions show */
+			double half = fmax((b->t1 - b->t0) / 2, tr->end_s / 2000.0);
+			rep_chart_add(c, "%.9g %.9g %.9g %.9g\n", (b->t0 + b->t1) / 2, y, half, h);
 		}
 	}
 	if (c != NULL) {
