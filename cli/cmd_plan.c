@@ -23,7 +23,8 @@ static const char usage_train[] =
 	"usage: paraplan plan train --model M --system S --gpus N|A..B|A,B,... --global-batch G [--seq L]\n"
 	"           [--objective time|cost] [--price USD_PER_GPU_HOUR] [--top K] [--jobs N]\n"
 	"           [--tp-across-nodes] [--dtypes bf16,fp8] [--export megatron|deepspeed|torchrun|slurm\n"
-	"           [--out FILE]] [--gpus-per-node N] [--json] [--db FILE]\n"
+	"           [--out FILE]] [--gpus-per-node N] [--life-years Y] [--kwh-price USD] [--pue P]\n"
+	"           [--json] [--db FILE]\n"
 	"       paraplan plan train --model M --tokens T --days D --global-batch G\n"
 	"           [--systems S1,S2,...] [--life-years Y] [--kwh-price USD] [--pue P] [--json] [--db FILE]\n"
 	"\n"
@@ -38,7 +39,8 @@ static const char usage_train[] =
 	"With --tokens and --days it plans capacity: for each system, the smallest number of whole\n"
 	"nodes that trains T tokens (15T = 15e12) in D days with its best layout, and the cost to\n"
 	"rent it at each listed price or to buy it (purchase amortized over --life-years, default 4,\n"
-	"plus power at --kwh-price, default 0.09, times --pue, default 1.3).\n"
+	"plus power at --kwh-price, default 0.09, times --pue, default 1.3).  A layout search records\n"
+	"the same terms and every price of the system in its --json document for 'paraplan report'.\n"
 	"\n"
 	"Examples:\n"
 	"  paraplan plan train --model llama-3-70b --system dgx-h100 --gpus 64 --global-batch 512\n"
@@ -400,6 +402,9 @@ plan_train_cmd(int argc, char **argv)
 		}
 	}
 	(void)d;
+	o.life_years = co.life_years;
+	o.usd_per_kwh = co.usd_per_kwh;
+	o.pue = co.pue;
 	if (optind < argc)
 		return cli_usage("plan", "unexpected argument \"%s\"", argv[optind]);
 	if (model_spec == NULL)

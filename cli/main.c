@@ -11,7 +11,7 @@
 const cmd_entry cli_commands[] = {
 	{"simulate", cmd_simulate, "predict one training step, serving deployment or CNN inference batch", true},
 	{"plan", cmd_plan, "search configurations and rank them by time, cost or SLO", true},
-	{"report", NULL, "turn results into cost, capacity and comparison reports", false},
+	{"report", cmd_report, "turn results into cost, capacity and comparison reports", true},
 	{"validate", cmd_validate, "compare predictions with published measurements", true},
 	{"calibrate", cmd_calibrate, "measure GPUs and collectives into the hardware database, fit the cost model", true},
 	{"replay", NULL, "run a plan's op graph on GPUs and compare with the prediction", false},

@@ -6,6 +6,7 @@
 #include "common/csv.h"
 #include "common/pp.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,4 +145,33 @@ pp_csv_get(const pp_csv *t, size_t r, int f)
 	if (r >= t->nrows || f < 0 || (size_t)f >= t->nfields[r])
 		return "";
 	return t->rows[r][f];
+}
+
+void
+pp_csv_field(pp_str *s, const char *field)
+{
+	size_t n = strlen(field);
+	bool quote = strpbrk(field, ",\"\r\n") != NULL || (n > 0 && (field[0] == ' ' || field[n - 1] == ' '));
+	if (!quote) {
+		pp_str_add(s, field);
+		return;
+	}
+	pp_str_add(s, "\"");
+	for (const char *p = field; *p; p++) {
+		if (*p == '"')
+			pp_str_add(s, "\"");
+		pp_str_addn(s, p, 1);
+	}
+	pp_str_add(s, "\"");
+}
+
+void
+pp_csv_row(pp_str *s, const char *const *fields, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0)
+			pp_str_add(s, ",");
+		pp_csv_field(s, fields[i] ? fields[i] : "");
+	}
+	pp_str_add(s, "\r\n");
 }

@@ -1,13 +1,17 @@
 /*
- * csv.h -- reading CSV (RFC 4180: comma-separated, fields optionally in double quotes, a
- * doubled quote inside quotes is a quote, quoted fields may span lines).
+ * csv.h -- reading and writing CSV (RFC 4180: comma-separated, fields optionally in double
+ * quotes, a doubled quote inside quotes is a quote, quoted fields may span lines).
  *
- * A table owns one buffer; field pointers point into it and live until pp_csv_free.
+ * A table owns one buffer; field pointers point into it and live until pp_csv_free.  The
+ * writer quotes exactly the fields that need it, so what it writes the reader reads back
+ * field for field.
  */
 #ifndef PP_CSV_H
 #define PP_CSV_H
 
 #include <stddef.h>
+
+#include "common/pp.h"
 
 typedef struct pp_csv {
 	char *buf;     /* the decoded fields, NUL-separated */
@@ -25,5 +29,11 @@ void pp_csv_free(pp_csv *t);
 int pp_csv_column(const pp_csv *t, const char *name);
 /* Field f of row r, or "" when the row is shorter. */
 const char *pp_csv_get(const pp_csv *t, size_t r, int f);
+
+/* Appends one field to s, in double quotes (inner quotes doubled) when it holds a comma, a
+ * quote, a CR or an LF, or begins or ends with a blank. */
+void pp_csv_field(pp_str *s, const char *field);
+/* Appends a row of n fields ending in CRLF, as RFC 4180 writes it. */
+void pp_csv_row(pp_str *s, const char *const *fields, size_t n);
 
 #endif

@@ -6,8 +6,7 @@
  * meets the deadline, then a bisection over whole nodes finds the smallest count that does.
  * Rent: GPU-hours times each of the system's rental prices.  Buy: the purchase price amortized
  * linearly over its life for the days the training takes, plus energy: node power x PUE x
- * price per kWh x hours (hardware.md 5.3 gives the worked example: an H100 node at 10.2 kW,
- * PUE 1.3 and $0.09/kWh costs about $1.19 per node-hour).
+ * price per kWh x hours (planner/cost.c holds the arithmetic).
  */
 #include "config.h"
 #include "planner/plan_int.h"
@@ -22,9 +21,9 @@ void
 plan_capacity_opts_init(plan_capacity_opts *o)
 {
 	memset(o, 0, sizeof *o);
-	o->life_years = 4.0;  /* hardware.md 5.3: "$300k over 4 years" */
-	o->usd_per_kwh = 0.09; /* hardware.md 5.3: EIA 2023 industrial, Virginia 8.92 cents */
-	o->pue = 1.3;          /* hardware.md 5.3: typical 1.1-1.5 */
+	o->life_years = PLAN_LIFE_YEARS;
+	o->usd_per_kwh = PLAN_USD_PER_KWH;
+	o->pue = PLAN_PUE;
 	o->max_gpus = 65536;
 }
 
@@ -157,9 +156,9 @@ plan_system(const model *m, hw_db *db, const char *system, const plan_capacity_o
 				cJSON_AddStringToObject(r, "kind", pr[i].kind);
 				cJSON_AddStringToObject(r, "date", pr[i].date);
 				cJSON_AddNumberToObject(r, "usd_per_gpu_hour", pr[i].usd_per_gpu_hour);
-				cJSON_AddNumberToObject(r, "total_usd", pr[i].usd_per_gpu_hour * hours * gpus);
-				cJSON_AddNumberToObject(r, "usd_per_million_tokens",
-							pr[i].usd_per_gpu_hour * hours * gpus / (o->tokens / 1e6));
+				double usd = plan_rent_usd(pr[i].usd_per_gpu_hour, gpus, hours);
+				cJSON_AddNumberToObject(r, "total_usd", usd);
+				cJSON_AddNumberToObject(r, "usd_per_million_tokens", plan_usd_per_mtok(usd, o->tokens));
 				cJSON_AddStringToObject(r, "source", pr[i].source);
 				cJSON_AddItemToArray(rent, r);
 			} else if (pr[i].usd_per_gpu > 0 && buy == NULL) {
@@ -169,9 +168,10 @@ plan_system(const model *m, hw_db *db, const char *system, const plan_capacity_o
 		cJSON *b = cJSON_AddObjectToObject(x, "buy");
 		if (buy != NULL) {
 			double capex = buy->usd_per_gpu * gpus;
-			double amortized = capex * (days / 365.0) / o->life_years;
 			double kw = sys.node_power_kw > 0 ? sys.node_power_kw : 0.0;
-			double energy = kw * hi * o->pue * o->usd_per_kwh * hours;
+			plan_own own = {buy->usd_per_gpu, o->life_years, kw, gpn, o->pue, o->usd_per_kwh};
+			double amortized, energy;
+			plan_own_usd(&own, gpus, hours, &amortized, &energy);
 			cJSON_AddNumberToObject(b, "usd_per_gpu", buy->usd_per_gpu);
 			cJSON_AddStringToObject(b, "price_date", buy->date);
 			cJSON_AddStringToObject(b, "price_source", buy->source);
@@ -183,7 +183,7 @@ plan_system(const model *m, hw_db *db, const char *system, const plan_capacity_o
 			cJSON_AddNumberToObject(b, "usd_per_kwh", o->usd_per_kwh);
 			cJSON_AddNumberToObject(b, "energy_usd", energy);
 			cJSON_AddNumberToObject(b, "total_usd", amortized + energy);
-			cJSON_AddNumberToObject(b, "usd_per_million_tokens", (amortized + energy) / (o->tokens / 1e6));
+			cJSON_AddNumberToObject(b, "usd_per_million_tokens", plan_usd_per_mtok(amortized + energy, o->tokens));
 			if (!(kw > 0))
 				cJSON_AddStringToObject(b, "note", "no node power figure for this system: energy not counted");
 		} else {

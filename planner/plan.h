@@ -28,6 +28,37 @@ struct cJSON;
 
 typedef enum plan_objective { PLAN_TIME, PLAN_COST } plan_objective;
 
+/* ---- cost arithmetic (planner/cost.c): one implementation for the planner and the reports -- */
+
+#define PLAN_HOURS_PER_YEAR 8760.0                      /* 365 days */
+#define PLAN_HOURS_PER_MONTH (PLAN_HOURS_PER_YEAR / 12) /* 730 */
+/* Ownership defaults, hardware.md 5.3: "$300k over 4 years"; EIA 2023 industrial price in
+ * Virginia, 8.92 cents per kWh; a typical PUE of 1.1-1.5. */
+#define PLAN_LIFE_YEARS 4.0
+#define PLAN_USD_PER_KWH 0.09
+#define PLAN_PUE 1.3
+
+/* The terms of owning a cluster. */
+typedef struct plan_own {
+	double usd_per_gpu;   /* purchase price per GPU (a node's price divided by its GPUs) */
+	double life_years;    /* linear amortization */
+	double node_power_kw; /* maximum power of one node; 0: energy not counted */
+	int gpus_per_node;
+	double pue;           /* facility power over IT power */
+	double usd_per_kwh;
+} plan_own;
+
+/* Renting: usd_per_gpu_hour x gpus x hours. */
+double plan_rent_usd(double usd_per_gpu_hour, double gpus, double hours);
+/* Dollars per million tokens: usd / (tokens / 1e6); 0 when tokens is not positive. */
+double plan_usd_per_mtok(double usd, double tokens);
+/* Owning `gpus` GPUs for `hours`: the purchase amortized over its life for those hours
+ * (usd_per_gpu x gpus x hours / (life_years x 8760)) plus energy (node_power_kw x gpus /
+ * gpus_per_node x pue x usd_per_kwh x hours).  Returns the sum; the parts go to the OUT
+ * pointers when they are not NULL. */
+double plan_own_usd(const plan_own *o, double gpus, double hours, double *amortized_usd, /* OUT */
+		    double *energy_usd /* OUT */);
+
 typedef struct plan_train_opts {
 	const int *gpus;          /* GPU counts to plan for (one, or a list/range) */
 	size_t ngpus;
@@ -42,6 +73,7 @@ typedef struct plan_train_opts {
 	int gpus_per_node;        /* use this many GPUs of each node (0: all; hw_cost_use_gpus_per_node) */
 	hw_dtype dtypes[4];       /* dtypes to try; ndtypes 0: bf16 */
 	int ndtypes;
+	double life_years, usd_per_kwh, pue; /* ownership terms printed in the JSON for reports */
 	volatile sig_atomic_t *stop; /* set asynchronously to stop early (Ctrl-C) */
 	void (*progress)(void *arg, size_t done, size_t total);
 	void *progress_arg;
@@ -55,8 +87,9 @@ int plan_train(const model *m, hw_db *db, const char *system, const plan_train_o
 	       char *err, size_t errlen);
 /* The ranked result as JSON: per GPU count the candidates (every metric of 'simulate train',
  * cost, why the runners-up lost), the counts enumerated, pruned and simulated, the Pareto front
- * of time and cost, and the winner's configuration.  This document is what 'report' and
- * 'replay' read. */
+ * of time and cost, the winner's configuration, every price the database holds for the system
+ * and the ownership terms (life, PUE, price per kWh, node power).  This document is what
+ * 'report' and 'replay' read. */
 struct cJSON *plan_train_json(const plan_train_result *r);
 /* The winner (the best configuration of the first GPU count), or NULL when none fits. */
 const sim_train_cfg *plan_train_winner(const plan_train_result *r);

@@ -34,6 +34,9 @@ struct plan_train_result {
 	int64_t global_batch, seq;
 	double price;
 	char price_source[160];
+	hw_price *prices; /* every price of the system (hw_prices), newest first */
+	size_t nprices;
+	double life_years, usd_per_kwh, pue;
 	plan_objective objective;
 	plan_count_result *counts;
 	size_t ncounts;

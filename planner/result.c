@@ -143,5 +143,28 @@ plan_train_json(const plan_train_result *r)
 		cJSON_AddItemToObject(win, "config", sim_train_cfg_json(w, w->seq));
 		cJSON_AddNumberToObject(win, "step_time_s", r->counts[0].cands[0].step_s);
 	}
+	/* The inputs of a cost table under every price (reports compute it with planner/cost.c):
+	 * rentals per GPU-hour, purchases per GPU, and the terms of owning. */
+	cJSON *prices = cJSON_AddArrayToObject(o, "prices");
+	for (size_t i = 0; i < r->nprices; i++) {
+		const hw_price *p = &r->prices[i];
+		if (!(p->usd_per_gpu_hour > 0) && !(p->usd_per_gpu > 0))
+			continue;
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "provider", p->provider);
+		cJSON_AddStringToObject(x, "kind", p->kind);
+		cJSON_AddStringToObject(x, "date", p->date);
+		if (p->usd_per_gpu_hour > 0)
+			cJSON_AddNumberToObject(x, "usd_per_gpu_hour", p->usd_per_gpu_hour);
+		else
+			cJSON_AddNumberToObject(x, "usd_per_gpu", p->usd_per_gpu);
+		cJSON_AddStringToObject(x, "source", p->source);
+		cJSON_AddItemToArray(prices, x);
+	}
+	cJSON *own = cJSON_AddObjectToObject(o, "ownership");
+	cJSON_AddNumberToObject(own, "life_years", r->life_years);
+	cJSON_AddNumberToObject(own, "pue", r->pue);
+	cJSON_AddNumberToObject(own, "usd_per_kwh", r->usd_per_kwh);
+	cJSON_AddNumberToObject(own, "node_power_kw", r->sys.node_power_kw > 0 ? r->sys.node_power_kw : 0.0);
 	return o;
 }

@@ -24,6 +24,9 @@ plan_train_opts_init(plan_train_opts *o)
 	o->top = 10;
 	o->simulate = 16;
 	o->objective = PLAN_TIME;
+	o->life_years = PLAN_LIFE_YEARS;
+	o->usd_per_kwh = PLAN_USD_PER_KWH;
+	o->pue = PLAN_PUE;
 }
 
 static const char *const sched_short[] = {"gpipe", "1f1b", "interleaved", "zb-h1"};
@@ -349,7 +352,7 @@ usd_per_mtok(double price, int gpus, double step, double tokens)
 {
 	if (!(price > 0) || !(step > 0) || !(tokens > 0))
 		return 0.0;
-	return price * (double)gpus * step / 3600.0 / (tokens / 1e6);
+	return plan_usd_per_mtok(plan_rent_usd(price, gpus, step / 3600.0), tokens);
 }
 
 /* ---- the search ---------------------------------------------------------------------------- */
@@ -362,6 +365,7 @@ plan_train_result_free(plan_train_result *r)
 	for (size_t i = 0; i < r->ncounts; i++)
 		free(r->counts[i].cands);
 	free(r->counts);
+	free(r->prices);
 	free(r);
 }
 
@@ -481,6 +485,15 @@ plan_train(const model *m, hw_db *db, const char *system, const plan_train_opts 
 	}
 	r->price = o.price;
 	r->objective = o.objective;
+	/* every price and the ownership terms, for the reports' cost table (a database without
+	 * prices for the system is not an error: the plan then carries none) */
+	if (hw_prices(db, system, &r->prices, &r->nprices, NULL, 0) != 0) {
+		r->prices = NULL;
+		r->nprices = 0;
+	}
+	r->life_years = o.life_years > 0 ? o.life_years : PLAN_LIFE_YEARS;
+	r->usd_per_kwh = o.usd_per_kwh >= 0 ? o.usd_per_kwh : PLAN_USD_PER_KWH;
+	r->pue = o.pue >= 1 ? o.pue : PLAN_PUE;
 	r->counts = calloc(o.ngpus, sizeof *r->counts);
 	if (r->counts == NULL) {
 		rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");

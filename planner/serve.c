@@ -193,7 +193,7 @@ eval(spool *p, scand *x)
 	x->units = reps;
 	x->replicas = c.replicas + (x->pd_p > 0 ? 2 : 1) * o->failures;
 	int gpus = x->replicas * x->tp * x->pp;
-	x->usd_per_hour = x->price * (double)gpus;
+	x->usd_per_hour = plan_rent_usd(x->price, gpus, 1.0);
 	/* cost per output token at the requested rate, spares included */
 	x->usd_per_mtok = mt.output_tokens_per_s > 0 ? x->usd_per_hour / 3600.0 / mt.output_tokens_per_s * 1e6 : 0.0;
 	x->ok = true;
@@ -360,6 +360,7 @@ plan_serve(const model *m, hw_db *db, const plan_serve_opts *o, cJSON **out, cha
 		if (shown++ >= o->top)
 			break;
 		cJSON *d = cJSON_CreateObject();
+		int d_gpus = x->replicas * x->tp * x->pp;
 		cJSON_AddNumberToObject(d, "rank", shown);
 		cJSON_AddStringToObject(d, "system", x->system);
 		cJSON_AddNumberToObject(d, "tp", x->tp);
@@ -374,7 +375,7 @@ plan_serve(const model *m, hw_db *db, const plan_serve_opts *o, cJSON **out, cha
 		cJSON_AddNumberToObject(d, "gpus", x->replicas * x->tp * x->pp);
 		cJSON_AddNumberToObject(d, "price_usd_per_gpu_hour", x->price);
 		cJSON_AddNumberToObject(d, "usd_per_hour", x->usd_per_hour);
-		cJSON_AddNumberToObject(d, "usd_per_month", x->usd_per_hour * 730.0);
+		cJSON_AddNumberToObject(d, "usd_per_month", plan_rent_usd(x->price, d_gpus, PLAN_HOURS_PER_MONTH));
 		cJSON_AddNumberToObject(d, "usd_per_million_output_tokens", x->usd_per_mtok);
 		cJSON_AddNumberToObject(d, "ttft_p99_s", x->at_rate.ttft.p99);
 		cJSON_AddNumberToObject(d, "tpot_p99_s", x->at_rate.tpot.p99);

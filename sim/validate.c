@@ -631,6 +631,7 @@ static cJSON *
 report(const prepared *p, const char *set, const char *origin)
 {
 	cJSON *doc = cJSON_CreateObject();
+	cJSON_AddStringToObject(doc, "kind", "validate");
 	cJSON_AddStringToObject(doc, "set", set ? set : "training");
 	cJSON_AddStringToObject(doc, "data", origin);
 	cJSON *rows = cJSON_AddArrayToObject(doc, "rows");
@@ -1003,6 +1004,7 @@ serving_report(hw_db *db, const char *text, size_t len, const char *origin, cons
 			return pp_err(err, errlen, PP_EINPUT, "%s: missing column \"%s\"", origin, sc[i]);
 		}
 	cJSON *doc = cJSON_CreateObject();
+	cJSON_AddStringToObject(doc, "kind", "validate");
 	cJSON_AddStringToObject(doc, "set", "serving");
 	cJSON_AddStringToObject(doc, "data", origin);
 	cJSON *rows = cJSON_AddArrayToObject(doc, "rows");

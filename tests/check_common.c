@@ -1,8 +1,9 @@
 /*
  * check_common.c -- the shared helpers: number parsing with suffixes, growable strings,
- * atomic file writes.
+ * atomic file writes, CSV read and written.
  */
 #include "config.h"
+#include "common/csv.h"
 #include "common/pp.h"
 #include "tests/testutil.h"
 
@@ -78,6 +79,36 @@ START_TEST(atomic_write)
 }
 END_TEST
 
+/* What the writer writes, the reader reads back field for field; only fields that need
+ * quotes get them (RFC 4180 section 2). */
+START_TEST(csv_round_trip)
+{
+	const char *rows[3][4] = {
+		{"system", "note", "usd", "empty"},
+		{"dgx-h100", "says \"hi\", twice", "4.76", ""},
+		{" lead", "two\nlines\r\nhere", "-0.5", "plain"},
+	};
+	pp_str s = {0};
+	for (int r = 0; r < 3; r++)
+		pp_csv_row(&s, rows[r], 4);
+	ck_assert(!s.oom);
+	const char *want = "system,note,usd,empty\r\ndgx-h100,\"says \"\"hi\"\", twice\",4.76,\r\n\" lead\",";
+	ck_assert_msg(strncmp(s.buf, want, strlen(want)) == 0, "wrote %s", s.buf);
+	char err[256];
+	pp_csv t;
+	ck_assert_int_eq(pp_csv_parse(s.buf, s.len, "mem", &t, err, sizeof err), 0);
+	ck_assert_uint_eq(t.nrows, 3);
+	for (int r = 0; r < 3; r++) {
+		ck_assert_uint_eq(t.nfields[r], 4);
+		for (int f = 0; f < 4; f++)
+			ck_assert_str_eq(pp_csv_get(&t, (size_t)r, f), rows[r][f]);
+	}
+	ck_assert_int_eq(pp_csv_column(&t, "usd"), 2);
+	pp_csv_free(&t);
+	pp_str_free(&s);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -86,6 +117,7 @@ main(void)
 	tcase_add_test(tc, parse_numbers);
 	tcase_add_test(tc, strings_and_overflow);
 	tcase_add_test(tc, atomic_write);
+	tcase_add_test(tc, csv_round_trip);
 	suite_add_tcase(s, tc);
 	return test_run(s);
 }

@@ -210,6 +210,84 @@ START_TEST(bad_input)
 }
 END_TEST
 
+/* The cost arithmetic against hand computations, with hardware.md 5.3's worked example: an
+ * 8-GPU H100 node bought for $300k and kept 4 years is $300000 / (4 x 8760 h) = $8.5616 per
+ * node-hour; at 10.2 kW, PUE 1.3 and $0.09/kWh its energy is 10.2 x 1.3 x 0.09 = $1.1934 per
+ * node-hour. */
+START_TEST(cost_arithmetic)
+{
+	ck_assert_rel(plan_rent_usd(2.5, 64, 10.0), 1600.0, 1e-12);
+	ck_assert_rel(plan_usd_per_mtok(1600.0, 4e8), 4.0, 1e-12);
+	ck_assert(plan_usd_per_mtok(1600.0, 0.0) == 0.0);
+	ck_assert_rel(PLAN_HOURS_PER_MONTH, 730.0, 1e-12);
+	plan_own own = {300000.0 / 8, 4.0, 10.2, 8, 1.3, 0.09};
+	double am, en;
+	double tot = plan_own_usd(&own, 8, 1.0, &am, &en);
+	ck_assert_rel(am, 8.5616438356, 1e-9);
+	ck_assert_rel(en, 1.1934, 1e-12);
+	ck_assert_rel(tot, 8.5616438356 + 1.1934, 1e-9);
+	/* 64 GPUs (8 nodes) for 90 days: both parts scale with GPUs and hours */
+	tot = plan_own_usd(&own, 64, 90 * 24.0, &am, &en);
+	ck_assert_rel(am, 8.5616438356 * 8 * 2160, 1e-9);
+	ck_assert_rel(en, 1.1934 * 8 * 2160, 1e-12);
+	/* no power figure: energy is not counted, amortization still is */
+	own.node_power_kw = 0;
+	ck_assert_rel(plan_own_usd(&own, 8, 1.0, NULL, &en), 8.5616438356, 1e-9);
+	ck_assert(en == 0.0);
+}
+END_TEST
+
+/* The plan document carries the inputs of a cost table: every price of the system and the
+ * ownership terms given in the options. */
+START_TEST(plan_json_has_prices)
+{
+	hw_db *db;
+	ck_assert_int_eq(hw_open(":memory:", 0, &db, err, sizeof err), 0);
+	model *m;
+	ck_assert_msg(model_load("llama-3-8b", &m, err, sizeof err) == 0, "%s", err);
+	plan_train_opts o;
+	plan_train_opts_init(&o);
+	int g = 8;
+	o.gpus = &g;
+	o.ngpus = 1;
+	o.global_batch = 64;
+	o.top = 1;
+	o.life_years = 5;
+	o.pue = 1.2;
+	o.usd_per_kwh = 0.12;
+	plan_train_result *r;
+	ck_assert_int_eq(plan_train(m, db, "dgx-h100", &o, &r, err, sizeof err), 0);
+	cJSON *doc = plan_train_json(r);
+	const cJSON *own = cJSON_GetObjectItem(doc, "ownership");
+	ck_assert(cJSON_GetObjectItem(own, "life_years")->valuedouble == 5);
+	ck_assert(cJSON_GetObjectItem(own, "pue")->valuedouble == 1.2);
+	ck_assert(cJSON_GetObjectItem(own, "usd_per_kwh")->valuedouble == 0.12);
+	ck_assert(cJSON_GetObjectItem(own, "node_power_kw")->valuedouble > 0);
+	hw_price *pr;
+	size_t np, rent = 0, buy = 0;
+	ck_assert_int_eq(hw_prices(db, "dgx-h100", &pr, &np, err, sizeof err), 0);
+	for (size_t i = 0; i < np; i++) {
+		rent += pr[i].usd_per_gpu_hour > 0;
+		buy += pr[i].usd_per_gpu > 0;
+	}
+	free(pr);
+	ck_assert(rent > 0 && buy > 0);
+	size_t jr = 0, jb = 0;
+	const cJSON *x;
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(doc, "prices"))
+	{
+		jr += cJSON_GetObjectItem(x, "usd_per_gpu_hour") != NULL;
+		jb += cJSON_GetObjectItem(x, "usd_per_gpu") != NULL;
+	}
+	ck_assert_uint_eq(jr, rent);
+	ck_assert_uint_eq(jb, buy);
+	cJSON_Delete(doc);
+	plan_train_result_free(r);
+	model_free(m);
+	hw_close(db);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -222,6 +300,8 @@ main(void)
 	tcase_add_test(tc, winner_beats_published_layout);
 	tcase_add_test(tc, exports_parse);
 	tcase_add_test(tc, bad_input);
+	tcase_add_test(tc, cost_arithmetic);
+	tcase_add_test(tc, plan_json_has_prices);
 	suite_add_tcase(s, tc);
 	return test_run(s);
 }

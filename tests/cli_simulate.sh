@@ -63,7 +63,7 @@ expect_err "--batch"
 
 # validate: one source, JSON shape, --max-mape
 run 0 validate --set korthikanti --json
-json_check "$TMPD/out" "d['overall']['rows'] >= 15 and all(abs(r['error']) < 0.5 for r in d['rows'])"
+json_check "$TMPD/out" "d['kind'] == 'validate' and d['overall']['rows'] >= 15 and all(abs(r['error']) < 0.5 for r in d['rows'])"
 run 1 validate --set korthikanti --max-mape 0.0001
 expect_err "above --max-mape"
 run 2 validate --set nobody

@@ -1,0 +1,403 @@
+/*
+ * doc.c -- the documents a report reads: which kind each is, access to their fields by JSON
+ * pointer with errors that name the file and the field, and training traces reduced to the
+ * bars of a pipeline timeline.
+ *
+ * A document says what it is in "kind" (plan-train, plan-capacity, plan-serve, train, serve,
+ * validate); a Chrome trace has no kind but a "traceEvents" array.  Traces of serving runs
+ * (one process per replica) are refused: the timeline is of one training step.
+ */
+#include "config.h"
+#include "reports/rep_int.h"
+
+#include <cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_DOC_BYTES ((size_t)1 << 30) /* a full-mode trace of a large run is big */
+
+const char *const rep_kind_label[K_NKINDS] = {
+	"plan train", "capacity plan", "plan serve", "simulate train", "simulate serve", "validation", "training trace",
+};
+
+const char *const rep_gantt_cat[G_NCATS] = {
+	"forward", "backward", "weight gradients", "recomputation", "optimizer", "other compute",
+	"TP/CP/EP communication", "pipeline send/receive", "data-parallel / ZeRO communication",
+};
+
+static const struct {
+	const char *kind;
+	rep_kind k;
+} kinds[] = {
+	{"plan-train", K_PLAN_TRAIN}, {"plan-capacity", K_CAPACITY}, {"plan-serve", K_PLAN_SERVE},
+	{"train", K_TRAIN},           {"serve", K_SERVE},            {"validate", K_VALIDATE},
+};
+
+/* ---- JSON pointers ------------------------------------------------------------------------- */
+
+/* Resolves an RFC 6901 pointer ("/counts/0/gpus"; ~1 is '/', ~0 is '~'). */
+static const cJSON *
+resolve(const cJSON *root, const char *ptr)
+{
+	const cJSON *x = root;
+	const char *p = ptr;
+	while (x != NULL && *p == '/') {
+		p++;
+		char tok[128];
+		size_t n = 0;
+		while (*p && *p != '/' && n + 1 < sizeof tok) {
+			if (p[0] == '~' && (p[1] == '0' || p[1] == '1')) {
+				tok[n++] = p[1] == '0' ? '~' : '/';
+				p += 2;
+			} else {
+				tok[n++] = *p++;
+			}
+		}
+		tok[n] = '\0';
+		if (cJSON_IsArray(x)) {
+			char *end;
+			long i = strtol(tok, &end, 10);
+			if (*end != '\0' || end == tok || i < 0)
+				return NULL;
+			x = cJSON_GetArrayItem(x, (int)i);
+		} else if (cJSON_IsObject(x)) {
+			x = cJSON_GetObjectItemCaseSensitive(x, tok);
+		} else {
+			return NULL;
+		}
+	}
+	return *p == '\0' ? x : NULL;
+}
+
+const cJSON *
+rep_at(const rep_doc *d, const char *ptr)
+{
+	return d->json ? resolve(d->json, ptr) : NULL;
+}
+
+static void
+vptr(char *buf, size_t n, const char *fmt, va_list ap)
+{
+	vsnprintf(buf, n, fmt, ap);
+}
+
+bool
+rep_has(const rep_doc *d, const char *fmt, ...)
+{
+	char ptr[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vptr(ptr, sizeof ptr, fmt, ap);
+	va_end(ap);
+	const cJSON *x = rep_at(d, ptr);
+	return x != NULL && !cJSON_IsNull(x);
+}
+
+static const cJSON *
+need(rep_report *r, const rep_doc *d, const char *ptr, const char *what, cJSON_bool (*is)(const cJSON *))
+{
+	if (!rep_ok(r))
+		return NULL;
+	const cJSON *x = rep_at(d, ptr);
+	if (x == NULL)
+		rep_fail(r, PP_EINPUT, "%s: \"%s\" is missing (a %s document needs it)", d->path, ptr, rep_kind_label[d->kind]);
+	else if (!is(x))
+		rep_fail(r, PP_EINPUT, "%s: \"%s\" must be %s", d->path, ptr, what);
+	else
+		return x;
+	return NULL;
+}
+
+double
+rep_num(rep_report *r, const rep_doc *d, const char *fmt, ...)
+{
+	char ptr[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vptr(ptr, sizeof ptr, fmt, ap);
+	va_end(ap);
+	const cJSON *x = need(r, d, ptr, "a number", cJSON_IsNumber);
+	if (x == NULL)
+		return 0.0;
+	if (!isfinite(x->valuedouble)) {
+		rep_fail(r, PP_EINPUT, "%s: \"%s\" must be a finite number", d->path, ptr);
+		return 0.0;
+	}
+	return x->valuedouble;
+}
+
+const char *
+rep_str(rep_report *r, const rep_doc *d, const char *fmt, ...)
+{
+	char ptr[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vptr(ptr, sizeof ptr, fmt, ap);
+	va_end(ap);
+	const cJSON *x = need(r, d, ptr, "a string", cJSON_IsString);
+	return x ? x->valuestring : "";
+}
+
+bool
+rep_bool(rep_report *r, const rep_doc *d, const char *fmt, ...)
+{
+	char ptr[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vptr(ptr, sizeof ptr, fmt, ap);
+	va_end(ap);
+	const cJSON *x = need(r, d, ptr, "true or false", cJSON_IsBool);
+	return x ? cJSON_IsTrue(x) : false;
+}
+
+int
+rep_len(rep_report *r, const rep_doc *d, const char *fmt, ...)
+{
+	char ptr[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vptr(ptr, sizeof ptr, fmt, ap);
+	va_end(ap);
+	const cJSON *x = need(r, d, ptr, "an array", cJSON_IsArray);
+	return x ? cJSON_GetArraySize(x) : 0;
+}
+
+/* ---- traces -------------------------------------------------------------------------------- */
+
+static int
+category(const char *name)
+{
+	static const struct {
+		const char *prefix;
+		int cat;
+	} map[] = {
+		{"fwd ", G_FWD},        {"embed fwd", G_FWD},         {"head fwd", G_FWD},       {"cnn fwd", G_FWD},
+		{"bwd ", G_BWD},        {"embed bwd", G_BWD},         {"head bwd", G_BWD},       {"cnn bwd", G_BWD},
+		{"wgrad", G_WGRAD},     {"recompute", G_RECOMP},      {"optimizer", G_OPT},      {"step", G_OPT},
+		{"tp ", G_TP},          {"cp ", G_TP},                {"ep ", G_TP},             {"pp ", G_PP},
+		{"dp ", G_DP},          {"zero ", G_DP},              {"embedding sync", G_DP},  {"param gather", G_DP},
+	};
+	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+		if (!strncmp(name, map[i].prefix, strlen(map[i].prefix)))
+			return map[i].cat;
+	return G_OTHER;
+}
+
+static int
+cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+static int
+cmp_bar(const void *a, const void *b)
+{
+	const rep_bar *x = a, *y = b;
+	if (x->row != y->row)
+		return x->row - y->row;
+	if (x->cat != y->cat)
+		return x->cat - y->cat;
+	if (x->t0 != y->t0)
+		return x->t0 < y->t0 ? -1 : 1;
+	if (x->t1 != y->t1)
+		return x->t1 < y->t1 ? -1 : 1;
+	return 0;
+}
+
+static int
+trace_fail(char *err, size_t errlen, const rep_doc *d, int i, const char *field, const char *what)
+{
+	return pp_err(err, errlen, PP_EINPUT, "%s: \"/traceEvents/%d/%s\" must be %s", d->path, i, field, what);
+}
+
+static int
+trace_load(rep_doc *d, const cJSON *root, char *err, size_t errlen)
+{
+	const cJSON *ev = cJSON_GetObjectItemCaseSensitive(root, "traceEvents");
+	if (!cJSON_IsArray(ev))
+		return pp_err(err, errlen, PP_EINPUT, "%s: \"/traceEvents\" must be an array", d->path);
+	rep_trace *t = calloc(1, sizeof *t);
+	if (t == NULL)
+		return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+	d->trace = t;
+	int *pids = NULL;
+	size_t npids = 0, pcap = 0, bcap = 0;
+	int i = -1;
+	const cJSON *e;
+	/* first pass: the ranks, and a check of every event */
+	cJSON_ArrayForEach(e, ev)
+	{
+		i++;
+		if (!cJSON_IsObject(e))
+			return pp_err(err, errlen, PP_EINPUT, "%s: \"/traceEvents/%d\" must be an object", d->path, i);
+		const cJSON *ph = cJSON_GetObjectItemCaseSensitive(e, "ph");
+		if (!cJSON_IsString(ph))
+			return trace_fail(err, errlen, d, i, "ph", "a string");
+		const cJSON *pid = cJSON_GetObjectItemCaseSensitive(e, "pid");
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "name");
+		if (!strcmp(ph->valuestring, "M")) {
+			const cJSON *a = cJSON_GetObjectItemCaseSensitive(e, "args");
+			const cJSON *an = cJSON_GetObjectItemCaseSensitive(a, "name");
+			if (cJSON_IsString(name) && !strcmp(name->valuestring, "process_name") && cJSON_IsString(an) &&
+			    !strncmp(an->valuestring, "replica", 7))
+				return pp_err(err, errlen, PP_EINPUT,
+					      "%s: a serving trace (\"%s\"): the report draws the timeline of a training step "
+					      "('simulate train --trace')",
+					      d->path, an->valuestring);
+			continue;
+		}
+		if (strcmp(ph->valuestring, "X") != 0)
+			continue;
+		const cJSON *ts = cJSON_GetObjectItemCaseSensitive(e, "ts");
+		const cJSON *dur = cJSON_GetObjectItemCaseSensitive(e, "dur");
+		if (!cJSON_IsString(name))
+			return trace_fail(err, errlen, d, i, "name", "a string");
+		if (!cJSON_IsNumber(ts) || !isfinite(ts->valuedouble) || ts->valuedouble < 0)
+			return trace_fail(err, errlen, d, i, "ts", "a number of microseconds, not negative");
+		if (!cJSON_IsNumber(dur) || !isfinite(dur->valuedouble) || dur->valuedouble < 0)
+			return trace_fail(err, errlen, d, i, "dur", "a number of microseconds, not negative");
+		if (!cJSON_IsNumber(pid) || pid->valuedouble < 0 || pid->valuedouble > 1e7 ||
+		    pid->valuedouble != floor(pid->valuedouble))
+			return trace_fail(err, errlen, d, i, "pid", "a rank number");
+		t->events++;
+		double end = (ts->valuedouble + dur->valuedouble) * 1e-6;
+		if (end > t->end_s)
+			t->end_s = end;
+		int p = (int)pid->valuedouble;
+		bool seen = false;
+		for (size_t k = npids; k-- > 0 && !seen;)
+			seen = pids[k] == p;
+		if (!seen) {
+			if (PP_GROW(pids, pcap, npids + 1) != 0)
+				return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+			pids[npids++] = p;
+		}
+	}
+	t->pids = pids;
+	if (t->events == 0)
+		return pp_err(err, errlen, PP_EINPUT, "%s: the trace holds no complete (\"ph\": \"X\") events", d->path);
+	qsort(pids, npids, sizeof *pids, cmp_int);
+	t->nranks = (int)npids;
+	t->shown = t->nranks < REP_GANTT_RANKS ? t->nranks : REP_GANTT_RANKS;
+	t->busy_s = calloc((size_t)t->shown, sizeof *t->busy_s);
+	if (t->busy_s == NULL)
+		return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+	/* second pass: bars of the ranks shown */
+	cJSON_ArrayForEach(e, ev)
+	{
+		const cJSON *ph = cJSON_GetObjectItemCaseSensitive(e, "ph");
+		if (strcmp(ph->valuestring, "X") != 0)
+			continue;
+		int p = (int)cJSON_GetObjectItemCaseSensitive(e, "pid")->valuedouble;
+		int rank = -1;
+		for (int k = 0; k < t->shown && rank < 0; k++)
+			if (pids[k] == p)
+				rank = k;
+		if (rank < 0)
+			continue;
+		double ts = cJSON_GetObjectItemCaseSensitive(e, "ts")->valuedouble * 1e-6;
+		double dur = cJSON_GetObjectItemCaseSensitive(e, "dur")->valuedouble * 1e-6;
+		if (!(dur > 0))
+			continue;
+		int cat = category(cJSON_GetObjectItemCaseSensitive(e, "name")->valuestring);
+		if (cat < G_TP)
+			t->busy_s[rank] += dur;
+		if (PP_GROW(t->bars, bcap, t->nbars + 1) != 0)
+			return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+		t->bars[t->nbars++] = (rep_bar){2 * rank + (cat >= G_TP), cat, ts, ts + dur};
+	}
+	/* Merge neighbours of one row and category closer than 1/2000 of the step: the chart is
+	 * about 1000 pixels wide, and thousands of per-layer ops would make an unreadable file. */
+	qsort(t->bars, t->nbars, sizeof *t->bars, cmp_bar);
+	double eps = t->end_s / 2000.0;
+	size_t k = 0;
+	for (size_t j = 0; j < t->nbars; j++) {
+		rep_bar *b = &t->bars[j];
+		if (k > 0 && t->bars[k - 1].row == b->row && t->bars[k - 1].cat == b->cat && b->t0 <= t->bars[k - 1].t1 + eps) {
+			if (b->t1 > t->bars[k - 1].t1)
+				t->bars[k - 1].t1 = b->t1;
+			continue;
+		}
+		t->bars[k++] = *b;
+	}
+	t->nbars = k;
+	return 0;
+}
+
+/* ---- loading ------------------------------------------------------------------------------- */
+
+int
+rep_doc_load(rep_doc *d, char *err, size_t errlen)
+{
+	char *text;
+	size_t len;
+	int rc = pp_read_file(d->path, MAX_DOC_BYTES, &text, &len, err, errlen);
+	if (rc != 0)
+		return rc == PP_EIO ? PP_EINPUT : rc;
+	const char *slash = strrchr(d->path, '/');
+	d->name = slash ? slash + 1 : d->path;
+	const char *end = NULL;
+	cJSON *root = cJSON_ParseWithOpts(text, &end, true); /* pp_read_file ends text with a NUL */
+	if (root == NULL) {
+		size_t at = end != NULL && end >= text ? (size_t)(end - text) : 0;
+		size_t line = 1;
+		for (size_t i = 0; i < at && i < len; i++)
+			line += text[i] == '\n';
+		free(text);
+		if (len == 0)
+			return pp_err(err, errlen, PP_EINPUT, "%s: empty file, expected a JSON document", d->path);
+		return pp_err(err, errlen, PP_EINPUT, "%s:%zu: not valid JSON (near byte %zu)", d->path, line, at);
+	}
+	free(text);
+	if (!cJSON_IsObject(root)) {
+		cJSON_Delete(root);
+		return pp_err(err, errlen, PP_EINPUT, "%s: expected a JSON object at the top", d->path);
+	}
+	const cJSON *kind = cJSON_GetObjectItemCaseSensitive(root, "kind");
+	if (kind == NULL) {
+		if (cJSON_GetObjectItemCaseSensitive(root, "traceEvents") != NULL) {
+			d->kind = K_TRACE;
+			rc = trace_load(d, root, err, errlen);
+			cJSON_Delete(root);
+			return rc;
+		}
+		cJSON_Delete(root);
+		return pp_err(err, errlen, PP_EINPUT,
+			      "%s: no \"kind\" field: not a paraplan result (expected the --json output of 'plan', "
+			      "'simulate' or 'validate', or a trace of 'simulate train --trace')",
+			      d->path);
+	}
+	if (!cJSON_IsString(kind)) {
+		cJSON_Delete(root);
+		return pp_err(err, errlen, PP_EINPUT, "%s: \"/kind\" must be a string", d->path);
+	}
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		if (!strcmp(kind->valuestring, kinds[i].kind)) {
+			d->kind = kinds[i].k;
+			d->json = root;
+			return 0;
+		}
+	rc = pp_err(err, errlen, PP_EINPUT,
+		    "%s: \"/kind\" is \"%s\": a report reads plan-train, plan-capacity, plan-serve, train, serve "
+		    "and validate documents",
+		    d->path, kind->valuestring);
+	cJSON_Delete(root);
+	return rc;
+}
+
+void
+rep_doc_free(rep_doc *d)
+{
+	cJSON_Delete(d->json);
+	if (d->trace != NULL) {
+		free(d->trace->pids);
+		free(d->trace->bars);
+		free(d->trace->busy_s);
+		free(d->trace);
+	}
+	free(d->path);
+	memset(d, 0, sizeof *d);
+}

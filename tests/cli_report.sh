@@ -1,0 +1,126 @@
+#!/bin/sh
+# 'paraplan report' from the command line: what it writes, that the same inputs give the same
+# bytes, tables only without gnuplot, and that bad or mismatched input and bad flags give a
+# clear error and leave no report, not even part of one.
+. "$top_srcdir/tests/lib.sh"
+F="$top_srcdir/tests/data/report"
+ALL="--from $F/plan-train-h100.json --from $F/plan-train-a100.json --from $F/sim-train.json --trace $F/sim-train-trace.json
+     --from $F/serve-r2.json --from $F/serve-r4.json --from $F/serve-r8.json --from $F/plan-serve.json
+     --from $F/capacity.json --from $F/validate.json"
+
+# everything at once; charts when gnuplot is here
+run 0 report $ALL --out "$TMPD/r1" --tokens 100G
+expect_out "report written to $TMPD/r1"
+for f in report.html report.md manifest.txt tables/inputs.csv tables/d1-cost.csv tables/d3-memory.csv \
+	tables/comparison.csv tables/d10-validation.csv charts/d3-memory.dat charts/d3-memory.gp charts/d4-timeline.dat \
+	charts/sweep1.dat charts/cost-by-system.dat; do
+	[ -s "$TMPD/r1/$f" ] || fail "$f missing or empty"
+done
+grep -q 'Hardware comparison' "$TMPD/r1/report.html" || fail "no comparison section"
+grep -q 'data-src="10:/overall/mape"' "$TMPD/r1/report.html" || fail "the validation MAPE is not shown"
+# charts are expected where the report finds gnuplot: $PARAPLAN_GNUPLOT when set (empty: none)
+if [ -n "${PARAPLAN_GNUPLOT+set}" ]; then
+	[ -n "$PARAPLAN_GNUPLOT" ] && command -v "$PARAPLAN_GNUPLOT" >/dev/null 2>&1 && drawn=yes || drawn=no
+else
+	command -v gnuplot >/dev/null 2>&1 && drawn=yes || drawn=no
+fi
+if [ $drawn = no ]; then
+	expect_err "tables only"
+else
+	for c in d1-scaling d1-pareto d3-memory d4-timeline d8-serving sweep1 cost-by-system; do
+		[ -s "$TMPD/r1/charts/$c.svg" ] || fail "charts/$c.svg not drawn"
+		[ -s "$TMPD/r1/charts/$c.png" ] || fail "charts/$c.png not drawn"
+		head -c 4 "$TMPD/r1/charts/$c.png" | grep -q PNG || fail "charts/$c.png is not a PNG"
+		grep -q "charts/$c.png" "$TMPD/r1/report.md" || fail "report.md does not show $c"
+	done
+	grep -q 'src="data:image/svg+xml;base64,' "$TMPD/r1/report.html" || fail "no chart embedded in the HTML"
+fi
+# the chart data: one block per series, as many as each chart draws
+series() { grep -c '^# series: ' "$TMPD/r1/charts/$1.dat"; }
+[ "$(series d3-memory)" = 8 ] || fail "memory chart: $(series d3-memory) series, expected 7 parts and the capacity"
+[ "$(series d1-scaling)" = 3 ] || fail "scaling chart: $(series d1-scaling) series"
+[ "$(series d1-pareto)" = 2 ] || fail "pareto chart: $(series d1-pareto) series"
+[ "$(series cost-by-system)" = 3 ] || fail "cost chart: $(series cost-by-system) series"
+[ "$(series sweep1)" = 8 ] || fail "latency sweep: $(series sweep1) series"
+[ "$(series d8-serving)" = 3 ] || fail "SLO chart: $(series d8-serving) series"
+# four stages of the simulated step: four rows in each memory series
+[ "$(awk '/^# series: weights/{on=1;next} /^$/{on=0} on' "$TMPD/r1/charts/d3-memory.dat" | wc -l)" = 2 ] ||
+	fail "memory chart: weights has not one row per pipeline stage"
+
+# the same inputs give the same bytes; an earlier report is replaced whole
+run 0 report $ALL --out "$TMPD/r2" --tokens 100G
+diff -r "$TMPD/r1" "$TMPD/r2" >/dev/null || fail "two runs differ"
+run 0 report --from "$F/plan-train-h100.json" --out "$TMPD/r2" --format csv
+[ ! -e "$TMPD/r2/report.html" ] || fail "the earlier report's files survived its replacement"
+[ -s "$TMPD/r2/tables/d1-cost.csv" ] || fail "csv format wrote no tables"
+ls "$TMPD" | grep -q 'tmp-\|old-' && fail "temporary directories left beside the report"
+
+# no gnuplot: tables only, with a notice, and the charts' data and scripts
+PARAPLAN_GNUPLOT="$TMPD/no-such-gnuplot" run 0 report $ALL --out "$TMPD/r3"
+expect_err "was not found: the report has tables only"
+[ ! -e "$TMPD/r3/charts/d3-memory.svg" ] || fail "a chart was drawn without gnuplot"
+[ -s "$TMPD/r3/charts/d3-memory.gp" ] || fail "the chart script is missing without gnuplot"
+grep -q 'Chart not drawn' "$TMPD/r3/report.html" || fail "the HTML does not say the charts are missing"
+grep -q 'tables only' "$TMPD/r3/report.html" || fail "the HTML has no notice"
+# a gnuplot that fails: that chart is left out with a notice, the report is still written
+printf '#!/bin/sh\necho "line 1: broken" >&2\nexit 1\n' >"$TMPD/bad-gnuplot"
+chmod +x "$TMPD/bad-gnuplot"
+PARAPLAN_GNUPLOT="$TMPD/bad-gnuplot" run 0 report --from "$F/sim-train.json" --out "$TMPD/r4"
+expect_err "could not draw"
+expect_err "line 1: broken"
+
+# currency: every amount converted, the rate stated
+run 0 report --from "$F/plan-train-h100.json" --out "$TMPD/eur" --currency EUR:0.5 --format csv
+head -1 "$TMPD/eur/tables/d1-cost.csv" | grep -q 'eur_per_gpu_hour' || fail "CSV header does not name the currency"
+run 0 report --from "$F/plan-train-h100.json" --out "$TMPD/usd" --format csv
+a=$(sed -n 2p "$TMPD/usd/tables/d1-cost.csv" | cut -d, -f4)
+b=$(sed -n 2p "$TMPD/eur/tables/d1-cost.csv" | cut -d, -f4)
+[ "$(awk -v a="$a" -v b="$b" 'BEGIN { print (b == a * 0.5) ? "ok" : "no" }')" = ok ] || fail "EUR:0.5 of $a is not $b"
+
+# bad input: exit 1, the file and field named, nothing written
+bad() { # NAME EXPECTED-MESSAGE ARGS...
+	name=$1; msg=$2; shift 2
+	run 1 report "$@" --out "$TMPD/bad-$name"
+	expect_err "$msg"
+	[ ! -e "$TMPD/bad-$name" ] || fail "$name: a partial report was written"
+}
+printf '{"kind": "plan-train", "model": ' >"$TMPD/trunc.json"
+bad trunc "trunc.json:1: not valid JSON" --from "$TMPD/trunc.json"
+sed 's/"step_time_s"/"step_time"/' "$F/sim-train.json" >"$TMPD/nostep.json"
+bad nostep '"/step_time_s" is missing' --from "$TMPD/nostep.json"
+sed 's/"mfu":[^,]*/"mfu": "high"/' "$F/sim-train.json" >"$TMPD/mfu.json"
+bad mistyped '"/mfu" must be a number' --from "$TMPD/mfu.json"
+echo '{"kind": "benchmark"}' >"$TMPD/kind.json"
+bad kind '"/kind" is "benchmark"' --from "$TMPD/kind.json"
+echo '[1, 2]' >"$TMPD/array.json"
+bad array 'expected a JSON object' --from "$TMPD/array.json"
+echo '{"rows": []}' >"$TMPD/nokind.json"
+bad nokind 'no "kind" field' --from "$TMPD/nokind.json"
+sed 's/"llama-3-8b"/"llama-3-70b"/' "$F/serve-r2.json" >"$TMPD/other-model.json"
+bad model 'a report covers one model' --from "$F/sim-train.json" --from "$TMPD/other-model.json"
+sed 's/"step_time_s":[^,]*/"step_time_s": 1.5/' "$F/sim-train.json" >"$TMPD/other-step.json"
+bad trace 'matches no simulation given' --from "$TMPD/other-step.json" --trace "$F/sim-train-trace.json"
+bad missing 'no-such.json' --from "$TMPD/no-such.json"
+"$PARAPLAN" simulate serve --model llama-3-8b --system dgx-h100 --tp 1 --rate 2 --requests 20 --trace "$TMPD/serve-trace.json" \
+	>/dev/null || fail "simulate serve --trace failed"
+bad serving-trace 'a serving trace' --from "$F/serve-r2.json" --trace "$TMPD/serve-trace.json"
+ls "$TMPD" | grep -q 'bad-.*tmp-' && fail "temporary directories left after a failure"
+
+# usage: exit 2
+run 2 report --out "$TMPD/u1"
+expect_err "--from is required"
+run 2 report --from "$F/sim-train.json"
+expect_err "--out is required"
+run 2 report --from "$F/sim-train.json" --out "$TMPD/u2" --format pdf
+expect_err "--format must be"
+run 2 report --from "$F/sim-train.json" --out "$TMPD/u3" --currency EUR
+expect_err "needs its rate"
+run 2 report --from "$F/sim-train.json" --from "$F/sim-train.json" --out "$TMPD/u4"
+expect_err "given twice"
+mkdir "$TMPD/mine" && echo keep >"$TMPD/mine/notes.txt"
+run 2 report --from "$F/sim-train.json" --out "$TMPD/mine"
+expect_err "is not an earlier report"
+[ "$(cat "$TMPD/mine/notes.txt")" = keep ] || fail "a directory of other files was touched"
+run 0 report --help
+expect_out "usage: paraplan report"
+finish
