@@ -55,4 +55,7 @@ py "(lambda a, b, c: b['replicas'] == a['replicas'] + 1 and c['replicas'] == a['
 # 10. the batch does not fit one T4 at once; four stages do; four replicas beat the pipeline
 py "not d('r152-one-gpu')['fits'] and d('r152-pp4')['fits'] and d('r152-one-gpu-mb512')['fits']"
 py "d('r152-4-replicas')['images_per_s'] > d('r152-pp4')['images_per_s'] > d('r152-one-gpu-mb512')['images_per_s']"
+# 11. the capacity plan: B200 needs fewer GPUs than H100 for the same deadline; the report is written
+py "(lambda s: all(x['feasible'] and x['days'] <= 90 for x in s) and s[1]['gpus'] < s[0]['gpus'])(d('capacity-70b')['systems'])"
+[ -s "$J/report-70b/report.html" ] && [ -s "$J/report-70b/report.md" ] || fail "example 11 wrote no report"
 finish
