@@ -236,7 +236,7 @@ comparison(rep_report *r, double tokens)
 				pp_str_addf(&c->gp, " %zu", at++);
 			}
 			pp_str_addf(&c->gp, ") rotate by -20\nset bmargin 7\nset rmargin 9\nset ylabel \"%s per million tokens\"\nset yrange [0:*]\n"
-					    "set xrange [-0.6:%zu.6]\nset style fill solid 0.85 noborder\nset key top left\n"
+					    "set xrange [-0.6:%zu.6]\nset style fill solid 0.85 noborder\nset key outside top center horizontal\n"
 					    "plot '%s.dat' index 0 using ($1-0.27):($2*%.17g):(0.25) with boxes lt 1 title 'lowest rental', \\\n"
 					    "     '' index 1 using 1:($2*%.17g):(0.25) with boxes lt 2 title 'highest rental', \\\n"
 					    "     '' index 2 using ($1+0.27):($2*%.17g):(0.25) with boxes lt 3 title 'owned'\n",
