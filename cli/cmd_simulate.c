@@ -461,7 +461,7 @@ simulate_serve(int argc, char **argv)
 				return cli_usage("simulate", "--output-len: %s", err);
 			break;
 		case S_REQS:
-			if (cli_int("simulate", "--requests", optarg, 1, 100000000, &ll))
+			if (cli_int("simulate", "--requests", optarg, 1, 10000000, &ll))
 				return 2;
 			c.requests = ll;
 			break;
