@@ -313,7 +313,8 @@ plan_train_cmd(int argc, char **argv)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	unsigned char seen[CLI_OPT_MAX] = {0};
+	while ((c = cli_getopt(argc, argv, opts, seen)) != -1) {
 		switch (c) {
 		case O_MODEL: model_spec = optarg; break;
 		case O_SYSTEM: system = optarg; break;
@@ -621,7 +622,8 @@ plan_serve_cmd(int argc, char **argv)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	unsigned char seen[CLI_OPT_MAX] = {0};
+	while ((c = cli_getopt(argc, argv, opts, seen)) != -1) {
 		switch (c) {
 		case P_MODEL: model_spec = optarg; break;
 		case P_RATE:

@@ -178,7 +178,8 @@ simulate_train(int argc, char **argv)
 	long long ll;
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	unsigned char seen[CLI_OPT_MAX] = {0};
+	while ((opt = cli_getopt(argc, argv, opts, seen)) != -1) {
 		switch (opt) {
 		case O_MODEL: model_spec = optarg; break;
 		case O_SYSTEM: system = optarg; break;
@@ -428,7 +429,8 @@ simulate_serve(int argc, char **argv)
 	int opt;
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	unsigned char seen[CLI_OPT_MAX] = {0};
+	while ((opt = cli_getopt(argc, argv, opts, seen)) != -1) {
 		switch (opt) {
 		case S_MODEL: model_spec = optarg; break;
 		case S_SYSTEM: system = optarg; break;
