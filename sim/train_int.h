@@ -9,6 +9,9 @@
 #include "sim/engine.h"
 #include "sim/sim.h"
 
+/* The most ops (estimated before building) one training simulation may hold: about 1.6 GB. */
+#define SIM_MAX_OPS 16777216.0
+
 /* A compute segment: the kernels of one op, summed. */
 typedef struct seg {
 	double t;     /* seconds */

@@ -1093,8 +1093,8 @@ serving_report(hw_db *db, const char *text, size_t len, const char *origin, cons
 				conc = strtoll(bp + 6, NULL, 10);
 			else if (cp != NULL)
 				conc = strtoll(cp + 12, NULL, 10);
-			if (conc < 1 || conc > 1000000)
-				snprintf(why, sizeof why, "the scenario \"%.60s\" is not a batch or a concurrency from 1 to 1000000",
+			if (conc < 1 || conc > 100000)
+				snprintf(why, sizeof why, "the scenario \"%.60s\" is not a batch or a concurrency from 1 to 100000",
 					 scen);
 		}
 		if (why[0]) {
