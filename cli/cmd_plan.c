@@ -152,10 +152,12 @@ print_plan(const cJSON *doc, double secs)
 	cJSON_ArrayForEach(cnt, cJSON_GetObjectItem(doc, "counts"))
 	{
 		double total = num(cnt, "enumerated");
-		printf("\n%.0f GPUs: %.0f layouts enumerated, %.0f invalid, %.0f do not fit, %.0f estimated, %.0f simulated "
-		       "(%.0f layouts/s)\n\n",
+		printf("\n%.0f GPUs: %.0f layouts enumerated, %.0f invalid, %.0f do not fit, %.0f estimated, %.0f simulated\n\n",
 		       num(cnt, "gpus"), total, num(cnt, "invalid"), num(cnt, "out_of_memory"), num(cnt, "estimated"),
-		       num(cnt, "simulated"), secs > 0 ? total / secs : 0.0);
+		       num(cnt, "simulated"));
+		/* The search speed is a measurement of this machine, not a result: stderr, so that the
+		 * same command prints the same table every time. */
+		fprintf(stderr, "%.0f GPUs: searched %.0f layouts/s\n", num(cnt, "gpus"), secs > 0 ? total / secs : 0.0);
 		const cJSON *cands = cJSON_GetObjectItem(cnt, "candidates");
 		if (cJSON_GetArraySize(cands) == 0) {
 			if (num(cnt, "smallest_footprint_bytes") > 0) {
