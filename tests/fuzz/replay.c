@@ -109,7 +109,8 @@ run_dir(const target *t, const char *dir, int *count)
 		names[n++] = strdup(e->d_name);
 	}
 	closedir(d);
-	qsort(names, n, sizeof *names, cmp_str);
+	if (n > 1)
+		qsort(names, n, sizeof *names, cmp_str);
 	int rc = 0;
 	for (size_t i = 0; i < n; i++) {
 		char path[4096];
