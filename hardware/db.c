@@ -485,6 +485,9 @@ hw_open(const char *path, unsigned flags, hw_db **out, char *err, size_t errlen)
 	}
 	if (strcmp(path, ":memory:") == 0)
 		return open_memory(out, err, errlen);
+	/* SQLite takes "" for a private temporary database: nothing the user asked for would last */
+	if (path[0] == '\0')
+		return pp_err(err, errlen, PP_EUSAGE, "the hardware database path is empty (--db or PARAPLAN_DB)");
 
 	bool readonly = (flags & HW_OPEN_READONLY) != 0;
 	struct stat st;
