@@ -37,9 +37,32 @@ cli_usage(const char *cmd, const char *fmt, ...)
 	return 2;
 }
 
+static char again_name[64];
+
+int
+cli_getopt(int argc, char **argv, const struct option *opts, unsigned char *seen)
+{
+	int c = getopt_long(argc, argv, ":h", opts, NULL);
+	if (c < 0 || c == '?' || c == ':' || c >= CLI_OPT_MAX)
+		return c;
+	if (!seen[c]) {
+		seen[c] = 1;
+		return c;
+	}
+	snprintf(again_name, sizeof again_name, "-%c", c);
+	for (const struct option *o = opts; o->name != NULL; o++)
+		if (o->val == c && o->flag == NULL) {
+			snprintf(again_name, sizeof again_name, "--%s", o->name);
+			break;
+		}
+	return CLI_OPT_AGAIN;
+}
+
 int
 cli_bad_option(const char *cmd, int c, char **argv)
 {
+	if (c == CLI_OPT_AGAIN)
+		return cli_usage(cmd, "option \"%s\" is given more than once", again_name);
 	const char *arg = argv[optind - 1];
 	if (c == ':')
 		return cli_usage(cmd, "option \"%s\" needs a value", arg);

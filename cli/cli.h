@@ -42,8 +42,14 @@ int cmd_validate(int argc, char **argv);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints "error: <message>" and a pointer to the command's --help; returns 2. */
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* getopt_long(argc, argv, ":h", opts, ...) that also refuses an option given twice ("--tp 8 ...
+ * --tp 4" would otherwise keep the last in silence): the second returns CLI_OPT_AGAIN, which
+ * cli_bad_option reports.  seen has CLI_OPT_MAX flags, zeroed before the first call. */
+enum { CLI_OPT_MAX = 1024, CLI_OPT_AGAIN = 0x7ffe };
+struct option;
+int cli_getopt(int argc, char **argv, const struct option *opts, unsigned char *seen);
 /* Reports getopt_long's '?' (unknown option) or ':' (missing value) for the option just seen
- * (optstring must start with ':'); returns 2. */
+ * (optstring must start with ':'), or cli_getopt's CLI_OPT_AGAIN; returns 2. */
 int cli_bad_option(const char *cmd, int c, char **argv);
 /* Maps a library return code to an exit status (PP_EUSAGE -> 2, other failures -> 1). */
 int cli_status(int rc);

@@ -243,8 +243,9 @@ cmd_hw(int argc, char **argv)
 	int c;
 	optind = 1;
 	opterr = 0;
+	unsigned char seen[CLI_OPT_MAX] = {0};
 	/* GNU getopt_long moves the positional arguments (subcommand, names) after the options. */
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, opts, seen)) != -1) {
 		switch (c) {
 		case 'd':
 			db_path = optarg;

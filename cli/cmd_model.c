@@ -164,7 +164,8 @@ cmd_model(int argc, char **argv)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	unsigned char seen[CLI_OPT_MAX] = {0};
+	while ((c = cli_getopt(argc, argv, opts, seen)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;

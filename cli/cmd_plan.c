@@ -141,10 +141,12 @@ print_plan(const cJSON *doc, double secs)
 	cJSON_ArrayForEach(cnt, cJSON_GetObjectItem(doc, "counts"))
 	{
 		double total = cli_num(cnt, "enumerated");
-		printf("\n%.0f GPUs: %.0f layouts enumerated, %.0f invalid, %.0f do not fit, %.0f estimated, %.0f simulated "
-		       "(%.0f layouts/s)\n\n",
+		printf("\n%.0f GPUs: %.0f layouts enumerated, %.0f invalid, %.0f do not fit, %.0f estimated, %.0f simulated\n\n",
 		       cli_num(cnt, "gpus"), total, cli_num(cnt, "invalid"), cli_num(cnt, "out_of_memory"), cli_num(cnt, "estimated"),
-		       cli_num(cnt, "simulated"), secs > 0 ? total / secs : 0.0);
+		       cli_num(cnt, "simulated"));
+		/* The search speed is a measurement of this machine, not a result: stderr, so that the
+		 * same command prints the same table every time. */
+		fprintf(stderr, "%.0f GPUs: searched %.0f layouts/s\n", cli_num(cnt, "gpus"), secs > 0 ? total / secs : 0.0);
 		const cJSON *cands = cJSON_GetObjectItem(cnt, "candidates");
 		if (cJSON_GetArraySize(cands) == 0) {
 			if (cli_num(cnt, "smallest_footprint_bytes") > 0) {
@@ -303,7 +305,8 @@ plan_train_cmd(int argc, char **argv)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	unsigned char seen[CLI_OPT_MAX] = {0};
+	while ((c = cli_getopt(argc, argv, opts, seen)) != -1) {
 		switch (c) {
 		case O_MODEL: model_spec = optarg; break;
 		case O_SYSTEM: system = optarg; break;
@@ -623,7 +626,8 @@ plan_serve_cmd(int argc, char **argv)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	unsigned char seen[CLI_OPT_MAX] = {0};
+	while ((c = cli_getopt(argc, argv, opts, seen)) != -1) {
 		switch (c) {
 		case P_MODEL: model_spec = optarg; break;
 		case P_RATE:

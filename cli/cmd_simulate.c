@@ -198,7 +198,8 @@ simulate_train(int argc, char **argv)
 	long long ll;
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	unsigned char seen[CLI_OPT_MAX] = {0};
+	while ((opt = cli_getopt(argc, argv, opts, seen)) != -1) {
 		switch (opt) {
 		case O_MODEL: model_spec = optarg; break;
 		case O_SYSTEM: system = optarg; break;
@@ -451,7 +452,8 @@ simulate_serve(int argc, char **argv)
 	int opt;
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	unsigned char seen[CLI_OPT_MAX] = {0};
+	while ((opt = cli_getopt(argc, argv, opts, seen)) != -1) {
 		switch (opt) {
 		case S_MODEL: model_spec = optarg; break;
 		case S_SYSTEM: system = optarg; break;
@@ -484,7 +486,7 @@ simulate_serve(int argc, char **argv)
 				return cli_usage("simulate", "--output-len: %s", err);
 			break;
 		case S_REQS:
-			if (cli_int("simulate", "--requests", optarg, 1, 100000000, &ll))
+			if (cli_int("simulate", "--requests", optarg, 1, 10000000, &ll))
 				return 2;
 			c.requests = ll;
 			break;

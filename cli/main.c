@@ -5,6 +5,7 @@
 #include "config.h"
 #include "cli/cli.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -40,7 +41,15 @@ main(int argc, char **argv)
 			cli_error("'paraplan %s' is not built yet (%s); see 'paraplan help'", name, c->summary);
 			return 1;
 		}
-		return c->run(argc - 1, argv + 1);
+		int status = c->run(argc - 1, argv + 1);
+		/* A result that did not reach stdout (a full disk, a closed pipe) is a failed run, not a
+		 * silent success with half a table. */
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			int e = errno;
+			fprintf(stderr, "error: cannot write the output: %s\n", strerror(e ? e : EIO));
+			return status ? status : 1;
+		}
+		return status;
 	}
 	cli_error("unknown command \"%s\"", name);
 	fprintf(stderr, "(see 'paraplan help' for the commands)\n");

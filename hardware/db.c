@@ -139,6 +139,11 @@ hw_sqlerr(hw_db *db, char *err, size_t errlen, const char *what)
 		return pp_err(err, errlen, rc, "%s: %s: disk is full, nothing was written", db->path, what);
 	if (code == SQLITE_READONLY)
 		return pp_err(err, errlen, rc, "%s: %s: database is read-only", db->path, what);
+	/* SQLite's "disk I/O error" alone does not say that the file grew past a size limit or
+	 * that permission was denied: add what the operating system said. */
+	int sys = sqlite3_system_errno(db->sql);
+	if ((code == SQLITE_IOERR || code == SQLITE_CANTOPEN) && sys != 0)
+		return pp_err(err, errlen, rc, "%s: %s: %s (%s)", db->path, what, msg, strerror(sys));
 	return pp_err(err, errlen, rc, "%s: %s: %s", db->path, what, msg);
 }
 
@@ -149,7 +154,8 @@ hw_exec(hw_db *db, const char *sql, char *err, size_t errlen, const char *what)
 	if (sqlite3_exec(db->sql, sql, NULL, NULL, &msg) != SQLITE_OK) {
 		int code = sqlite3_errcode(db->sql);
 		int rc;
-		if (code == SQLITE_BUSY || code == SQLITE_LOCKED || code == SQLITE_FULL || code == SQLITE_READONLY)
+		if (code == SQLITE_BUSY || code == SQLITE_LOCKED || code == SQLITE_FULL || code == SQLITE_READONLY ||
+		    code == SQLITE_IOERR || code == SQLITE_CANTOPEN)
 			rc = hw_sqlerr(db, err, errlen, what);
 		else
 			rc = pp_err(err, errlen, PP_EDB, "%s: %s: %s", db->path, what, msg ? msg : "error");
@@ -479,6 +485,9 @@ hw_open(const char *path, unsigned flags, hw_db **out, char *err, size_t errlen)
 	}
 	if (strcmp(path, ":memory:") == 0)
 		return open_memory(out, err, errlen);
+	/* SQLite takes "" for a private temporary database: nothing the user asked for would last */
+	if (path[0] == '\0')
+		return pp_err(err, errlen, PP_EUSAGE, "the hardware database path is empty (--db or PARAPLAN_DB)");
 
 	bool readonly = (flags & HW_OPEN_READONLY) != 0;
 	struct stat st;

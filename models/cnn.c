@@ -19,9 +19,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Bounds of a layer list: the geometry of every activation (channels, height, width) and the
+ * primitive layers a document may expand to.  ResNet-152 has about 500 primitive layers; the
+ * bounds keep every product below (channels x kernel^2 x channels, height x width) in 64 bits
+ * and a hostile "blocks": 1048576 from building a list of gigabytes. */
+#define CNN_DIM_MAX ((int64_t)1 << 20)
+#define CNN_LAYERS_MAX 100000
+
 typedef struct cnn_builder {
 	model *m;
 	size_t cap;
+	bool too_many; /* push refused: more than CNN_LAYERS_MAX layers */
 	int64_t c, h, w; /* current activation geometry */
 	const char *origin;
 	char *err;
@@ -39,6 +47,10 @@ model_layer_kind_name(model_layer_kind k)
 static model_layer *
 push(cnn_builder *b, model_layer_kind kind, const char *name)
 {
+	if (b->m->nlayers >= CNN_LAYERS_MAX) {
+		b->too_many = true;
+		return NULL;
+	}
 	if (PP_GROW(b->m->layers, b->cap, b->m->nlayers + 1) != 0)
 		return NULL;
 	model_layer *l = &b->m->layers[b->m->nlayers++];
@@ -66,7 +78,33 @@ finish(cnn_builder *b, model_layer *l)
 static int
 oom(cnn_builder *b)
 {
+	if (b->too_many)
+		return pp_err(b->err, b->errlen, PP_EINPUT, "%s: the layers expand to more than %d primitive layers",
+			      b->origin, CNN_LAYERS_MAX);
 	return pp_err(b->err, b->errlen, PP_ENOMEM, "out of memory");
+}
+
+/* An output geometry within the bounds, else an error naming the layer. */
+static int
+check_geometry(cnn_builder *b, const char *name, int64_t c, int64_t h, int64_t w)
+{
+	if (c > CNN_DIM_MAX || h > CNN_DIM_MAX || w > CNN_DIM_MAX)
+		return pp_err(b->err, b->errlen, PP_EINPUT,
+			      "%s: layer \"%s\": output %lldx%lldx%lld exceeds %lld in some dimension", b->origin, name,
+			      (long long)c, (long long)h, (long long)w, (long long)CNN_DIM_MAX);
+	return 0;
+}
+
+/* a * b * c * d in 64 bits, else an error naming the layer. */
+static int
+checked_params(cnn_builder *b, const char *name, int64_t a, int64_t x, int64_t y, int64_t z, int64_t *out)
+{
+	int64_t p;
+	if (!pp_mul64(a, x, &p) || !pp_mul64(p, y, &p) || !pp_mul64(p, z, &p))
+		return pp_err(b->err, b->errlen, PP_EINPUT, "%s: layer \"%s\": its parameter count overflows 64 bits",
+			      b->origin, name);
+	*out = p;
+	return 0;
 }
 
 /* An element-wise layer keeps the geometry. */
@@ -93,6 +131,10 @@ add_conv(cnn_builder *b, const char *name, int64_t out, int64_t k, int64_t strid
 	if (b->h + 2 * pad < k || b->w + 2 * pad < k || oh < 1 || ow < 1)
 		return pp_err(b->err, b->errlen, PP_EINPUT, "%s: layer \"%s\": kernel %lld does not fit the %lldx%lld input",
 			      b->origin, name, (long long)k, (long long)b->h, (long long)b->w);
+	int64_t params = 0;
+	int rc;
+	if ((rc = check_geometry(b, name, out, oh, ow)) != 0 || (rc = checked_params(b, name, b->c, out, k, k, &params)) != 0)
+		return rc;
 	model_layer *l = push(b, MODEL_LAYER_CONV, name);
 	if (l == NULL)
 		return oom(b);
@@ -101,7 +143,7 @@ add_conv(cnn_builder *b, const char *name, int64_t out, int64_t k, int64_t strid
 	l->stride = stride;
 	l->out_h = oh;
 	l->out_w = ow;
-	l->params = b->c * out * k * k + (bias ? out : 0);
+	l->params = params + (bias ? out : 0);
 	l->fwd_flops = 2.0 * (double)(k * k) * (double)b->c * (double)out * (double)(oh * ow);
 	finish(b, l);
 	return 0;
@@ -124,6 +166,9 @@ add_pool(cnn_builder *b, model_layer_kind kind, const char *name, int64_t k, int
 				      b->origin, name, (long long)k, (long long)b->h, (long long)b->w);
 		l->out_h = (b->h + 2 * pad - k) / stride + 1;
 		l->out_w = (b->w + 2 * pad - k) / stride + 1;
+		int rc = check_geometry(b, name, b->c, l->out_h, l->out_w);
+		if (rc != 0)
+			return rc;
 	}
 	l->kernel = k;
 	l->stride = stride;
@@ -136,7 +181,12 @@ static int
 add_fc(cnn_builder *b, const char *name, int64_t out, bool bias)
 {
 	/* An FC layer flattens whatever comes in. */
-	int64_t in = b->c * b->h * b->w;
+	int64_t in = 0, params = 0;
+	int rc = checked_params(b, name, b->c, b->h, b->w, 1, &in);
+	if (rc == 0)
+		rc = checked_params(b, name, in, out, 1, 1, &params);
+	if (rc != 0)
+		return rc;
 	model_layer *l = push(b, MODEL_LAYER_FC, name);
 	if (l == NULL)
 		return oom(b);
@@ -144,7 +194,7 @@ add_fc(cnn_builder *b, const char *name, int64_t out, bool bias)
 	l->in_h = l->in_w = 1;
 	l->out_c = out;
 	l->out_h = l->out_w = 1;
-	l->params = in * out + (bias ? out : 0);
+	l->params = params + (bias ? out : 0);
 	l->fwd_flops = 2.0 * (double)in * (double)out;
 	finish(b, l);
 	return 0;
@@ -365,5 +415,13 @@ model_cnn_parse(model *m, const cJSON *root, const char *origin, char *err, size
 		}
 		i++;
 	}
+	/* Pools, activations and dropout alone have nothing to train (found by fuzzing: a model of
+	 * 0 parameters, which the simulator would train in microseconds). */
+	double params = 0.0;
+	for (size_t k = 0; k < m->nlayers; k++)
+		params += (double)m->layers[k].params;
+	if (!(params > 0))
+		return pp_err(err, errlen, PP_EINPUT, "%s: the layers have no trainable parameters (add a conv or fc layer)",
+			      origin);
 	return 0;
 }

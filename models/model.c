@@ -478,7 +478,12 @@ parse_error(const char *text, size_t len, const char *origin, char *err, size_t 
 	}
 	if (at == text + len)
 		return pp_err(err, errlen, PP_EINPUT, "%s:%d:%d: not valid JSON (unexpected end of file)", origin, line, col);
-	return pp_err(err, errlen, PP_EINPUT, "%s:%d:%d: not valid JSON near '%.12s'", origin, line, col, at);
+	/* Quote at most 12 bytes of the rest of that line: the text need not end in a NUL (a
+	 * plain %.12s read past the end of the buffer, found by fuzzing). */
+	int n = 0;
+	while (n < 12 && at + n < text + len && at[n] != '\n' && at[n] != '\r' && at[n] != '\0')
+		n++;
+	return pp_err(err, errlen, PP_EINPUT, "%s:%d:%d: not valid JSON near '%.*s'", origin, line, col, n, at);
 }
 
 int

@@ -51,15 +51,25 @@ mem(const ctx *x, seg *s, double bytes)
 	add(s, t, 0.0, p);
 }
 
+/* One GEMM into segment s.  The time is priced before it is added: in add(s, hw_cost_gemm(..., &p),
+ * fl, p) the order in which C evaluates the arguments is unspecified, and p could be read before
+ * the call has set it (an uninitialised provenance, found by the sanitizer build). */
+static void
+gemm(const ctx *x, hw_dtype dt, seg *s, double fl, double M, double N, double K, double batch)
+{
+	hw_prov p = HW_PROV_DATASHEET;
+	double t = hw_cost_gemm(x->cost, dt, M, N, K, batch, &p);
+	add(s, t, fl, p);
+}
+
 /* A linear layer: forward into f, input gradient into b, weight gradient into w (or b). */
 static void
 linear(const ctx *x, seg *f, seg *b, seg *w, double M, double N, double K, double batch)
 {
-	hw_prov p = HW_PROV_DATASHEET;
 	double fl = 2.0 * M * N * K * batch;
-	add(f, hw_cost_gemm(x->cost, x->dt, M, N, K, batch, &p), fl, p);
-	add(b, hw_cost_gemm(x->cost, x->dt, M, K, N, batch, &p), fl, p);
-	add(x->zb ? w : b, hw_cost_gemm(x->cost, x->dt, K, N, M, batch, &p), fl, p);
+	gemm(x, x->dt, f, fl, M, N, K, batch);
+	gemm(x, x->dt, b, fl, M, K, N, batch);
+	gemm(x, x->dt, x->zb ? w : b, fl, K, N, M, batch);
 }
 
 /* A batched matrix product with no weights (attention scores and context): its backward has
@@ -67,11 +77,10 @@ linear(const ctx *x, seg *f, seg *b, seg *w, double M, double N, double K, doubl
 static void
 bmm(const ctx *x, seg *f, seg *b, double M, double N, double K, double batch)
 {
-	hw_prov p = HW_PROV_DATASHEET;
 	double fl = 2.0 * M * N * K * batch;
-	add(f, hw_cost_gemm(x->cost, x->adt, M, N, K, batch, &p), fl, p);
-	add(b, hw_cost_gemm(x->cost, x->adt, M, K, N, batch, &p), fl, p);
-	add(b, hw_cost_gemm(x->cost, x->adt, K, N, M, batch, &p), fl, p);
+	gemm(x, x->adt, f, fl, M, N, K, batch);
+	gemm(x, x->adt, b, fl, M, K, N, batch);
+	gemm(x, x->adt, b, fl, K, N, M, batch);
 }
 
 static double
@@ -194,10 +203,12 @@ sim_layer_cost(const model *m, const hw_cost *cost, const sim_train_cfg *c, int6
 	if (c->attention == SIM_ATTN_FLASH) {
 		double fl = 2.0 * b * at * sl * s * (dqk + dv) * causal;
 		double io = T * (at * dqk + at * dv) * e + b * s * gt * (dqk + dv) * e;
-		hw_prov p;
-		add(&f[1], hw_cost_attn(cost, x.adt, fl, io, false, &p), fl, p);
+		hw_prov p = HW_PROV_DATASHEET;
+		double ta = hw_cost_attn(cost, x.adt, fl, io, false, &p);
+		add(&f[1], ta, fl, p);
 		/* backward: recomputes the scores, then dV, dP, dQ, dK: 2.5x the forward products */
-		add(&bw[1], hw_cost_attn(cost, x.adt, 2.5 * fl, 2.0 * io, true, &p), 2.5 * fl, p);
+		ta = hw_cost_attn(cost, x.adt, 2.5 * fl, 2.0 * io, true, &p);
+		add(&bw[1], ta, 2.5 * fl, p);
 	} else {
 		double batch = b * at, elems = b * at * sl * s;
 		seg rf = {0, 0, HW_PROV_MEASURED};

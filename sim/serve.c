@@ -22,6 +22,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Limits that keep one run within memory and minutes: a request costs about 150 bytes while the
+ * run lasts, and the iteration-cost caches hold one entry per token of the budget.  Ten million
+ * requests is hours of traffic at a thousand requests per second. */
+#define SERVE_MAX_REQUESTS 10000000
+#define SERVE_MAX_TOKENS ((int64_t)1 << 22)
+
 /* ---- distributions and arrivals ------------------------------------------------------------ */
 
 static int
@@ -184,6 +190,99 @@ add_req(sim_request **arr, size_t *n, size_t *cap, double at, double p, double o
 	return 0;
 }
 
+/* One JSONL line (NUL-terminated, no newline) into a request. */
+static int
+jsonl_req(const char *l, sim_request **arr, size_t *n, size_t *cap, const char *origin, size_t line, char *err,
+	  size_t errlen)
+{
+	/* require_null_terminated: "{...} junk" is an error, not a request followed by ignored text */
+	cJSON *o = cJSON_ParseWithOpts(l, NULL, 1);
+	const cJSON *a = o ? cJSON_GetObjectItem(o, "arrival_s") : NULL;
+	if (o && !a)
+		a = cJSON_GetObjectItem(o, "arrival");
+	const cJSON *pt = o ? cJSON_GetObjectItem(o, "prompt_tokens") : NULL;
+	const cJSON *ot = o ? cJSON_GetObjectItem(o, "output_tokens") : NULL;
+	int rc;
+	if (!cJSON_IsObject(o) || !cJSON_IsNumber(a) || !cJSON_IsNumber(pt) || !cJSON_IsNumber(ot))
+		rc = pp_err(err, errlen, PP_EINPUT,
+			    "%s:%zu: expected a JSON object with numbers arrival_s, prompt_tokens, output_tokens", origin, line);
+	else
+		rc = add_req(arr, n, cap, a->valuedouble, pt->valuedouble, ot->valuedouble, origin, line, err, errlen);
+	cJSON_Delete(o);
+	return rc;
+}
+
+int
+sim_trace_parse(const char *text, size_t len, const char *origin, sim_request **out, size_t *nout, char *err,
+		size_t errlen)
+{
+	*out = NULL;
+	*nout = 0;
+	if (memchr(text, '\0', len) != NULL)
+		return pp_err(err, errlen, PP_EINPUT, "%s: binary data, expected a CSV or JSONL request trace", origin);
+	sim_request *arr = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+	size_t i = 0;
+	while (i < len && (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t'))
+		i++;
+	if (i < len && text[i] == '{') {
+		/* JSONL: one object per line; blank lines count for the line numbers in messages */
+		char *buf = malloc(len + 1);
+		if (buf == NULL)
+			return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+		memcpy(buf, text, len);
+		buf[len] = '\0';
+		size_t line = 0;
+		for (char *l = buf; rc == 0 && l != NULL && l < buf + len;) {
+			char *nl = strchr(l, '\n');
+			if (nl != NULL)
+				*nl = '\0';
+			line++;
+			while (*l == ' ' || *l == '\t' || *l == '\r')
+				l++;
+			if (*l != '\0')
+				rc = jsonl_req(l, &arr, &n, &cap, origin, line, err, errlen);
+			l = nl ? nl + 1 : NULL;
+		}
+		free(buf);
+	} else {
+		pp_csv t;
+		if ((rc = pp_csv_parse(text, len, origin, &t, err, errlen)) != 0)
+			return rc;
+		int ca = pp_csv_column(&t, "arrival_s");
+		if (ca < 0)
+			ca = pp_csv_column(&t, "arrival");
+		int cpt = pp_csv_column(&t, "prompt_tokens"), cot = pp_csv_column(&t, "output_tokens");
+		if (ca < 0 || cpt < 0 || cot < 0) {
+			pp_csv_free(&t);
+			return pp_err(err, errlen, PP_EINPUT, "%s: the header must name arrival_s, prompt_tokens and output_tokens",
+				      origin);
+		}
+		for (size_t r = 1; r < t.nrows; r++) {
+			double a, pt, ot;
+			if (pp_parse_double(pp_csv_get(&t, r, ca), &a) != 0 || pp_parse_double(pp_csv_get(&t, r, cpt), &pt) != 0 ||
+			    pp_parse_double(pp_csv_get(&t, r, cot), &ot) != 0) {
+				rc = pp_err(err, errlen, PP_EINPUT, "%s:%zu: expected numbers in arrival_s, prompt_tokens, output_tokens",
+					    origin, t.lines[r]);
+				break;
+			}
+			if ((rc = add_req(&arr, &n, &cap, a, pt, ot, origin, t.lines[r], err, errlen)) != 0)
+				break;
+		}
+		pp_csv_free(&t);
+	}
+	if (rc == 0 && n == 0)
+		rc = pp_err(err, errlen, PP_EINPUT, "%s: no requests in the trace", origin);
+	if (rc != 0) {
+		free(arr);
+		return rc;
+	}
+	*out = arr;
+	*nout = n;
+	return 0;
+}
+
 int
 sim_trace_load(const char *path, sim_request **out, size_t *nout, char *err, size_t errlen)
 {
@@ -194,85 +293,9 @@ sim_trace_load(const char *path, sim_request **out, size_t *nout, char *err, siz
 	int rc = pp_read_file(path, (size_t)256 << 20, &text, &len, err, errlen);
 	if (rc != 0)
 		return rc;
-	sim_request *arr = NULL;
-	size_t n = 0, cap = 0;
-	const char *p = text;
-	while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')
-		p++;
-	if (*p == '{') {
-		/* JSONL: one object per line */
-		size_t line = 0;
-		char *save = NULL;
-		for (char *l = strtok_r(text, "\n", &save); l != NULL; l = strtok_r(NULL, "\n", &save)) {
-			line++;
-			while (*l == ' ' || *l == '\t' || *l == '\r')
-				l++;
-			if (*l == '\0')
-				continue;
-			cJSON *o = cJSON_Parse(l);
-			const cJSON *a = o ? cJSON_GetObjectItem(o, "arrival_s") : NULL;
-			if (o && !a)
-				a = cJSON_GetObjectItem(o, "arrival");
-			const cJSON *pt = o ? cJSON_GetObjectItem(o, "prompt_tokens") : NULL;
-			const cJSON *ot = o ? cJSON_GetObjectItem(o, "output_tokens") : NULL;
-			if (!cJSON_IsNumber(a) || !cJSON_IsNumber(pt) || !cJSON_IsNumber(ot)) {
-				cJSON_Delete(o);
-				free(arr);
-				free(text);
-				return pp_err(err, errlen, PP_EINPUT,
-					      "%s:%zu: expected a JSON object with numbers arrival_s, prompt_tokens, output_tokens", path,
-					      line);
-			}
-			rc = add_req(&arr, &n, &cap, a->valuedouble, pt->valuedouble, ot->valuedouble, path, line, err, errlen);
-			cJSON_Delete(o);
-			if (rc != 0) {
-				free(arr);
-				free(text);
-				return rc;
-			}
-		}
-	} else {
-		pp_csv t;
-		if ((rc = pp_csv_parse(text, len, path, &t, err, errlen)) != 0) {
-			free(text);
-			return rc;
-		}
-		int ca = pp_csv_column(&t, "arrival_s");
-		if (ca < 0)
-			ca = pp_csv_column(&t, "arrival");
-		int cpt = pp_csv_column(&t, "prompt_tokens"), cot = pp_csv_column(&t, "output_tokens");
-		if (ca < 0 || cpt < 0 || cot < 0) {
-			pp_csv_free(&t);
-			free(text);
-			return pp_err(err, errlen, PP_EINPUT, "%s: the header must name arrival_s, prompt_tokens and output_tokens",
-				      path);
-		}
-		for (size_t r = 1; r < t.nrows; r++) {
-			double a, pt, ot;
-			if (pp_parse_double(pp_csv_get(&t, r, ca), &a) != 0 || pp_parse_double(pp_csv_get(&t, r, cpt), &pt) != 0 ||
-			    pp_parse_double(pp_csv_get(&t, r, cot), &ot) != 0) {
-				rc = pp_err(err, errlen, PP_EINPUT, "%s:%zu: expected numbers in arrival_s, prompt_tokens, output_tokens",
-					    path, t.lines[r]);
-				break;
-			}
-			if ((rc = add_req(&arr, &n, &cap, a, pt, ot, path, t.lines[r], err, errlen)) != 0)
-				break;
-		}
-		pp_csv_free(&t);
-		if (rc != 0) {
-			free(arr);
-			free(text);
-			return rc;
-		}
-	}
+	rc = sim_trace_parse(text, len, path, out, nout, err, errlen);
 	free(text);
-	if (n == 0) {
-		free(arr);
-		return pp_err(err, errlen, PP_EINPUT, "%s: no requests in the trace", path);
-	}
-	*out = arr;
-	*nout = n;
-	return 0;
+	return rc;
 }
 
 /* ---- configuration and memory -------------------------------------------------------------- */
@@ -1121,25 +1144,28 @@ sim_serve_get_metrics(const sim_serve_result *r)
 }
 
 int
-sim_serve(const model *m, const hw_cost *cost, const sim_serve_cfg *cin, sim_serve_result **out, char *err,
-	  size_t errlen)
+sim_serve_check(const model *m, const hw_system *sys, sim_serve_cfg *c, int64_t *nreq_out, sim_serve_mem *mem_out,
+		char *err, size_t errlen)
 {
-	*out = NULL;
-	sim_serve_cfg cfgv = *cin;
-	sim_serve_cfg *c = &cfgv;
 	const model_tf *t = model_transformer(m);
-	const hw_system *sys = hw_cost_system(cost);
 	if (t == NULL)
 		return pp_err(err, errlen, PP_EUSAGE, "%s is not a language model: serving simulates transformers", model_name(m));
-	if (c->tp < 1 || c->pp < 1 || c->replicas < 1 || c->replicas > 100000)
-		return pp_err(err, errlen, PP_EUSAGE, "--tp, --pp and --replicas must be positive (replicas at most 100000)");
+	/* The bounds are the command line's: callers that build configurations themselves (the
+	 * validation rows, the planner) get the same limits. */
+	if (c->tp < 1 || c->pp < 1 || c->tp > 1024 || c->pp > 1024 || c->replicas < 1 || c->replicas > 100000)
+		return pp_err(err, errlen, PP_EUSAGE,
+			      "--tp and --pp must be from 1 to 1024 and --replicas from 1 to 100000, got %d, %d and %d", c->tp,
+			      c->pp, c->replicas);
 	if (t->heads % c->tp != 0)
 		return pp_err(err, errlen, PP_EUSAGE, "attention heads (%lld) must be divisible by tp (%d)", (long long)t->heads,
 			      c->tp);
 	if (c->pp > t->layers)
 		return pp_err(err, errlen, PP_EUSAGE, "pp (%d) exceeds the layers (%lld)", c->pp, (long long)t->layers);
-	if (c->max_num_seqs < 1 || c->max_batched_tokens < 1 || c->block_size < 1)
-		return pp_err(err, errlen, PP_EUSAGE, "--max-num-seqs, --max-batched-tokens and the block size must be positive");
+	if (c->max_num_seqs < 1 || c->max_batched_tokens < 1 || c->block_size < 1 || c->max_num_seqs > (1 << 20) ||
+	    c->max_batched_tokens > SERVE_MAX_TOKENS || c->block_size > 4096)
+		return pp_err(err, errlen, PP_EUSAGE,
+			      "--max-num-seqs must be from 1 to %d and --max-batched-tokens from 1 to %lld, got %d and %lld",
+			      1 << 20, (long long)SERVE_MAX_TOKENS, c->max_num_seqs, (long long)c->max_batched_tokens);
 	if (!(c->gpu_memory_utilization > 0 && c->gpu_memory_utilization <= 1))
 		return pp_err(err, errlen, PP_EUSAGE, "GPU memory utilization must be in (0, 1]");
 	if (c->arrival != SIM_ARR_BATCH && c->arrival != SIM_ARR_CLOSED && c->arrival != SIM_ARR_TRACE &&
@@ -1157,23 +1183,45 @@ sim_serve(const model *m, const hw_cost *cost, const sim_serve_cfg *cin, sim_ser
 		return pp_err(err, errlen, PP_EUSAGE, "%s has no fp8 tensor cores: use int8 or int4 weights", sys->gpu.name);
 	if (c->kv_dtype != HW_BF16 && c->kv_dtype != HW_FP16 && c->kv_dtype != HW_FP8)
 		return pp_err(err, errlen, PP_EUSAGE, "--kv-dtype must be bf16 or fp8");
-	int64_t nreq = c->requests;
+	/* Counted in double first: rate x duration of absurd flags must not overflow the cast. */
+	double nreq_d = (double)c->requests;
 	if (c->arrival == SIM_ARR_TRACE)
-		nreq = (int64_t)c->ntrace;
-	else if (nreq <= 0)
-		nreq = (int64_t)ceil(c->rate * c->duration_s);
-	if (nreq < 1 || nreq > 100000000)
-		return pp_err(err, errlen, PP_EUSAGE, "the run must have from 1 to 100000000 requests, got %lld", (long long)nreq);
-	sim_serve_mem mem;
-	int rc = sim_serve_memory(m, sys, c, &mem, err, errlen);
+		nreq_d = (double)c->ntrace;
+	else if (c->requests <= 0)
+		nreq_d = ceil(c->rate * c->duration_s);
+	if (!(nreq_d >= 1) || nreq_d > SERVE_MAX_REQUESTS)
+		return pp_err(err, errlen, PP_EUSAGE, "the run must have from 1 to %d requests, got %.0f", SERVE_MAX_REQUESTS,
+			      nreq_d);
+	int64_t nreq = (int64_t)nreq_d;
+	sim_serve_mem memv, *mem = mem_out ? mem_out : &memv;
+	int rc = sim_serve_memory(m, sys, c, mem, err, errlen);
 	if (rc != 0)
 		return rc;
-	if (!mem.fits)
+	if (!mem->fits)
 		return pp_err(err, errlen, PP_EUSAGE,
 			      "%s does not fit on %d GPU(s) of %s with %s weights: %.1f GiB of weights and %.1f GiB of "
 			      "activations per GPU leave no KV cache in %.1f GiB; raise --tp or --pp or quantize",
-			      model_name(m), c->tp * c->pp, sys->name, hw_dtype_name(c->weights), mem.weights / 1073741824.0,
-			      mem.activations / 1073741824.0, mem.capacity * c->gpu_memory_utilization / 1073741824.0);
+			      model_name(m), c->tp * c->pp, sys->name, hw_dtype_name(c->weights), mem->weights / 1073741824.0,
+			      mem->activations / 1073741824.0, mem->capacity * c->gpu_memory_utilization / 1073741824.0);
+	if (nreq_out)
+		*nreq_out = nreq;
+	return 0;
+}
+
+int
+sim_serve(const model *m, const hw_cost *cost, const sim_serve_cfg *cin, sim_serve_result **out, char *err,
+	  size_t errlen)
+{
+	*out = NULL;
+	sim_serve_cfg cfgv = *cin;
+	sim_serve_cfg *c = &cfgv;
+	const model_tf *t = model_transformer(m);
+	const hw_system *sys = hw_cost_system(cost);
+	int64_t nreq;
+	sim_serve_mem mem;
+	int rc = sim_serve_check(m, sys, c, &nreq, &mem, err, errlen);
+	if (rc != 0)
+		return rc;
 	/* a request longer than one replica's whole cache can never run */
 	int64_t maxlen = 0;
 	run r;

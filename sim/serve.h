@@ -56,6 +56,9 @@ typedef struct sim_request {
 /* Reads a trace: CSV with a header naming arrival_s (or arrival), prompt_tokens and
  * output_tokens, or JSONL with those keys.  Arrivals must not decrease. */
 int sim_trace_load(const char *path, sim_request **out, size_t *n, char *err, size_t errlen);
+/* The same from text of len bytes in memory; `origin` names it in messages ("trace.csv:12: ..."). */
+int sim_trace_parse(const char *text, size_t len, const char *origin, sim_request **out, size_t *n, char *err,
+		    size_t errlen);
 
 typedef struct sim_serve_cfg {
 	int tp, pp, replicas;
@@ -124,6 +127,11 @@ typedef struct sim_serve_result sim_serve_result;
 
 int sim_serve(const model *m, const hw_cost *cost, const sim_serve_cfg *c, sim_serve_result **out, char *err,
 	      size_t errlen);
+/* The checks sim_serve makes before it runs: PP_EUSAGE with a message naming the flag or
+ * constraint.  Completes c (replicas under disaggregation); *nreq (may be NULL) is the number of
+ * requests the run would simulate and *mem (may be NULL) one GPU's memory. */
+int sim_serve_check(const model *m, const hw_system *sys, sim_serve_cfg *c, int64_t *nreq, sim_serve_mem *mem,
+		    char *err, size_t errlen);
 const sim_serve_metrics *sim_serve_get_metrics(const sim_serve_result *r);
 struct cJSON *sim_serve_json(const sim_serve_result *r);
 /* A Chrome/Perfetto trace of the iterations (keep_iterations): one track per replica. */

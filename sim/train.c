@@ -1068,6 +1068,19 @@ sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *cin, sim_tra
 		b.tpm = 1;
 	}
 	b.nranks = b.p * b.ninst * b.tpm;
+	/* The op graph is held in memory whole (about 100 bytes an op): refuse a configuration that
+	 * would need gigabytes before building it.  A simulated rank runs about 5 to 8 ops per layer
+	 * and micro-batch (12 is the bound used here); a CNN rank about 3 per layer. */
+	{
+		const model_layer *cl;
+		double per_rank = b.t ? ((double)b.t->layers / (double)b.p + 2.0) * 12.0 : (double)model_layers(m, &cl) * 3.0;
+		double est = (double)b.nranks * (double)b.micro * per_rank;
+		if (est > SIM_MAX_OPS)
+			return pp_err(err, errlen, PP_EUSAGE,
+				      "the op graph would hold about %.0f million ops (%d simulated ranks x %lld micro-batches), "
+				      "more than the %.0f million the simulator holds: raise --micro-batch%s",
+				      est / 1e6, b.nranks, (long long)b.micro, SIM_MAX_OPS / 1e6, c->full ? " or drop --full" : "");
+	}
 	b.e = sim_engine_new(b.nranks, c->trace);
 	sim_train_result *res = calloc(1, sizeof *res);
 	if (b.e == NULL || res == NULL || make_ranks(&b) != 0) {

@@ -9,6 +9,9 @@
 #include "sim/engine.h"
 #include "sim/sim.h"
 
+/* The most ops (estimated before building) one training simulation may hold: about 1.6 GB. */
+#define SIM_MAX_OPS 16777216.0
+
 /* A compute segment: the kernels of one op, summed. */
 typedef struct seg {
 	double t;     /* seconds */
@@ -103,5 +106,13 @@ struct sim_train_result {
 	int *stage_of_rank;
 	double price_per_gpu_hour;
 };
+
+/* The reading half of sim_validate_training and sim_validate_serving: every row is read and
+ * its configuration checked against its system, nothing is simulated (the rows report a
+ * prediction of 0).  Cheap enough for the fuzz harnesses (tests/fuzz/) to drive. */
+int sim_validate_training_rows(hw_db *db, const char *text, size_t len, const char *origin, const char *set,
+			       struct cJSON **out, char *err, size_t errlen);
+int sim_validate_serving_rows(hw_db *db, const char *text, size_t len, const char *origin, struct cJSON **out,
+			      char *err, size_t errlen);
 
 #endif

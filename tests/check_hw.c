@@ -369,6 +369,166 @@ START_TEST(hostile_names)
 }
 END_TEST
 
+/* Two processes writing runs into one file at once: each run takes the write lock for its
+ * transaction and the other waits (busy timeout), so every run lands whole, none torn. */
+START_TEST(concurrent_runs_both_land)
+{
+	const char *dir = test_tmpdir("hwconc");
+	char file[1200];
+	snprintf(file, sizeof file, "%s/conc.db", dir);
+	hw_db *db;
+	ck_assert_int_eq(hw_open(file, 0, &db, err, sizeof err), 0);
+	hw_close(db);
+	pid_t kids[2];
+	for (int k = 0; k < 2; k++) {
+		kids[k] = fork();
+		ck_assert_int_ge(kids[k], 0);
+		if (kids[k] == 0) {
+			hw_db *cdb;
+			char cerr[512];
+			if (hw_open(file, 0, &cdb, cerr, sizeof cerr) != 0)
+				_exit(3);
+			hw_run_info info = {.system = "dgx-a100", .kind = "import", .host = k ? "writer-b" : "writer-a",
+					    .nodes = 2, .gpus_per_node = 8};
+			for (int run = 0; run < 5; run++) {
+				hw_run *r;
+				if (hw_run_begin(cdb, &info, &r, cerr, sizeof cerr) != 0) {
+					fprintf(stderr, "writer %d: %s\n", k, cerr);
+					_exit(4);
+				}
+				for (int i = 0; i < 200; i++) {
+					hw_coll_row cr = row((int64_t)1024 * (i + 1), 1.0 + k);
+					if (hw_run_add_coll(r, &cr, cerr, sizeof cerr) != 0)
+						_exit(5);
+				}
+				if (hw_run_commit(r, true, cerr, sizeof cerr) != 0) {
+					fprintf(stderr, "writer %d: %s\n", k, cerr);
+					_exit(6);
+				}
+			}
+			hw_close(cdb);
+			_exit(0);
+		}
+	}
+	for (int k = 0; k < 2; k++) {
+		int status;
+		waitpid(kids[k], &status, 0);
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "writer %d failed (status %d)", k, status);
+	}
+	ck_assert_int_eq(sql_count(NULL, file, "SELECT count(*) FROM cal_run WHERE status = 'complete'"), 10);
+	ck_assert_int_eq(sql_count(NULL, file, "SELECT count(*) FROM coll_meas"), 2000);
+	/* every run holds its 200 rows, all of its own writer's bandwidth */
+	ck_assert_int_eq(sql_count(NULL, file,
+				   "SELECT count(*) FROM (SELECT run_id FROM coll_meas GROUP BY run_id"
+				   " HAVING count(*) = 200 AND min(busbw_gbps) = max(busbw_gbps))"),
+			 10);
+	ck_assert_int_eq(sql_count(NULL, file,
+				   "SELECT count(*) FROM coll_meas m JOIN cal_run r ON r.id = m.run_id"
+				   " WHERE (r.host = 'writer-a') != (m.busbw_gbps = 1.0)"),
+			 0);
+	test_rmdir(dir);
+}
+END_TEST
+
+/* A full disk in the middle of a run (SQLite's page limit stands in for it): a clear error,
+ * nothing of the run stays, the rows written before are intact, the file opens again. */
+START_TEST(full_disk_rolls_back)
+{
+	const char *dir = test_tmpdir("hwfull");
+	char file[1200];
+	snprintf(file, sizeof file, "%s/full.db", dir);
+	hw_db *db;
+	ck_assert_int_eq(hw_open(file, 0, &db, err, sizeof err), 0);
+	hw_run_info info = {.system = "dgx-a100", .kind = "import", .host = "test", .nodes = 2, .gpus_per_node = 8};
+	hw_run *run;
+	ck_assert_int_eq(hw_run_begin(db, &info, &run, err, sizeof err), 0);
+	for (int i = 0; i < 10; i++) {
+		hw_coll_row r = row((int64_t)1 << (10 + i), 5.0);
+		ck_assert_int_eq(hw_run_add_coll(run, &r, err, sizeof err), 0);
+	}
+	ck_assert_int_eq(hw_run_commit(run, true, err, sizeof err), 0);
+	struct stat st;
+	ck_assert_int_eq(stat(file, &st), 0);
+	char pragma[64];
+	snprintf(pragma, sizeof pragma, "PRAGMA max_page_count = %lld", (long long)(st.st_size / 4096));
+	ck_assert_int_eq(hw_exec_simple(db, pragma, err, sizeof err), 0);
+	ck_assert_int_eq(hw_run_begin(db, &info, &run, err, sizeof err), 0);
+	int rc = 0;
+	for (int i = 0; i < 20000 && rc == 0; i++) {
+		hw_coll_row r = row((int64_t)1 << 20, 7.0);
+		r.algorithm = "a long algorithm name that fills pages quickly .................................";
+		rc = hw_run_add_coll(run, &r, err, sizeof err);
+	}
+	ck_assert_int_eq(rc, PP_EIO);
+	ck_assert_msg(strstr(err, "disk is full, nothing was written") != NULL && strstr(err, file) != NULL, "%s", err);
+	hw_run_abort(run);
+	hw_close(db);
+	ck_assert_int_eq(sql_count(NULL, file, "SELECT count(*) FROM cal_run"), 1);
+	ck_assert_int_eq(sql_count(NULL, file, "SELECT count(*) FROM coll_meas"), 10);
+	sqlite3 *chk;
+	sqlite3_stmt *ic;
+	ck_assert_int_eq(sqlite3_open_v2(file, &chk, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(chk, "PRAGMA integrity_check", -1, &ic, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(ic), SQLITE_ROW);
+	ck_assert_str_eq((const char *)sqlite3_column_text(ic, 0), "ok");
+	sqlite3_finalize(ic);
+	sqlite3_close(chk);
+	ck_assert_int_eq(hw_open(file, 0, &db, err, sizeof err), 0);
+	ck_assert_int_eq(hw_run_begin(db, &info, &run, err, sizeof err), 0);
+	hw_coll_row r = row(1 << 20, 7.0);
+	ck_assert_int_eq(hw_run_add_coll(run, &r, err, sizeof err), 0);
+	ck_assert_int_eq(hw_run_commit(run, true, err, sizeof err), 0);
+	hw_close(db);
+	ck_assert_int_eq(sql_count(NULL, file, "SELECT count(*) FROM coll_meas"), 11);
+	test_rmdir(dir);
+}
+END_TEST
+
+/* Hostile text in every field of a run is stored as text and exported as quoted SQL that
+ * recreates it, never run as SQL. */
+START_TEST(hostile_run_fields)
+{
+	const char *dir = test_tmpdir("hwevil");
+	char file[1200];
+	snprintf(file, sizeof file, "%s/evil.db", dir);
+	hw_db *db;
+	ck_assert_int_eq(hw_open(file, 0, &db, err, sizeof err), 0);
+	const char *evil = "x'); DROP TABLE gpu; --";
+	long gpus = sql_count(NULL, file, "SELECT count(*) FROM gpu");
+	hw_run_info info = {.system = "dgx-a100", .kind = "import", .host = evil, .driver = evil, .cuda = evil,
+			    .nccl = evil, .gpu_name = evil, .note = evil, .nodes = 1, .gpus_per_node = 8};
+	hw_run *run;
+	ck_assert_int_eq(hw_run_begin(db, &info, &run, err, sizeof err), 0);
+	hw_coll_row r = row(1 << 20, 5.0);
+	r.dtype = r.algorithm = r.origin = evil;
+	ck_assert_int_eq(hw_run_add_coll(run, &r, err, sizeof err), 0);
+	/* a kind outside the schema's list is refused by its CHECK, and the run goes on */
+	ck_assert_int_eq(hw_run_add_membw(run, 0, evil, 1 << 30, 1e-3, err, sizeof err), PP_EDB);
+	ck_assert_int_eq(hw_run_add_membw(run, 0, "copy", 1 << 30, 1e-3, err, sizeof err), 0);
+	ck_assert_int_eq(hw_run_commit(run, true, err, sizeof err), 0);
+	ck_assert_int_eq(hw_validation_add(db, evil, evil, 1.0, 1.0, 1, evil, err, sizeof err), 0);
+	info.system = evil;
+	ck_assert_int_eq(hw_run_begin(db, &info, &run, err, sizeof err), PP_ENOTFOUND);
+	char *sql;
+	ck_assert_int_eq(hw_export(db, &sql, err, sizeof err), 0);
+	hw_close(db);
+	ck_assert_int_eq(sql_count(NULL, file, "SELECT count(*) FROM gpu"), gpus);
+	ck_assert_int_eq(sql_count(NULL, file, "SELECT count(*) FROM cal_run WHERE note = 'x''); DROP TABLE gpu; --'"), 1);
+	/* the export replays into a fresh database and recreates the hostile text verbatim */
+	char file2[1200];
+	snprintf(file2, sizeof file2, "%s/replay.db", dir);
+	ck_assert_int_eq(hw_open(file2, 0, &db, err, sizeof err), 0);
+	hw_close(db);
+	sql_exec(file2, sql);
+	free(sql);
+	ck_assert_int_eq(sql_count(NULL, file2, "SELECT count(*) FROM gpu"), gpus);
+	ck_assert_int_eq(sql_count(NULL, file2, "SELECT count(*) FROM cal_run WHERE host = 'x''); DROP TABLE gpu; --'"), 1);
+	ck_assert_int_eq(sql_count(NULL, file2, "SELECT count(*) FROM validation_run WHERE note = 'x''); DROP TABLE gpu; --'"),
+			 1);
+	test_rmdir(dir);
+}
+END_TEST
+
 /* The compiled-in defaults written to a scratch file and opened with plain SQLite, so the
  * tests can read every row.  *dir is the scratch directory to remove afterwards. */
 static sqlite3 *
@@ -652,6 +812,9 @@ main(void)
 	tcase_add_test(tc, readonly_database);
 	tcase_add_test(tc, runs_land_whole_or_not_at_all);
 	tcase_add_test(tc, hostile_names);
+	tcase_add_test(tc, concurrent_runs_both_land);
+	tcase_add_test(tc, full_disk_rolls_back);
+	tcase_add_test(tc, hostile_run_fields);
 	tcase_add_test(tc, busbw_factors);
 	tcase_add_test(tc, part_of_each_node);
 	tcase_add_test(tc, default_gpus_complete);

@@ -471,6 +471,88 @@ START_TEST(zero3_530b_fit)
 }
 END_TEST
 
+/* A segment's provenance is the weakest of its kernels'.  With every compute parameter of the
+ * GPU fitted, every segment of a layer (GEMMs, flash attention, memory-bound kernels) rests on
+ * fitted figures.  The sanitizer build found the provenance of a GEMM read before the call that
+ * sets it (unspecified argument order in add(s, hw_cost_gemm(..., &p), fl, p)); with gcc -O2 that
+ * gave every GEMM segment the provenance of the kernel priced before it. */
+START_TEST(layer_provenance)
+{
+	hw_db *db;
+	ck_assert_int_eq(hw_open(":memory:", 0, &db, err, sizeof err), 0);
+	static const char *const keys[] = {"gemm_eff_bf16", "hbm_eff", "attn_eff_fwd", "attn_eff_bwd"};
+	for (size_t i = 0; i < 4; i++)
+		ck_assert_msg(hw_param_set(db, "gpu", "h100-sxm", keys[i], 0.7, "fitted", "test", "test", 0, err,
+					   sizeof err) == 0, "%s", err);
+	hw_cost *c;
+	ck_assert_int_eq(hw_cost_new(db, "dgx-h100", &c, err, sizeof err), 0);
+	model *m;
+	ck_assert_int_eq(model_load("llama-3-8b", &m, err, sizeof err), 0);
+	sim_train_cfg cfg;
+	sim_train_cfg_init(&cfg);
+	ck_assert_int_eq(sim_train_check(m, hw_cost_system(c), &cfg, err, sizeof err), 0);
+	layer_cost lc;
+	sim_layer_cost(m, c, &cfg, 0, &lc);
+	const block_cost *blocks[] = {&lc.attn, &lc.mlp};
+	for (int b = 0; b < 2; b++)
+		for (int i = 0; i < 3; i++) {
+			ck_assert_msg(blocks[b]->fwd[i].prov == HW_PROV_FITTED, "block %d fwd[%d]: %s", b, i,
+				      hw_prov_name(blocks[b]->fwd[i].prov));
+			ck_assert_msg(blocks[b]->bwd[i].prov == HW_PROV_FITTED, "block %d bwd[%d]: %s", b, i,
+				      hw_prov_name(blocks[b]->bwd[i].prov));
+		}
+	model_free(m);
+	hw_cost_free(c);
+	hw_close(db);
+}
+END_TEST
+
+/* Model states of a 1T-parameter model (gpt-1t: 128 layers, h 25600) on one GPU and under
+ * ZeRO-1 over 3072 data-parallel ranks: 2 bytes of bf16 weights, 4 of fp32 gradients (bf16 with
+ * ZeRO <= 1 reduces in fp32) and 12 of Adam per parameter (Rajbhandari et al. 2020, section
+ * 3), against the parameter count of the model module.  18 TB is far beyond 32 bits and still
+ * exact in a double (below 2^53) and in 64-bit integers, where products that do overflow are
+ * caught by pp_mul64. */
+START_TEST(trillion_parameter_states)
+{
+	hw_db *db;
+	ck_assert_int_eq(hw_open(":memory:", 0, &db, err, sizeof err), 0);
+	hw_system sys;
+	ck_assert_int_eq(hw_system_get(db, "dgx-h100", &sys, err, sizeof err), 0);
+	model *m;
+	ck_assert_int_eq(model_load("gpt-1t", &m, err, sizeof err), 0);
+	double P = model_params(m);
+	ck_assert(P > 1.0e12 && P < 1.1e12);
+	sim_train_cfg cfg;
+	sim_train_cfg_init(&cfg);
+	cfg.seq = 2048;
+	ck_assert_int_eq(sim_train_check(m, &sys, &cfg, err, sizeof err), 0);
+	sim_mem mem;
+	ck_assert_int_eq(sim_train_memory(m, &sys, &cfg, 0, &mem), 0);
+	ck_assert_rel(mem.weights, 2.0 * P, 1e-12);
+	ck_assert_rel(mem.grads, 4.0 * P, 1e-12);
+	ck_assert_rel(mem.optimizer, 12.0 * P, 1e-12);
+	ck_assert(!mem.fits && isfinite(mem.total) && mem.total > 18.0 * P);
+	int64_t ip = (int64_t)llround(P), bytes;
+	ck_assert(pp_mul64(ip, 18, &bytes));
+	ck_assert_rel((double)bytes, mem.weights + mem.grads + mem.optimizer, 1e-12);
+	ck_assert(!pp_mul64(bytes, (int64_t)1 << 20, &bytes)); /* 18 TB x 2^20 overflows 64 bits */
+	sim_train_cfg_init(&cfg);
+	cfg.seq = 2048;
+	cfg.gpus = 3072 * 8;
+	cfg.tp = 8;
+	cfg.zero = 1;
+	cfg.global_batch = 3072;
+	ck_assert_int_eq(sim_train_check(m, &sys, &cfg, err, sizeof err), 0);
+	ck_assert_int_eq(cfg.dp, 3072);
+	ck_assert_int_eq(sim_train_memory(m, &sys, &cfg, 0, &mem), 0);
+	/* every parameter split over tp except the replicated norms and biases of each layer */
+	ck_assert(mem.optimizer >= 12.0 * P / 8.0 / 3072.0 && mem.optimizer <= 12.0 * P / 8.0 / 3072.0 * 1.01);
+	model_free(m);
+	hw_close(db);
+}
+END_TEST
+
 START_TEST(invalid_configurations)
 {
 	hw_db *db;
@@ -661,6 +743,8 @@ main(void)
 	tcase_add_test(tt, infer_memory_by_hand);
 	tcase_add_test(tt, infer_pipeline_closed_form);
 	tcase_add_test(tt, infer_bad_input);
+	tcase_add_test(tt, layer_provenance);
+	tcase_add_test(tt, trillion_parameter_states);
 	suite_add_tcase(s, tt);
 	return test_run(s);
 }

@@ -82,12 +82,12 @@ json_check "$TMPD/out" "d['failures_tolerated'] == 2 and all(x['spares'] == 2 an
 run 0 $P --rate 20
 expect_out "headroom"
 # nothing meets an impossible SLO: exit 1 and say so
-run 1 $P --rate 20 --slo-ttft-p99 0.5 --slo-tpot-p99 0.5
+run 1 plan serve --model llama-3-8b --systems dgx-h100 --slo-ttft-p99 0.5 --slo-tpot-p99 0.5 --duration 20 --rate 20
 expect_err "no deployment"
 run 2 $P
 expect_err "--rate"
 run 2 plan serve --model llama-3-8b --rate 5 --slo-ttft-p99 500
 expect_err "--slo-tpot-p99"
-run 2 $P --rate 5 --systems nowhere
+run 2 plan serve --model llama-3-8b --slo-ttft-p99 500 --slo-tpot-p99 50 --rate 5 --systems nowhere
 expect_err "nowhere"
 finish
