@@ -48,6 +48,7 @@
 #define GENERIC_GEMM_EFF 0.70
 #define GENERIC_K_RAMP 128.0
 #define GENERIC_LAUNCH_US 3.0
+#define GENERIC_HOST_OP_US 0.0
 #define GENERIC_HBM_EFF 0.80
 #define GENERIC_ATTN_FWD 0.50
 #define GENERIC_ATTN_BWD 0.40
@@ -85,7 +86,7 @@ struct hw_cost {
 	hw_system sys;
 	/* per GPU */
 	pval gemm_eff[HW_NDTYPES];
-	pval k_ramp, launch_us, hbm_eff, attn_fwd, attn_bwd, conv_eff;
+	pval k_ramp, launch_us, host_op_us, hbm_eff, attn_fwd, attn_bwd, conv_eff;
 	/* per system */
 	pval coll_intra, coll_intra_ar, coll_inter, p2p_intra, alpha_us, hop_intra_us, hop_inter_us, iter_overhead_s,
 		leaf_nodes, overlap_slowdown, serve_ar_us;
@@ -310,6 +311,7 @@ hw_cost_new(hw_db *db, const char *system, hw_cost **out, char *err, size_t errl
 	}
 	load_param(db, "gpu", g, "gemm_k_ramp", NULL, GENERIC_K_RAMP, NULL, &c->k_ramp);
 	load_param(db, "gpu", g, "kernel_launch_us", NULL, GENERIC_LAUNCH_US, NULL, &c->launch_us);
+	load_param(db, "gpu", g, "host_op_us", NULL, GENERIC_HOST_OP_US, NULL, &c->host_op_us);
 	load_param(db, "gpu", g, "hbm_eff", NULL, GENERIC_HBM_EFF, NULL, &c->hbm_eff);
 	load_param(db, "gpu", g, "attn_eff_fwd", NULL, GENERIC_ATTN_FWD, NULL, &c->attn_fwd);
 	load_param(db, "gpu", g, "attn_eff_bwd", NULL, GENERIC_ATTN_BWD, NULL, &c->attn_bwd);
@@ -696,6 +698,12 @@ hw_cost_coll_time(const hw_cost *c, hw_coll op, int ranks, int per_node, double 
 }
 
 double
+hw_cost_host_op(const hw_cost *c)
+{
+	return c->host_op_us.v * 1e-6;
+}
+
+double
 hw_cost_iter_overhead(const hw_cost *c)
 {
 	return c->iter_overhead_s.v;
@@ -754,6 +762,7 @@ hw_cost_describe(const hw_cost *c)
 	}
 	describe(arr, "gemm_k_ramp", &c->k_ramp);
 	describe(arr, "kernel_launch_us", &c->launch_us);
+	describe(arr, "host_op_us", &c->host_op_us);
 	describe(arr, "hbm_eff", &c->hbm_eff);
 	describe(arr, "attn_eff_fwd", &c->attn_fwd);
 	describe(arr, "attn_eff_bwd", &c->attn_bwd);

@@ -281,6 +281,10 @@ double hw_cost_scaleup_bw(const hw_cost *c);
 double hw_cost_nic_bw(const hw_cost *c); /* per GPU: node NIC bandwidth / GPUs per node */
 
 /* Fixed CPU/launch overhead of one serving iteration (a fitted system parameter), seconds. */
+/* Seconds the training framework's host takes to issue one kernel (PyTorch eager dispatch): a
+ * training kernel takes at least this long (fitted; 0 by default: no floor).  Serving engines
+ * capture their iterations in CUDA graphs and pay iter_overhead instead. */
+double hw_cost_host_op(const hw_cost *c);
 double hw_cost_iter_overhead(const hw_cost *c);
 /* A serving engine's TP all-reduce (one-shot kernels for small messages inside the NVLink
  * domain when the system has a fitted serve_allreduce_us; NCCL otherwise). */

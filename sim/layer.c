@@ -32,11 +32,16 @@ typedef struct ctx {
 	hw_dtype adt;    /* attention kernel dtype */
 	double e;        /* bytes per activation element */
 	bool zb;         /* split weight gradients out (zero-bubble) */
+	double host;     /* seconds: the host's time to issue one kernel (hw_cost_host_op) */
 } ctx;
 
+/* Adds one kernel to a segment.  The framework issues kernels from the host one at a time
+ * (PyTorch eager): a stream of kernels shorter than the issue time runs at the host's pace. */
 static void
-add(seg *s, double t, double flops, hw_prov p)
+add(const ctx *x, seg *s, double t, double flops, hw_prov p)
 {
+	if (t > 0.0 && t < x->host)
+		t = x->host;
 	s->t += t;
 	s->flops += flops;
 	if (p > s->prov)
@@ -48,7 +53,7 @@ mem(const ctx *x, seg *s, double bytes)
 {
 	hw_prov p = HW_PROV_DATASHEET;
 	double t = hw_cost_mem(x->cost, bytes, &p);
-	add(s, t, 0.0, p);
+	add(x, s, t, 0.0, p);
 }
 
 /* One GEMM into segment s.  The time is priced before it is added: in add(s, hw_cost_gemm(..., &p),
@@ -59,7 +64,7 @@ gemm(const ctx *x, hw_dtype dt, seg *s, double fl, double M, double N, double K,
 {
 	hw_prov p = HW_PROV_DATASHEET;
 	double t = hw_cost_gemm(x->cost, dt, M, N, K, batch, &p);
-	add(s, t, fl, p);
+	add(x, s, t, fl, p);
 }
 
 /* A linear layer: forward into f, input gradient into b, weight gradient into w (or b). */
@@ -150,7 +155,8 @@ sim_layer_cost(const model *m, const hw_cost *cost, const sim_train_cfg *c, int6
 {
 	const model_tf *t = model_transformer(m);
 	const hw_system *sys = hw_cost_system(cost);
-	ctx x = {cost, c->dtype, c->dtype == HW_FP8 ? HW_BF16 : c->dtype, sim_act_bytes(c), c->schedule == SIM_ZB_H1};
+	ctx x = {cost, c->dtype, c->dtype == HW_FP8 ? HW_BF16 : c->dtype, sim_act_bytes(c), c->schedule == SIM_ZB_H1,
+		 hw_cost_host_op(cost)};
 	int64_t seq = sim_seq(m, c);
 	double tp = (double)c->tp, b = (double)c->micro_batch;
 	double s = (double)seq, sl = s / (double)c->cp;
@@ -205,10 +211,10 @@ sim_layer_cost(const model *m, const hw_cost *cost, const sim_train_cfg *c, int6
 		double io = T * (at * dqk + at * dv) * e + b * s * gt * (dqk + dv) * e;
 		hw_prov p = HW_PROV_DATASHEET;
 		double ta = hw_cost_attn(cost, x.adt, fl, io, false, &p);
-		add(&f[1], ta, fl, p);
+		add(&x, &f[1], ta, fl, p);
 		/* backward: recomputes the scores, then dV, dP, dQ, dK: 2.5x the forward products */
 		ta = hw_cost_attn(cost, x.adt, 2.5 * fl, 2.0 * io, true, &p);
-		add(&bw[1], ta, 2.5 * fl, p);
+		add(&x, &bw[1], ta, 2.5 * fl, p);
 	} else {
 		double batch = b * at, elems = b * at * sl * s;
 		seg rf = {0, 0, HW_PROV_MEASURED};
@@ -292,7 +298,7 @@ void
 sim_embed_cost(const model *m, const hw_cost *cost, const sim_train_cfg *c, seg *fwd, seg *bwd)
 {
 	const model_tf *t = model_transformer(m);
-	ctx x = {cost, c->dtype, c->dtype, sim_act_bytes(c), false};
+	ctx x = {cost, c->dtype, c->dtype, sim_act_bytes(c), false, hw_cost_host_op(cost)};
 	memset(fwd, 0, sizeof *fwd);
 	memset(bwd, 0, sizeof *bwd);
 	double T = (double)c->micro_batch * (double)sim_seq(m, c) / (double)c->cp;
@@ -306,7 +312,7 @@ void
 sim_head_cost(const model *m, const hw_cost *cost, const sim_train_cfg *c, seg *fwd, seg *bwd)
 {
 	const model_tf *t = model_transformer(m);
-	ctx x = {cost, c->dtype, c->dtype, sim_act_bytes(c), false};
+	ctx x = {cost, c->dtype, c->dtype, sim_act_bytes(c), false, hw_cost_host_op(cost)};
 	memset(fwd, 0, sizeof *fwd);
 	memset(bwd, 0, sizeof *bwd);
 	double T = (double)c->micro_batch * (double)sim_seq(m, c) / (double)c->cp;

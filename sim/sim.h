@@ -191,7 +191,7 @@ int sim_validate_serving(hw_db *db, const char *text, size_t len, const char *or
 
 /* Fits the cost-model parameters of the GPUs named in `gpus` (a NULL-terminated list of GPUs
  * of the same silicon) to the rows of a validation CSV that ran on them: Nelder-Mead (GSL) on
- * the MAPE over gemm_eff_fp16 (= bf16), kernel_launch_us, attn_eff_fwd (the backward tied to it) and
+ * the MAPE over gemm_eff_fp16 (= bf16), host_op_us, attn_eff_fwd (the backward tied to it) and
  * overlap_slowdown, at most max_evals evaluations.  The database is left as it was; *out says
  * what was fitted, MAPE before and after and how.  sim_validate_fit_save stores it. */
 int sim_validate_fit(hw_db *db, const char *text, size_t len, const char *origin, const char *const *gpus,

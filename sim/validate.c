@@ -773,7 +773,7 @@ typedef struct fparam {
  * forward's (ATTN_BWD_RATIO, the ratio of the generic defaults). */
 static const fparam train_params[] = {
 	{"gemm_eff_fp16", 0.30, 0.95},
-	{"kernel_launch_us", 0.5, 30.0},
+	{"host_op_us", 0.5, 60.0},
 	{"attn_eff_fwd", 0.15, 0.90},
 	{"overlap_slowdown", 0.0, 0.6},
 };
