@@ -1333,18 +1333,19 @@ sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *cin, sim_tra
 	mt->tokens_per_s_per_gpu = mt->tokens_per_s / (double)c->gpus;
 	if (b.t) {
 		mt->model_flops = model_flops_train_per_token(m, res->seq) * tokens;
-		/* what ran: the simulated ops' FLOPs of one rank group per stage, scaled up to every
-		 * rank of the step (each stage instance and TP member does the same work) */
-		double per_group = b.stage_flops / (double)(b.ninst * b.tpm);
-		mt->hardware_flops = per_group * (double)c->dp * (double)c->cp * (double)c->tp;
-		mt->executed_flops = b.op_flops / (double)(b.ninst * b.tpm) * (double)c->dp * (double)c->cp * (double)c->tp;
+		/* what ran: stage_flops and recompute_flops count the layers of one rank group per
+		 * stage (add_flops runs once per layer, whatever the number of simulated instances),
+		 * scaled up to every rank of the step (each stage instance and TP member does the same
+		 * work); op_flops counts every simulated rank's compute ops */
+		double ranks = (double)c->dp * (double)c->cp * (double)c->tp;
+		mt->hardware_flops = b.stage_flops * ranks;
+		mt->executed_flops = b.op_flops / (double)(b.ninst * b.tpm) * ranks;
 		/* the simulated layers count the attention with the causal half; the model count uses
 		 * the full matrix (the published convention): keep hardware >= model for recompute */
 		if (c->recompute == SIM_RECOMPUTE_NONE)
 			mt->hardware_flops = mt->model_flops;
 		else
-			mt->hardware_flops = mt->model_flops + b.recompute_flops / (double)(b.ninst * b.tpm) * (double)c->dp *
-								      (double)c->cp * (double)c->tp;
+			mt->hardware_flops = mt->model_flops + b.recompute_flops * ranks;
 	} else {
 		mt->model_flops = 3.0 * model_cnn_flops_per_sample(m) * (double)c->global_batch;
 		mt->hardware_flops = mt->model_flops;
