@@ -14,7 +14,7 @@ const cmd_entry cli_commands[] = {
 	{"report", NULL, "turn results into cost, capacity and comparison reports", false},
 	{"validate", cmd_validate, "compare predictions with published measurements", true},
 	{"calibrate", cmd_calibrate, "measure GPUs and collectives into the hardware database, fit the cost model", true},
-	{"replay", NULL, "run a plan's op graph on GPUs and compare with the prediction", false},
+	{"replay", cmd_replay, "run a plan's op graph on GPUs and compare with the prediction", true},
 	{"import", cmd_import, "import measurements made elsewhere (nccl-tests logs)", true},
 	{"hw", cmd_hw, "list, show and export the hardware database", true},
 	{"model", cmd_model, "list and show models and their derived quantities", true},
