@@ -499,40 +499,51 @@ block(bld *b, int s, const block_cost *bc, bool bwd, bool attn, int64_t layer, i
 			int32_t l = b->rec ? sim_rec_concat(b->rec, klist(bc, s0), klist(bc, s0 + 1), klist(bc, s0 + 2), -1) : -1;
 			for (int j = 0; j < b->tpm; j++)
 				compute(b, rank_of(b, s, i, j), &all, tag, l, layer);
+			/* Leaving the block: all-reduce, or SP's reduce-scatter. */
+			tp_coll(b, s, i, sp ? HW_REDUCE_SCATTER : HW_ALL_REDUCE, sim_tag(TAG_TP, layer, mb));
 		} else {
 			for (int j = 0; j < b->tpm; j++)
 				compute(b, rank_of(b, s, i, j), &sg[0], tag, klist(bc, s0), layer);
+		}
+	}
+	if (!bc->split)
+		return;
+	/* A block with a side exchange runs phase by phase over the instances: an exchange that
+	 * joins several instances (the full mode's CP ring, EP all-to-all) is made after every
+	 * member's segment before it, which it waits for, and gates every member's next one. */
+	int group = attn ? c->cp : c->ep;
+	for (int i = 0; i < b->ninst; i++)
+		for (int j = 0; j < b->tpm; j++) {
 			/* the side exchange runs beside the core */
-			int group = attn ? c->cp : c->ep;
+			int mem[4096];
+			int n = side_members(b, s, i, j, group, 1, mem);
+			if (b->ninst > 1 && mem[0] != rank_of(b, s, i, j))
+				continue; /* the first instance of the group creates the op */
+			if (attn) {
+				collective(b, mem, n, side_kind, SIM_G_CP, bc->side_op, bc->side_ranks, bc->side_per_node,
+					   bc->side_bytes * (bwd ? 2.0 : 1.0), sim_tag(TAG_CP, layer, mb), NULL, true, true);
+			} else {
+				/* dispatch before the experts, combine after */
+				collective(b, mem, n, side_kind, SIM_G_EP, HW_ALL_TO_ALL, bc->side_ranks, bc->side_per_node,
+					   bc->side_bytes, sim_tag(TAG_EP, layer, mb), NULL, true, true);
+			}
+		}
+	for (int i = 0; i < b->ninst; i++)
+		for (int j = 0; j < b->tpm; j++)
+			compute(b, rank_of(b, s, i, j), &sg[1], tag, klist(bc, s0 + 1), layer);
+	if (!attn)
+		for (int i = 0; i < b->ninst; i++)
 			for (int j = 0; j < b->tpm; j++) {
 				int mem[4096];
-				int n = side_members(b, s, i, j, group, 1, mem);
+				int n = side_members(b, s, i, j, c->ep, 1, mem);
 				if (b->ninst > 1 && mem[0] != rank_of(b, s, i, j))
-					continue; /* the first instance of the group creates the op */
-				if (attn) {
-					collective(b, mem, n, side_kind, SIM_G_CP, bc->side_op, bc->side_ranks, bc->side_per_node,
-						   bc->side_bytes * (bwd ? 2.0 : 1.0), sim_tag(TAG_CP, layer, mb), NULL, true, true);
-				} else {
-					/* dispatch before the experts, combine after */
-					collective(b, mem, n, side_kind, SIM_G_EP, HW_ALL_TO_ALL, bc->side_ranks, bc->side_per_node,
-						   bc->side_bytes, sim_tag(TAG_EP, layer, mb), NULL, true, true);
-				}
+					continue;
+				collective(b, mem, n, S_EP, SIM_G_EP, HW_ALL_TO_ALL, bc->side_ranks, bc->side_per_node,
+					   bc->side_bytes, sim_tag(TAG_EP, layer, mb), NULL, true, true);
 			}
-			for (int j = 0; j < b->tpm; j++)
-				compute(b, rank_of(b, s, i, j), &sg[1], tag, klist(bc, s0 + 1), layer);
-			if (!attn) {
-				for (int j = 0; j < b->tpm; j++) {
-					int mem[4096];
-					int n = side_members(b, s, i, j, c->ep, 1, mem);
-					if (b->ninst > 1 && mem[0] != rank_of(b, s, i, j))
-						continue;
-					collective(b, mem, n, S_EP, SIM_G_EP, HW_ALL_TO_ALL, bc->side_ranks, bc->side_per_node,
-						   bc->side_bytes, sim_tag(TAG_EP, layer, mb), NULL, true, true);
-				}
-			}
-			for (int j = 0; j < b->tpm; j++)
-				compute(b, rank_of(b, s, i, j), &sg[2], tag, klist(bc, s0 + 2), layer);
-		}
+	for (int i = 0; i < b->ninst; i++) {
+		for (int j = 0; j < b->tpm; j++)
+			compute(b, rank_of(b, s, i, j), &sg[2], tag, klist(bc, s0 + 2), layer);
 		/* Leaving the block: all-reduce, or SP's reduce-scatter. */
 		tp_coll(b, s, i, sp ? HW_REDUCE_SCATTER : HW_ALL_REDUCE, sim_tag(TAG_TP, layer, mb));
 	}
