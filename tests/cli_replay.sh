@@ -120,4 +120,17 @@ cksum < "$TMPD/hw.db" | cmp -s - "$TMPD/before" || fail "replay without a GPU ch
 # A plan of 8 ranks launched alone: the command to run instead.
 run 2 replay --plan "$TMPD/sim.json" --db "$TMPD/hw.db"
 expect_err "the plan has 8 ranks (tp 2 x pp 2 x dp 2 x cp 1): launch one process per GPU, e.g. mpirun -np 8"
+# plan train --validate: the plan in full, the validation not run and why, exit 1.
+run 1 plan train --model mpt-125m --system dgx-h100 --gpus 16 --global-batch 32 --top 1 --validate
+expect_out "tok/s/GPU"
+expect_err "validation not run: the winner runs on"
+expect_err "mpirun -np "
+expect_err " paraplan plan train --model mpt-125m --system dgx-h100 --gpus 16 --global-batch 32 --top 1 --validate"
+run 1 plan train --model mpt-125m --system dgx-h100 --gpus 16 --global-batch 32 --top 1 --validate --json
+json_check "$TMPD/out" "d['winner']['config']['gpus'] == 16 and d['validation']['status'] == 'not run' and d['validation']['command'].startswith('mpirun -np ')"
+CUDA_VISIBLE_DEVICES= run 1 plan train --model mpt-125m --system dgx-h100 --gpus 1 --global-batch 8 --validate --json 	--db "$TMPD/hw.db"
+json_check "$TMPD/out" "d['winner']['config']['gpus'] == 1 and d['validation']['status'] == 'not run' and ('no GPU found' in d['validation']['reason'] or 'without CUDA' in d['validation']['reason'])"
+cksum < "$TMPD/hw.db" | cmp -s - "$TMPD/before" || fail "plan train --validate without a GPU changed the database"
+run 2 plan train --model mpt-125m --tokens 1T --days 10 --global-batch 64 --validate
+expect_err "--validate applies to a layout search"
 finish
