@@ -324,6 +324,9 @@ typedef struct cal_replay_prog {
 #define CAL_REPLAY_MEM_RING_BYTES ((int64_t)512 << 20)
 /* Bytes per input element of a GEMM in dtype t (fp8 1, bf16 and fp16 2, fp32 and tf32 4). */
 int cal_replay_in_bytes(hw_dtype t);
+/* A GEMM dimension as its buffers are sized: FP8 GEMMs whose dimensions cuBLASLt cannot run
+ * (it wants multiples of 16) run padded up to multiples of 16, so their buffers have room. */
+int64_t cal_replay_buffer_dim(hw_dtype t, int64_t v);
 
 /* Lowers the op list of a rank (its own, or its stage representative's rebased with
  * cal_replay_rebase) into a launch program.  Attention is lowered to cuBLASLt GEMM pairs of the

@@ -423,6 +423,12 @@ out_bytes(hw_dtype t)
 	return t == HW_FP8 ? 2 : in_bytes(t); /* fp8 GEMMs write bf16, as calibration measures them */
 }
 
+int64_t
+cal_replay_buffer_dim(hw_dtype t, int64_t v)
+{
+	return t == HW_FP8 ? (v + 15) / 16 * 16 : v;
+}
+
 static int64_t
 whole(double x)
 {
@@ -534,11 +540,12 @@ gemm(lctx *x, int64_t m, int64_t n, int64_t k, int64_t batch, hw_dtype t, int32_
 	p->gemm_flops += l->flops;
 	p->ngemm++;
 	int ib = in_bytes(t), ob = out_bytes(t);
-	operand(p, t, 0, m * k * batch * ib);
+	int64_t bm = cal_replay_buffer_dim(t, m), bn = cal_replay_buffer_dim(t, n), bk = cal_replay_buffer_dim(t, k);
+	operand(p, t, 0, bm * bk * batch * ib);
 	if (w < 0 || wout)
-		operand(p, t, 1, k * n * batch * ib);
+		operand(p, t, 1, bk * bn * batch * ib);
 	if (w < 0 || !wout)
-		operand(p, t, 2, m * n * batch * ob);
+		operand(p, t, 2, bm * bn * batch * ob);
 }
 
 /* The most bytes one chunk of attention scores may take (batch x queries x keys). */
@@ -808,7 +815,9 @@ cal_replay_lower(const sim_rank_ops *o, const sim_train_cfg *c, cal_replay_prog 
 					int32_t w = -1;
 					bool wout = kk->pass == SIM_PASS_WGRAD;
 					if (kk->weight != SIM_W_NONE && kk->pass != SIM_PASS_BMM) {
-						int64_t elems = (wout ? m * n : kd * n) * b;
+						int64_t pm = cal_replay_buffer_dim(kk->dtype, m), pn = cal_replay_buffer_dim(kk->dtype, n),
+							pk = cal_replay_buffer_dim(kk->dtype, kd);
+						int64_t elems = (wout ? pm * pn : pk * pn) * b;
 						int bytes = in_bytes(kk->dtype) > out_bytes(kk->dtype) ? in_bytes(kk->dtype)
 												 : out_bytes(kk->dtype);
 						w = weight_id(&x, kk->layer, kk->weight, elems * bytes);

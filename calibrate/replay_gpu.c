@@ -62,6 +62,7 @@ typedef struct gshape {
 	cublasLtMatmulDesc_t desc;
 	cublasLtMatrixLayout_t la, lb, lc;
 	cublasLtMatmulAlgo_t algo;
+	bool padded; /* FP8 dimensions padded to multiples of 16 */
 } gshape;
 
 typedef struct rctx {
@@ -391,41 +392,65 @@ make_shapes(rctx *x)
 		rc = pp_err(x->err, x->errlen, PP_ENOMEM, "out of memory");
 		goto out;
 	}
+	size_t padded = 0;
 	for (size_t i = 0; i < p->nshapes; i++) {
 		const cal_shape *s = &p->shapes[i];
 		gshape *g = &x->shapes[i];
-		cublasComputeType_t ct = s->dtype == HW_FP32 ? CUBLAS_COMPUTE_32F
-					 : s->dtype == HW_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+		cublasComputeType_t ct = s->dtype == HW_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
 		cudaDataType_t ab = cuda_type(s->dtype, false), cd = cuda_type(s->dtype, true);
 		cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
 		BL(cublasLtMatmulDescCreate(&g->desc, ct, CUDA_R_32F));
 		BL(cublasLtMatmulDescSetAttribute(g->desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
 		BL(cublasLtMatmulDescSetAttribute(g->desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
-		BL(cublasLtMatrixLayoutCreate(&g->la, ab, (uint64_t)s->k, (uint64_t)s->m, s->k));
-		BL(cublasLtMatrixLayoutCreate(&g->lb, ab, (uint64_t)s->k, (uint64_t)s->n, s->k));
-		BL(cublasLtMatrixLayoutCreate(&g->lc, cd, (uint64_t)s->m, (uint64_t)s->n, s->m));
-		if (s->batch > 1) {
-			int32_t bc = (int32_t)s->batch;
-			int64_t sa = s->k * s->m, sb = s->k * s->n, sc = s->m * s->n;
-			BL(cublasLtMatrixLayoutSetAttribute(g->la, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &bc, sizeof bc));
-			BL(cublasLtMatrixLayoutSetAttribute(g->lb, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &bc, sizeof bc));
-			BL(cublasLtMatrixLayoutSetAttribute(g->lc, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &bc, sizeof bc));
-			BL(cublasLtMatrixLayoutSetAttribute(g->la, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &sa, sizeof sa));
-			BL(cublasLtMatrixLayoutSetAttribute(g->lb, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &sb, sizeof sb));
-			BL(cublasLtMatrixLayoutSetAttribute(g->lc, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &sc, sizeof sc));
+		/* the shape as it is; an FP8 shape cuBLASLt has no algorithm for, padded */
+		for (int attempt = 0; attempt < 2; attempt++) {
+			int64_t m = s->m, n = s->n, k = s->k;
+			if (attempt == 1) {
+				if (s->dtype != HW_FP8)
+					break;
+				m = cal_replay_buffer_dim(s->dtype, m);
+				n = cal_replay_buffer_dim(s->dtype, n);
+				k = cal_replay_buffer_dim(s->dtype, k);
+				cublasLtMatrixLayoutDestroy(g->la);
+				cublasLtMatrixLayoutDestroy(g->lb);
+				cublasLtMatrixLayoutDestroy(g->lc);
+				g->la = g->lb = g->lc = NULL;
+			}
+			BL(cublasLtMatrixLayoutCreate(&g->la, ab, (uint64_t)k, (uint64_t)m, k));
+			BL(cublasLtMatrixLayoutCreate(&g->lb, ab, (uint64_t)k, (uint64_t)n, k));
+			BL(cublasLtMatrixLayoutCreate(&g->lc, cd, (uint64_t)m, (uint64_t)n, m));
+			if (s->batch > 1) {
+				int32_t bc = (int32_t)s->batch;
+				int64_t sa = k * m, sb = k * n, sc = m * n;
+				BL(cublasLtMatrixLayoutSetAttribute(g->la, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &bc, sizeof bc));
+				BL(cublasLtMatrixLayoutSetAttribute(g->lb, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &bc, sizeof bc));
+				BL(cublasLtMatrixLayoutSetAttribute(g->lc, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &bc, sizeof bc));
+				BL(cublasLtMatrixLayoutSetAttribute(g->la, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &sa, sizeof sa));
+				BL(cublasLtMatrixLayoutSetAttribute(g->lb, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &sb, sizeof sb));
+				BL(cublasLtMatrixLayoutSetAttribute(g->lc, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &sc, sizeof sc));
+			}
+			cublasLtMatmulHeuristicResult_t h;
+			int found = 0;
+			cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(x->lt, g->desc, g->la, g->lb, g->lc, g->lc, pref, 1, &h,
+									   &found);
+			if (st == CUBLAS_STATUS_SUCCESS && found > 0) {
+				g->algo = h.algo;
+				g->padded = attempt == 1;
+				padded += g->padded;
+				break;
+			}
+			if (attempt == 1 || s->dtype != HW_FP8) {
+				rc = pp_err(x->err, x->errlen, PP_EIO,
+					    "rank %d: cuBLASLt has no algorithm for a %s GEMM of %lld x %lld x %lld (batch %lld) on %s",
+					    x->rank, hw_dtype_name(s->dtype), (long long)s->m, (long long)s->n, (long long)s->k,
+					    (long long)s->batch, x->prop.name);
+				goto out;
+			}
 		}
-		cublasLtMatmulHeuristicResult_t h;
-		int found = 0;
-		cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(x->lt, g->desc, g->la, g->lb, g->lc, g->lc, pref, 1, &h, &found);
-		if (st != CUBLAS_STATUS_SUCCESS || found == 0) {
-			rc = pp_err(x->err, x->errlen, PP_EIO,
-				    "rank %d: cuBLASLt has no algorithm for a %s GEMM of %lld x %lld x %lld (batch %lld) on %s",
-				    x->rank, hw_dtype_name(s->dtype), (long long)s->m, (long long)s->n, (long long)s->k,
-				    (long long)s->batch, x->prop.name);
-			goto out;
-		}
-		g->algo = h.algo;
 	}
+	if (padded > 0)
+		say(x, "%zu FP8 GEMM shapes run padded to multiples of 16 (cuBLASLt has no algorithm for them as they are)",
+		    padded);
 out:
 	if (pref)
 		cublasLtMatmulPreferenceDestroy(pref);
