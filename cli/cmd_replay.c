@@ -269,11 +269,11 @@ dry_run(const cal_replay_plan *plan, const char *plan_path, const char *db_path,
 		ranks = cJSON_AddArrayToObject(doc, "ranks");
 	} else {
 		char a[32];
-		printf("replay of %s on %d x %s: tp %d, pp %d, dp %d, cp %d, ep %d, %s, %lld micro-batches of %lld; predicted "
+		long long micro = (long long)(c->global_batch / ((int64_t)c->dp * c->micro_batch));
+		printf("replay of %s on %d x %s: tp %d, pp %d, dp %d, cp %d, ep %d, %s, %lld micro-batch%s of %lld; predicted "
 		       "step %s\n",
 		       plan->model, c->gpus, plan->system, c->tp, c->pp, c->dp, c->cp, c->ep, sim_schedule_name(c->schedule),
-		       (long long)(c->global_batch / ((int64_t)c->dp * c->micro_batch)), (long long)c->micro_batch,
-		       cli_seconds(step, a, sizeof a));
+		       micro, micro == 1 ? "" : "es", (long long)c->micro_batch, cli_seconds(step, a, sizeof a));
 		if (rank < 0) {
 			printf("\ncommunicator groups (global ranks; TP fastest, then CP, DP, PP):\n");
 			for (int g = 0; g < SIM_NGROUPS; g++) {

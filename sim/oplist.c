@@ -149,7 +149,19 @@ sim_rec_kernel(sim_rec *r, int32_t list, const sim_kernel *k)
 		r->failed = true;
 		return;
 	}
-	l->k[l->n++] = *k;
+	/* field by field over zeros: the padding too is defined (op lists travel as bytes) */
+	sim_kernel *d = &l->k[l->n++];
+	memset(d, 0, sizeof *d);
+	d->kind = k->kind;
+	d->dtype = k->dtype;
+	d->weight = k->weight;
+	d->pass = k->pass;
+	d->layer = k->layer;
+	d->m = k->m, d->n = k->n, d->k = k->k, d->batch = k->batch;
+	d->b = k->b, d->heads = k->heads, d->kv_heads = k->kv_heads, d->sq = k->sq, d->sk = k->sk;
+	d->dqk = k->dqk, d->dv = k->dv;
+	d->causal = k->causal, d->bwd = k->bwd;
+	d->flops = k->flops, d->bytes = k->bytes;
 }
 
 void
@@ -159,7 +171,8 @@ sim_rec_append(sim_rec *r, int32_t dst, int32_t src)
 		return;
 	/* index, not pointer: the source may be the destination and growing may move it */
 	for (size_t i = 0, n = r->lists[src].n; i < n; i++) {
-		sim_kernel k = r->lists[src].k[i];
+		sim_kernel k;
+		memcpy(&k, &r->lists[src].k[i], sizeof k);
 		sim_rec_kernel(r, dst, &k);
 	}
 }
@@ -551,10 +564,10 @@ sim_train_rank_ops(const sim_train_result *r, int rank, sim_rank_ops **out, char
 			if (PP_GROW(o->kernels, kcap, o->nkernels + n + 1) != 0)
 				goto fail;
 			for (size_t k = 0; k < n; k++) {
-				sim_kernel kk = rec->lists[ri->list].k[k];
-				if (kk.layer < 0 && layer_weight(kk.weight))
-					kk.layer = ri->layer;
-				o->kernels[o->nkernels++] = kk;
+				sim_kernel *kk = &o->kernels[o->nkernels++];
+				memcpy(kk, &rec->lists[ri->list].k[k], sizeof *kk);
+				if (kk->layer < 0 && layer_weight(kk->weight))
+					kk->layer = ri->layer;
 			}
 			op->nk = n;
 			break;
