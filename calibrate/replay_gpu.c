@@ -23,9 +23,9 @@
  *   7. rank 0 stores the run (hw_validation_store: one transaction) and reports.
  * Every CUDA, cuBLAS, NCCL and MPI call is checked; any rank's error (or Ctrl-C) is agreed on by
  * all ranks at the next agreement point and ends the run with that rank's message and nothing
- * stored.  A rank that dies inside an NCCL call leaves its peers waiting there, as nccl-tests
- * does; the launcher's kill then leaves the database untouched (nothing is written before the
- * end).
+ * stored.  A rank that fails or dies in the middle of a step, after its peers entered a
+ * collective with it, leaves them waiting inside NCCL, as nccl-tests does; the launcher's kill
+ * then leaves the database untouched (nothing is written before the end).
  */
 #include "config.h"
 #include "calibrate/cal_int.h"
