@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "hardware/hw.h"
+#include "sim/sim.h"
 
 struct cJSON;
 
@@ -185,5 +186,207 @@ int cal_gpu_probe(int *ndev, char *err, size_t errlen);
  * MPI every rank calls this; rank 0 writes.  *report (rank 0 only, may be NULL) summarizes the
  * run; *is_root says whether this process should print it. */
 int cal_gpu_run(const cal_gpu_opts *opts, struct cJSON **report, bool *is_root, char *err, size_t errlen);
+
+/* ---- replay: a plan's op graph on GPUs ------------------------------------------------------ *
+ *
+ * The host half (calibrate/replay.c, built and tested everywhere) reads a plan document, lowers
+ * a rank's op list (sim_train_rank_ops) into a launch program -- cuBLASLt GEMMs of the real
+ * shapes, memory-bound kernels moving the same bytes, NCCL calls on the communicator of each
+ * (group, stream) -- and says which communicators exist and how every rank joins them.  The GPU
+ * half (calibrate/replay_gpu.c, where CUDA and NCCL are found; gpu_none.c says it is absent)
+ * runs the program with one process per GPU and stores the measured steps as a validation run. */
+
+/* A plan document read back: the configuration to replay and where it came from. */
+typedef struct cal_replay_plan {
+	char model[512];       /* the model spec: a catalog name or a path */
+	char system[48];
+	char kind[16];         /* "plan-train" or "train" (a simulate train document) */
+	sim_train_cfg cfg;     /* as the document states it (not yet checked) */
+	double predicted_s;    /* the document's step time, 0 when it has none */
+} cal_replay_plan;
+
+/* Parses the text of a plan document: the --json of 'paraplan plan train' (its winner's
+ * configuration) or of 'paraplan simulate train'.  Errors (PP_EUSAGE) name the file and the
+ * field: "plan.json: winner.config.tp must be a positive integer, got -2". */
+int cal_replay_plan_parse(const char *name, const char *text, cal_replay_plan *out, char *err, size_t errlen);
+/* Reads and parses a file; an unreadable file is PP_EUSAGE too (the flag named it). */
+int cal_replay_plan_read(const char *path, cal_replay_plan *out, char *err, size_t errlen);
+/* The plan as the compact JSON document stored with a validation run (malloc'd text). */
+char *cal_replay_plan_json(const cal_replay_plan *p);
+
+/* A communicator: the ranks of one group instance that one stream of each member uses (every
+ * communicator carries the ops of one stream, so each member issues them in the same order).
+ * Communicators are made by a schedule of MPI_Comm_split calls every rank makes in the same
+ * order (cal_replay_split_keys); `key` is this communicator's place in it and `color` the
+ * split color (the smallest member's global rank). */
+typedef struct cal_comm {
+	int key;
+	sim_group group;
+	int stream;            /* SIM_S_*: the stream whose ops use it */
+	int size, me;          /* members, and this rank's index among them */
+	int color;
+	int *members;          /* global ranks, ascending (the communicator's rank order) */
+	int64_t send_bytes, recv_bytes; /* the largest buffers its ops need */
+} cal_comm;
+
+/* The split schedule of a configuration, the same on every rank: first one key per (group,
+ * stream) in a fixed order, then one per pipeline link (direction and sending stage). */
+typedef struct cal_split_key {
+	bool link;
+	sim_group group;       /* !link */
+	int stream;            /* !link */
+	int dir;               /* link: 0 forward (activations), 1 backward (gradients) */
+	int from_stage, to_stage; /* link */
+} cal_split_key;
+/* *keys is malloc'd. */
+int cal_replay_split_keys(const sim_train_cfg *c, cal_split_key **keys, size_t *n);
+
+typedef enum cal_lkind {
+	CAL_L_GEMM,      /* cuBLASLt: batch x [m x k] x [k x n] */
+	CAL_L_MEM,       /* a kernel reading and writing `bytes` in all */
+	CAL_L_COLL,      /* ncclAllReduce, ncclAllGather, ncclReduceScatter */
+	CAL_L_ALLTOALL,  /* a send and a receive of `count` elements with every member */
+	CAL_L_RING,      /* `steps` rounds: send `count` to the next member, receive from the previous */
+	CAL_L_SEND,      /* ncclSend of `count` to member `peer` */
+	CAL_L_RECV,      /* ncclRecv of `count` from member `peer` */
+} cal_lkind;
+
+typedef struct cal_shape {
+	int64_t m, n, k, batch;
+	hw_dtype dtype;
+} cal_shape;
+
+typedef struct cal_launch {
+	cal_lkind kind;
+	int32_t shape;       /* GEMM: index into shapes */
+	int32_t weight;      /* GEMM: index into weights, -1 when no operand is a weight */
+	bool weight_out;     /* GEMM: the weight's gradient is the output C (else the weight is B) */
+	double flops;        /* GEMM: 2 m n k batch */
+	int64_t bytes;       /* MEM: read + written; collectives: bytes per call (nccl-tests' size) */
+	int32_t comm;        /* collectives, send, recv: index into comms */
+	hw_coll coll;
+	int64_t count;       /* elements per NCCL call (send count; a reduce-scatter's receive count) */
+	int elem;            /* bytes per element */
+	int peer;            /* SEND, RECV: the peer's index in the communicator */
+	int steps;           /* RING */
+} cal_launch;
+
+/* One op of the rank's list: wait for the events of earlier ops on other streams, launch, then
+ * record its own event when a later op of another stream waits for it. */
+typedef struct cal_pop {
+	int stream;
+	size_t op;           /* index into the rank's op list */
+	size_t l0, nl;       /* launches[l0 .. l0 + nl) */
+	size_t w0, nw;       /* waits[w0 .. w0 + nw): event ids */
+	int32_t event;       /* recorded after it, or -1 */
+} cal_pop;
+
+typedef struct cal_weight {
+	int64_t layer;
+	sim_weight w;
+	int64_t bytes;       /* the weight (and its gradient's) buffer */
+	int slot;            /* buffer it uses (cal_replay_place_weights) */
+} cal_weight;
+
+typedef struct cal_replay_prog {
+	int rank, ranks, stage;
+	cal_pop *pops;
+	size_t npops;
+	cal_launch *launches;
+	size_t nlaunches;
+	int32_t *waits;
+	size_t nwaits;
+	int nevents;
+	cal_shape *shapes;
+	size_t nshapes;
+	cal_weight *weights;
+	size_t nweights;
+	int nslots;           /* weight buffers (== nweights unless placed in a ring) */
+	int64_t slot_bytes;   /* each ring slot's size when nslots < nweights */
+	/* the largest A, B and C operand a GEMM needs outside the weights, per input element size
+	 * (1: fp8, 2: bf16 or fp16, 4: fp32 or tf32): each size has its own operand buffers, filled
+	 * with random values of that type */
+	int64_t operand_bytes[3][3];
+	int64_t mem_bytes_max;    /* the largest memory-bound kernel */
+	cal_comm *comms;
+	size_t ncomms;
+	/* totals: what one step executes */
+	double gemm_flops;        /* every GEMM, attention's included */
+	double attn_flops;        /* of which attention */
+	double mem_bytes;
+	double sim_flops;         /* the FLOPs the simulator counted for the rank's compute ops */
+	size_t ngemm, nmem, ncoll, nsend, nrecv;
+} cal_replay_prog;
+
+/* The ring memory-bound kernels rotate through: large enough that consecutive kernels do not
+ * find each other's bytes in L2 (L2 is at most 128 MiB on the GPUs of 2025); a kernel moving
+ * more passes over it several times. */
+#define CAL_REPLAY_MEM_RING_BYTES ((int64_t)512 << 20)
+/* Bytes per input element of a GEMM in dtype t (fp8 1, bf16 and fp16 2, fp32 and tf32 4). */
+int cal_replay_in_bytes(hw_dtype t);
+/* A GEMM dimension as its buffers are sized: FP8 GEMMs whose dimensions cuBLASLt cannot run
+ * (it wants multiples of 16) run padded up to multiples of 16, so their buffers have room. */
+int64_t cal_replay_buffer_dim(hw_dtype t, int64_t v);
+
+/* Lowers the op list of a rank (its own, or its stage representative's rebased with
+ * cal_replay_rebase) into a launch program.  Attention is lowered to cuBLASLt GEMM pairs of the
+ * same FLOPs (see docs/replay.md); every other kernel keeps its shape or bytes. */
+int cal_replay_lower(const sim_rank_ops *o, const sim_train_cfg *c, cal_replay_prog **out, char *err, size_t errlen);
+void cal_replay_prog_free(cal_replay_prog *p);
+/* Places the weights in device buffers within `budget` bytes (weights and their gradients): one
+ * buffer each when they fit, else a ring of as many buffers of the largest size as fit (at
+ * least two).  Returns the bytes the weight buffers take. */
+int64_t cal_replay_place_weights(cal_replay_prog *p, int64_t budget);
+/* The device memory the program needs besides the weights (operands, memory ring, NCCL
+ * buffers), bytes. */
+int64_t cal_replay_other_bytes(const cal_replay_prog *p);
+/* What one step executes, as JSON (for --dry-run and the report). */
+struct cJSON *cal_replay_prog_json(const cal_replay_prog *p);
+
+/* The op list of a rank taken from its stage representative's: the same ops, with the rank's
+ * own coordinates and pipeline peers. */
+void cal_replay_rebase(sim_rank_ops *o, const sim_train_cfg *c, int rank);
+/* A rank's op list as one block of bytes (for MPI_Bcast) and back.  *buf is malloc'd; unpack
+ * returns a list sim_rank_ops_free releases. */
+int cal_replay_pack(const sim_rank_ops *o, void **buf, size_t *len);
+int cal_replay_unpack(const void *buf, size_t len, sim_rank_ops **out, char *err, size_t errlen);
+
+/* Simulates a plan with the op graph recorded (the symmetric mode, as the planner does):
+ * checks the configuration (PP_EUSAGE naming the constraint) and loads nothing else. */
+int cal_replay_simulate(const model *m, const hw_cost *cost, const cal_replay_plan *p, sim_train_result **out, char *err,
+			size_t errlen);
+
+/* How a process picks its GPU (--rank-config). */
+typedef enum cal_devsel {
+	CAL_DEV_AUTO,   /* the one GPU it sees, else the GPU of its local rank */
+	CAL_DEV_LOCAL,  /* the GPU of its local rank among those it sees */
+	CAL_DEV_FIRST,  /* the first GPU it sees (the launcher binds one per process) */
+} cal_devsel;
+
+typedef struct cal_replay_opts {
+	const cal_replay_plan *plan; /* rank 0's is replayed; other ranks may pass NULL with plan_path */
+	const char *plan_path;       /* read by rank 0 when plan is NULL */
+	const char *model;           /* overrides the plan's model (a catalog name or a path) */
+	const char *db_path;
+	int steps, warmup;           /* timed and warm-up steps (defaults 10 and 3) */
+	cal_devsel devsel;
+	const char *note;
+	bool no_store;               /* measure and report, but write nothing */
+	void (*progress)(void *ctx, const char *line);
+	void *progress_ctx;
+} cal_replay_opts;
+
+/* True when this process was launched as one of several tasks (mpirun, srun); *rank gets the
+ * launcher's rank for this process (0 when alone).  Reads only the environment. */
+bool cal_launched_tasks(int *ntasks, int *rank);
+
+/* Replays a plan on the GPUs: one process per GPU under MPI (every rank calls this), or one
+ * process and one GPU for a one-GPU plan.  Without a GPU: PP_ENODEV ("no GPU found: ...")
+ * before the database is opened.  A build without CUDA and NCCL: PP_ENODEV saying so.  A world
+ * size that is not the plan's GPU count: PP_EUSAGE.  Any rank's CUDA, cuBLAS, NCCL or MPI error
+ * ends the run everywhere with that rank's message and nothing stored.  *report (rank 0) holds
+ * the measured steps, their median, the prediction and the error; *is_root says whether this
+ * process prints. */
+int cal_replay_run(const cal_replay_opts *o, struct cJSON **report, bool *is_root, char *err, size_t errlen);
 
 #endif /* CAL_H */

@@ -19,6 +19,12 @@ void cal_sig_restore(void);
 bool cal_sig_caught(void);
 void cal_sig_clear(void);
 
+/* Random non-zero values for GPU buffers (zeros would let tensor cores idle at lower power):
+ * magnitudes 0.5 .. 2 with random signs and mantissas, of element size elsz (4 fp32; 2 bf16
+ * when bf16, else fp16; 1 fp8 e4m3, never its NaN pattern), from seed.  bytes need not be a
+ * multiple of elsz (the tail is left as it is). */
+void cal_random_fill(void *buf, size_t bytes, int elsz, bool bf16, uint64_t seed);
+
 typedef struct cal_rec {
 	hw_run *run;   /* NULL: this process does not write */
 	size_t coll, gemm, membw; /* rows added */

@@ -192,19 +192,9 @@ median(double *v, int n)
 
 /* ---- random non-zero inputs ---------------------------------------------------------------- */
 
-static uint64_t
-xorshift(uint64_t *s)
-{
-	uint64_t v = *s;
-	v ^= v << 13;
-	v ^= v >> 7;
-	v ^= v << 17;
-	return *s = v;
-}
-
 /* Fills a device buffer with random values of magnitude 0.5..2 and random sign, element size
  * elsz (4: fp32, 2: fp16 or bf16 per `bf16`, 1: fp8 e4m3), from a host pattern of 16 MiB
- * copied over it. */
+ * (cal_random_fill) copied over it. */
 static int
 fill_random(gctx *x, void *dptr, size_t bytes, int elsz, bool bf16)
 {
@@ -213,23 +203,7 @@ fill_random(gctx *x, void *dptr, size_t bytes, int elsz, bool bf16)
 	unsigned char *h = malloc(pat);
 	if (h == NULL)
 		return pp_err(x->err, x->errlen, PP_ENOMEM, "out of memory");
-	uint64_t s = 0x9E3779B97F4A7C15ull;
-	for (size_t i = 0; i < pat / (size_t)elsz; i++) {
-		uint64_t r = xorshift(&s);
-		uint32_t sign = (uint32_t)(r & 1), e1 = (uint32_t)((r >> 1) & 1);
-		if (elsz == 4) { /* exponent 126 or 127, 23 random mantissa bits */
-			uint32_t v = sign << 31 | (126u + e1) << 23 | ((uint32_t)(r >> 8) & 0x7FFFFF);
-			memcpy(h + 4 * i, &v, 4);
-		} else if (elsz == 2 && !bf16) { /* fp16: exponent 14 or 15 */
-			uint16_t v = (uint16_t)(sign << 15 | (14u + e1) << 10 | ((uint32_t)(r >> 8) & 0x3FF));
-			memcpy(h + 2 * i, &v, 2);
-		} else if (elsz == 2) { /* bf16: exponent 126 or 127 */
-			uint16_t v = (uint16_t)(sign << 15 | (126u + e1) << 7 | ((uint32_t)(r >> 8) & 0x7F));
-			memcpy(h + 2 * i, &v, 2);
-		} else { /* fp8 e4m3: exponent 6 or 7 (bias 7), never the NaN pattern */
-			h[i] = (unsigned char)(sign << 7 | (6u + e1) << 3 | ((uint32_t)(r >> 8) & 0x7));
-		}
-	}
+	cal_random_fill(h, pat, elsz, bf16, 0x9E3779B97F4A7C15ull);
 	for (size_t off = 0; off < bytes; off += pat) {
 		size_t n = bytes - off < pat ? bytes - off : pat;
 		CU(cudaMemcpy((char *)dptr + off, h, n, cudaMemcpyHostToDevice));
@@ -876,11 +850,11 @@ guess_system(gctx *x, char *out, size_t n)
 		if (hw_system_get(x->db, names[i], &s, NULL, 0) != 0 || s.gpus_per_node != x->local_size)
 			continue;
 		/* The GPU's model token ("h100" of "h100-sxm") must be a word of the device name. */
-		char model[48];
-		pp_strlcpy(model, s.gpu.name, sizeof model);
-		model[strcspn(model, "-")] = '\0';
-		const char *q = strstr(dev, model);
-		size_t ml = strlen(model);
+		char token[48];
+		pp_strlcpy(token, s.gpu.name, sizeof token);
+		token[strcspn(token, "-")] = '\0';
+		const char *q = strstr(dev, token);
+		size_t ml = strlen(token);
 		if (ml == 0 || q == NULL || (q > dev && isalnum((unsigned char)q[-1])) || isalnum((unsigned char)q[ml]))
 			continue;
 		if (found++ == 0)

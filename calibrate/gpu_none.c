@@ -1,6 +1,7 @@
 /*
- * gpu_none.c -- 'paraplan calibrate' in a build without CUDA, cuBLASLt and NCCL: it says so.
- * (configure builds calibrate/gpu.c instead where they are found.)
+ * gpu_none.c -- 'paraplan calibrate' and 'paraplan replay' in a build without CUDA, cuBLASLt and
+ * NCCL: they say so.  (configure builds calibrate/gpu.c and calibrate/replay_gpu.c instead where
+ * they are found.)
  */
 #include "config.h"
 #include "calibrate/cal.h"
@@ -37,4 +38,18 @@ cal_gpu_probe(int *ndev, char *err, size_t errlen)
 {
 	*ndev = 0;
 	return cal_gpu_run(NULL, NULL, NULL, err, errlen);
+}
+
+int
+cal_replay_run(const cal_replay_opts *o, struct cJSON **report, bool *is_root, char *err, size_t errlen)
+{
+	(void)o;
+	if (report)
+		*report = NULL;
+	if (is_root)
+		*is_root = true;
+	return pp_err(err, errlen, PP_ENODEV,
+		      "paraplan was built without CUDA and NCCL (configure did not find them, or was given --without-cuda): "
+		      "replaying a plan on GPUs is not available in this build; 'paraplan replay --dry-run' shows what each "
+		      "rank would launch");
 }

@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include "calibrate/cal.h"
+#include "calibrate/cal_int.h"
 #include "common/pp.h"
 
 #include <stdlib.h>
@@ -163,4 +164,39 @@ cal_coll_layout_get(hw_coll op, int64_t size, int ranks, int elsize, cal_coll_la
 		break;
 	}
 	return out->chunk > 0 ? 0 : PP_ERANGE;
+}
+
+/* ---- random non-zero buffer contents ------------------------------------------------------- */
+
+static uint64_t
+xorshift(uint64_t *s)
+{
+	uint64_t v = *s;
+	v ^= v << 13;
+	v ^= v >> 7;
+	v ^= v << 17;
+	return *s = v;
+}
+
+void
+cal_random_fill(void *buf, size_t bytes, int elsz, bool bf16, uint64_t seed)
+{
+	unsigned char *h = buf;
+	uint64_t s = seed ? seed : 0x9E3779B97F4A7C15ull;
+	for (size_t i = 0; i < bytes / (size_t)elsz; i++) {
+		uint64_t r = xorshift(&s);
+		uint32_t sign = (uint32_t)(r & 1), e1 = (uint32_t)((r >> 1) & 1);
+		if (elsz == 4) { /* exponent 126 or 127, 23 random mantissa bits */
+			uint32_t v = sign << 31 | (126u + e1) << 23 | ((uint32_t)(r >> 8) & 0x7FFFFF);
+			memcpy(h + 4 * i, &v, 4);
+		} else if (elsz == 2 && !bf16) { /* fp16: exponent 14 or 15 */
+			uint16_t v = (uint16_t)(sign << 15 | (14u + e1) << 10 | ((uint32_t)(r >> 8) & 0x3FF));
+			memcpy(h + 2 * i, &v, 2);
+		} else if (elsz == 2) { /* bf16: exponent 126 or 127 */
+			uint16_t v = (uint16_t)(sign << 15 | (126u + e1) << 7 | ((uint32_t)(r >> 8) & 0x7F));
+			memcpy(h + 2 * i, &v, 2);
+		} else { /* fp8 e4m3: exponent 6 or 7 (bias 7), never the NaN pattern */
+			h[i] = (unsigned char)(sign << 7 | (6u + e1) << 3 | ((uint32_t)(r >> 8) & 0x7));
+		}
+	}
 }

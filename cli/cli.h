@@ -21,7 +21,6 @@ typedef struct cmd_entry {
 	const char *name;
 	int (*run)(int argc, char **argv); /* argv[0] is the command name */
 	const char *summary;
-	bool built; /* false: the command's issue has not landed yet */
 } cmd_entry;
 
 extern const cmd_entry cli_commands[];

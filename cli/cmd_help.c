@@ -13,10 +13,6 @@ cmd_help(int argc, char **argv)
 		for (const cmd_entry *c = cli_commands; c->name != NULL; c++) {
 			if (strcmp(c->name, argv[1]) != 0)
 				continue;
-			if (!c->built) {
-				printf("paraplan %s: %s (not built yet)\n", c->name, c->summary);
-				return 0;
-			}
 			char *args[] = {argv[1], "--help", NULL};
 			return c->run(2, args);
 		}
@@ -27,7 +23,7 @@ cmd_help(int argc, char **argv)
 	       "of measured and datasheet hardware figures, and plans configurations with it.\n\n"
 	       "Commands:\n");
 	for (const cmd_entry *c = cli_commands; c->name != NULL; c++)
-		printf("  %-10s %s%s\n", c->name, c->summary, c->built ? "" : " (not built yet)");
+		printf("  %-10s %s\n", c->name, c->summary);
 	printf("\nEvery command takes --help.  Common options: --db FILE (hardware database; also\n"
 	       "PARAPLAN_DB), --json (one JSON document on stdout).\n"
 	       "Exit status: 0 success, 1 failed run, 2 usage error.\n\n"

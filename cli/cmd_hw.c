@@ -1,5 +1,5 @@
 /*
- * cmd_hw.c -- 'paraplan hw list|show|export|calibrations|diff': the hardware database.
+ * cmd_hw.c -- 'paraplan hw list|show|export|calibrations|diff|validations': the hardware database.
  */
 #include "config.h"
 #include "cli/cli.h"
@@ -16,6 +16,7 @@ static const char usage_text[] =
 	"       paraplan hw export [--out FILE] [--db FILE]\n"
 	"       paraplan hw calibrations [--json] [--db FILE]\n"
 	"       paraplan hw diff RUN_A RUN_B [--json] [--db FILE]\n"
+	"       paraplan hw validations [--json] [--db FILE]\n"
 	"\n"
 	"The hardware database holds GPUs, systems (node types), prices, calibration runs and\n"
 	"fitted cost-model parameters.  It lives in --db FILE, else $PARAPLAN_DB, else\n"
@@ -27,6 +28,8 @@ static const char usage_text[] =
 	"  export        SQL that recreates the user's data (calibrations, imports, fits)\n"
 	"  calibrations  calibration and import runs\n"
 	"  diff A B      compare the measurements of two runs\n"
+	"  validations   replays of plans on GPUs ('paraplan replay'): predicted and measured\n"
+	"                step time, the error and every timed step\n"
 	"\n"
 	"Examples:\n"
 	"  paraplan hw list\n"
@@ -207,6 +210,34 @@ print_runs(const cJSON *arr)
 }
 
 static void
+print_validations(const cJSON *arr)
+{
+	if (cJSON_GetArraySize(arr) == 0) {
+		printf("no validation runs yet ('paraplan replay --plan PLAN.json' on GPUs)\n");
+		return;
+	}
+	const char *h[] = {"run", "created", "system", "model", "GPUs", "steps", "predicted", "measured", "error", "host"};
+	cli_table *t = cli_table_new(10, h, "rllllrrrrl");
+	const cJSON *r;
+	cJSON_ArrayForEach(r, arr)
+	{
+		char a[32], b[32];
+		cli_table_addf(t, 0, "%.0f", cli_num(r, "id"));
+		cli_table_addf(t, 1, "%s", cli_str(r, "created"));
+		cli_table_addf(t, 2, "%s", cli_str(r, "system"));
+		cli_table_addf(t, 3, "%s", cli_str(r, "model"));
+		cli_table_addf(t, 4, "%.0f", cli_num(r, "gpus"));
+		cli_table_addf(t, 5, "%.0f", cli_num(r, "steps"));
+		cli_table_addf(t, 6, "%s", cli_seconds(cli_num(r, "predicted_s"), a, sizeof a));
+		cli_table_addf(t, 7, "%s", cli_seconds(cli_num(r, "measured_s"), b, sizeof b));
+		cli_table_addf(t, 8, "%+.1f%%", 100.0 * cli_num(r, "error"));
+		cli_table_addf(t, 9, "%s", cli_str(r, "host"));
+	}
+	cli_table_print(t, stdout);
+	cli_table_free(t);
+}
+
+static void
 print_diff(const cJSON *doc)
 {
 	const cJSON *rows = cJSON_GetObjectItemCaseSensitive(doc, "rows");
@@ -264,14 +295,15 @@ cmd_hw(int argc, char **argv)
 		}
 	}
 	if (optind >= argc)
-		return cli_usage("hw", "missing subcommand (list, show, export, calibrations, diff)");
+		return cli_usage("hw", "missing subcommand (list, show, export, calibrations, diff, validations)");
 	const char *sub = argv[optind++];
 	int nargs = argc - optind;
 	char **args = argv + optind;
 	int want = !strcmp(sub, "show") ? 1 : !strcmp(sub, "diff") ? 2 : 0;
 	if (strcmp(sub, "list") && strcmp(sub, "show") && strcmp(sub, "export") && strcmp(sub, "calibrations") &&
-	    strcmp(sub, "diff"))
-		return cli_usage("hw", "unknown subcommand \"%s\" (expected list, show, export, calibrations or diff)", sub);
+	    strcmp(sub, "diff") && strcmp(sub, "validations"))
+		return cli_usage("hw", "unknown subcommand \"%s\" (expected list, show, export, calibrations, diff or validations)",
+				 sub);
 	if (nargs != want)
 		return cli_usage("hw", "'hw %s' takes %d argument%s, got %d", sub, want, want == 1 ? "" : "s", nargs);
 	if (out_path != NULL && strcmp(sub, "export") != 0)
@@ -301,6 +333,10 @@ cmd_hw(int argc, char **argv)
 		rc = hw_runs(db, &doc, err, sizeof err);
 		if (rc == 0)
 			json ? cli_print_json(doc) : print_runs(doc);
+	} else if (!strcmp(sub, "validations")) {
+		rc = hw_validations(db, &doc, err, sizeof err);
+		if (rc == 0)
+			json ? cli_print_json(doc) : print_validations(doc);
 	} else if (!strcmp(sub, "diff")) {
 		rc = hw_run_diff(db, ra, rb, &doc, err, sizeof err);
 		if (rc == 0)

@@ -2,6 +2,7 @@
  * cmd_plan.c -- 'paraplan plan train': search layouts; capacity planning; launch configs.
  */
 #include "config.h"
+#include "calibrate/cal.h"
 #include "cli/cli.h"
 #include "models/model.h"
 #include "planner/plan.h"
@@ -27,6 +28,7 @@ static const char usage_train[] =
 	"           [--json] [--db FILE]\n"
 	"       paraplan plan train --model M --tokens T --days D --global-batch G\n"
 	"           [--systems S1,S2,...] [--life-years Y] [--kwh-price USD] [--pue P] [--json] [--db FILE]\n"
+	"       paraplan plan train ... --validate [--validate-steps N]   (a layout search, then its winner on GPUs)\n"
 	"\n"
 	"Searches every valid layout of model M on N GPUs of system S (TP within the NVLink domain,\n"
 	"PP, CP for long sequences, EP for MoE, virtual stages, ZeRO stage, micro-batch,\n"
@@ -35,6 +37,16 @@ static const char usage_train[] =
 	"why each runner-up lost.  A range A..B doubles from A to B and gives a scaling curve.\n"
 	"Ctrl-C stops the search and prints the best found so far.  --gpus-per-node N uses N GPUs\n"
 	"of each node (two nodes of 4 GPUs: --gpus 8 --gpus-per-node 4).\n"
+	"\n"
+	"--validate replays the winner on GPUs after the search ('paraplan replay': every rank runs\n"
+	"the op list the simulator built for it; N timed steps, default 10, after 3 warm-up) and\n"
+	"reports the measured step against the predicted one, stored as a validation run.  A one-GPU\n"
+	"winner runs in this process; a larger one runs when this command was launched as one process\n"
+	"per GPU of the winner (mpirun -np N paraplan plan train ... --validate: every rank plans, rank\n"
+	"0's winner is replayed, rank 0 prints).  Otherwise, or without a GPU, the plan is printed in\n"
+	"full, the validation is reported as not run with the reason (and the mpirun command that\n"
+	"would run it) on stderr and under \"validation\" in --json, nothing is stored, and the exit\n"
+	"status is 1.\n"
 	"\n"
 	"With --tokens and --days it plans capacity: for each system, the smallest number of whole\n"
 	"nodes that trains T tokens (15T = 15e12) in D days with its best layout, and the cost to\n"
@@ -271,8 +283,115 @@ print_capacity(const cJSON *doc)
 
 enum {
 	O_MODEL = 256, O_SYSTEM, O_GPUS, O_GB, O_SEQ, O_OBJ, O_PRICE, O_TOP, O_JOBS, O_TPX, O_DTYPES, O_EXPORT, O_OUT,
-	O_JSON, O_DB, O_TOKENS, O_DAYS, O_SYSTEMS, O_LIFE, O_KWH, O_PUE, O_SIMN, O_HELP, O_GPN
+	O_JSON, O_DB, O_TOKENS, O_DAYS, O_SYSTEMS, O_LIFE, O_KWH, O_PUE, O_SIMN, O_VALIDATE, O_VSTEPS, O_HELP, O_GPN
 };
+
+/* ---- --validate ---------------------------------------------------------------------------- */
+
+/* Appends an argument quoted for a POSIX shell when it needs it. */
+static void
+shell_arg(pp_str *s, const char *a)
+{
+	bool plain = a[0] != '\0';
+	for (const char *p = a; *p && plain; p++)
+		plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%", *p) != NULL;
+	pp_str_add(s, " ");
+	if (plain) {
+		pp_str_add(s, a);
+		return;
+	}
+	pp_str_add(s, "'");
+	for (const char *p = a; *p; p++)
+		if (*p == '\'')
+			pp_str_add(s, "'\\''");
+		else
+			pp_str_addn(s, p, 1);
+	pp_str_add(s, "'");
+}
+
+/* Replays the winner, or says why it does not; *doc gets {"validation": ...}.  Returns 0 when
+ * measured, 1 when not run, the replay's status on its failure. */
+static int
+validate(cJSON *doc, const char *model_spec, const char *system, const sim_train_cfg *w, double predicted,
+	 const char *db_path, int steps, int argc, char **args)
+{
+	cJSON *v = cJSON_AddObjectToObject(doc, "validation");
+	char err[1024] = "";
+	int ntasks = 1, lrank = 0;
+	cal_launched_tasks(&ntasks, &lrank);
+	bool alone = ntasks <= 1;
+	if ((alone && w->gpus > 1) || (!alone && ntasks != w->gpus)) {
+		/* the command that runs it: this one, one process per GPU of the winner */
+		hw_db *db = NULL;
+		hw_system sys;
+		int per_node = 0;
+		if (hw_open(db_path, HW_OPEN_READONLY, &db, NULL, 0) == 0 && hw_system_get(db, system, &sys, NULL, 0) == 0)
+			per_node = sys.gpus_per_node;
+		hw_close(db);
+		pp_str cmd = {0};
+		pp_str_addf(&cmd, "mpirun -np %d", w->gpus);
+		if (per_node > 0 && w->gpus > per_node)
+			pp_str_addf(&cmd, " --npernode %d", per_node);
+		pp_str_add(&cmd, " paraplan plan train");
+		for (int i = 0; i < argc; i++)
+			shell_arg(&cmd, args[i]);
+		if (alone)
+			snprintf(err, sizeof err, "the winner runs on %d GPUs, one process each, and this is one process", w->gpus);
+		else
+			snprintf(err, sizeof err, "launched as %d processes, but the winner runs on %d GPUs", ntasks, w->gpus);
+		cJSON_AddStringToObject(v, "status", "not run");
+		cJSON_AddStringToObject(v, "reason", err);
+		cJSON_AddStringToObject(v, "command", cmd.buf ? cmd.buf : "");
+		if (lrank == 0)
+			fprintf(stderr, "validation not run: %s; to run it:\n  %s\n", err, cmd.buf ? cmd.buf : "");
+		pp_str_free(&cmd);
+		return 1;
+	}
+	cal_replay_plan plan;
+	memset(&plan, 0, sizeof plan);
+	pp_strlcpy(plan.model, model_spec, sizeof plan.model);
+	pp_strlcpy(plan.system, system, sizeof plan.system);
+	pp_strlcpy(plan.kind, "plan-train", sizeof plan.kind);
+	plan.cfg = *w;
+	plan.predicted_s = predicted;
+	cal_replay_opts o = {.plan = &plan, .db_path = db_path, .steps = steps, .warmup = 3, .note = "plan train --validate",
+			     .progress = NULL};
+	cJSON *rep = NULL;
+	bool root = true;
+	int rc = cal_replay_run(&o, &rep, &root, err, sizeof err);
+	if (rc != 0) {
+		cJSON_AddStringToObject(v, "status", "not run");
+		cJSON_AddStringToObject(v, "reason", err);
+		if (root)
+			fprintf(stderr, "validation not run: %s\n", err);
+		cJSON_Delete(rep);
+		return cli_status(rc) == 2 ? 2 : 1;
+	}
+	cJSON_AddStringToObject(v, "status", "measured");
+	if (rep != NULL) {
+		static const char *const keys[] = {"measured_s", "predicted_s", "error", "run_id", "steps", "warmup", "gpu_name",
+						   "host", "step_s"};
+		for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+			cJSON *x = cJSON_DetachItemFromObject(rep, keys[i]);
+			if (x)
+				cJSON_AddItemToObject(v, keys[i], x);
+		}
+	}
+	cJSON_Delete(rep);
+	return 0;
+}
+
+static void
+print_validation(const cJSON *doc)
+{
+	const cJSON *v = cJSON_GetObjectItem(doc, "validation");
+	if (v == NULL || strcmp(cli_str(v, "status"), "measured") != 0)
+		return;
+	char a[32], b[32];
+	printf("\nValidation on %s: measured %s (median of %.0f steps), predicted %s, error %+.1f%%; validation run %.0f\n",
+	       cli_str(v, "gpu_name"), cli_seconds(cli_num(v, "measured_s"), a, sizeof a), cli_num(v, "steps"),
+	       cli_seconds(cli_num(v, "predicted_s"), b, sizeof b), 100.0 * cli_num(v, "error"), cli_num(v, "run_id"));
+}
 
 static int
 plan_train_cmd(int argc, char **argv)
@@ -290,8 +409,11 @@ plan_train_cmd(int argc, char **argv)
 		{"life-years", required_argument, NULL, O_LIFE}, {"kwh-price", required_argument, NULL, O_KWH},
 		{"pue", required_argument, NULL, O_PUE}, {"simulate", required_argument, NULL, O_SIMN},
 		{"gpus-per-node", required_argument, NULL, O_GPN},
+		{"validate", no_argument, NULL, O_VALIDATE}, {"validate-steps", required_argument, NULL, O_VSTEPS},
 		{"help", no_argument, NULL, O_HELP}, {NULL, 0, NULL, 0},
 	};
+	bool want_validate = false;
+	long long vsteps = 10;
 	plan_train_opts o;
 	plan_train_opts_init(&o);
 	plan_capacity_opts co;
@@ -396,6 +518,11 @@ plan_train_cmd(int argc, char **argv)
 			if (cli_double("plan", "--pue", optarg, 1.0, 5.0, &co.pue))
 				return 2;
 			break;
+		case O_VALIDATE: want_validate = true; break;
+		case O_VSTEPS:
+			if (cli_int("plan", "--validate-steps", optarg, 1, 10000, &vsteps))
+				return 2;
+			break;
 		case O_HELP:
 		case 'h':
 			fputs(usage_train, stdout);
@@ -425,6 +552,8 @@ plan_train_cmd(int argc, char **argv)
 		return cli_usage("plan", "--out applies to --export");
 	if (capacity && have_export)
 		return cli_usage("plan", "--export applies to a layout search, not to capacity planning");
+	if (capacity && want_validate)
+		return cli_usage("plan", "--validate applies to a layout search, not to capacity planning");
 	int *gpus = NULL;
 	size_t ngpus = 0;
 	if (gpus_s != NULL && parse_gpus(gpus_s, &gpus, &ngpus) != 0)
@@ -508,14 +637,29 @@ plan_train_cmd(int argc, char **argv)
 					free(text);
 				}
 			}
-			if (!have_export || out_path != NULL) {
-				if (json)
-					cli_print_json(doc);
-				else
-					print_plan(doc, now_s() - t0);
+			/* Under a launcher every rank plans; rank 0 prints. */
+			int lrank = 0;
+			cal_launched_tasks(NULL, &lrank);
+			bool printing = lrank == 0;
+			if (!json && printing && (!have_export || out_path != NULL))
+				print_plan(doc, now_s() - t0);
+			if (want_validate && w != NULL && status == 0) {
+				fflush(stdout);
+				const cJSON *win = cJSON_GetObjectItem(doc, "winner");
+				status = validate(doc, model_spec, system, w, cli_num(win, "step_time_s"), db_path, (int)vsteps,
+						  argc - 1, argv + 1); /* no operands: getopt_long kept the order */
+				if (!json && printing)
+					print_validation(doc);
+			} else if (want_validate && w == NULL) {
+				cJSON *v = cJSON_AddObjectToObject(doc, "validation");
+				cJSON_AddStringToObject(v, "status", "not run");
+				cJSON_AddStringToObject(v, "reason", "no layout fits: nothing to replay");
 			}
+			if (json && printing && (!have_export || out_path != NULL))
+				cli_print_json(doc);
 			if (status == 0 && w == NULL) {
-				cli_error("no layout of %s fits on %s: see the smallest footprint above", model_name(m), system);
+				if (printing)
+					cli_error("no layout of %s fits on %s: see the smallest footprint above", model_name(m), system);
 				status = 1;
 			}
 			cJSON_Delete(doc);

@@ -120,7 +120,26 @@ static const char schema_v2[] =
 	"  system TEXT NOT NULL, plan_json TEXT NOT NULL,\n"
 	"  predicted_s REAL NOT NULL, measured_s REAL NOT NULL, steps INTEGER NOT NULL, note TEXT);\n";
 
-static const char *const migrations[HW_SCHEMA_VERSION] = {schema_v1, schema_v2};
+/* Version 3: what a replay measured -- the run's circumstances (model, ranks, warm-up, host,
+ * GPU, driver, CUDA and NCCL versions, prediction error) and each timed step. */
+static const char schema_v3[] =
+	"ALTER TABLE validation_run ADD COLUMN model TEXT;\n"
+	"ALTER TABLE validation_run ADD COLUMN gpus INTEGER;\n"
+	"ALTER TABLE validation_run ADD COLUMN nodes INTEGER;\n"
+	"ALTER TABLE validation_run ADD COLUMN warmup INTEGER;\n"
+	"ALTER TABLE validation_run ADD COLUMN host TEXT;\n"
+	"ALTER TABLE validation_run ADD COLUMN gpu_name TEXT;\n"
+	"ALTER TABLE validation_run ADD COLUMN driver TEXT;\n"
+	"ALTER TABLE validation_run ADD COLUMN cuda TEXT;\n"
+	"ALTER TABLE validation_run ADD COLUMN nccl TEXT;\n"
+	"ALTER TABLE validation_run ADD COLUMN error REAL; -- predicted / measured - 1\n"
+	"CREATE TABLE validation_step(\n"
+	"  run_id INTEGER NOT NULL REFERENCES validation_run(id) ON DELETE CASCADE,\n"
+	"  step INTEGER NOT NULL CHECK(step >= 0),\n"
+	"  time_s REAL NOT NULL CHECK(time_s > 0),\n"
+	"  PRIMARY KEY(run_id, step));\n";
+
+static const char *const migrations[HW_SCHEMA_VERSION] = {schema_v1, schema_v2, schema_v3};
 
 /* ---- helpers ------------------------------------------------------------------------------- */
 

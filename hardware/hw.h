@@ -29,7 +29,7 @@ typedef struct hw_db hw_db;
 typedef struct hw_cost hw_cost;
 
 /* Schema version this build writes (PRAGMA user_version). */
-#define HW_SCHEMA_VERSION 2
+#define HW_SCHEMA_VERSION 3
 
 /* ---- data types ---------------------------------------------------------------------------- */
 
@@ -225,6 +225,25 @@ int hw_run_diff(hw_db *db, int64_t a, int64_t b, struct cJSON **out, char *err, 
 /* Stores a validation run (predicted vs measured step time of a replayed plan). */
 int hw_validation_add(hw_db *db, const char *system, const char *plan_json, double predicted_s, double measured_s,
 		      int steps, const char *note, char *err, size_t errlen);
+
+/* A replay's measurements: the median of the timed steps against the prediction, each step's
+ * time, and where and how it ran. */
+typedef struct hw_validation {
+	const char *system, *model;
+	const char *plan_json;   /* the configuration replayed (a JSON document) */
+	double predicted_s;      /* the simulated step */
+	double measured_s;       /* the median of step_s */
+	const double *step_s;    /* each timed step, seconds (> 0) */
+	int steps, warmup;
+	int gpus, nodes;
+	const char *host, *gpu_name, *driver, *cuda, *nccl, *note; /* NULL: unknown */
+} hw_validation;
+/* Stores the run and its steps in one transaction (nothing on any error); *id (may be NULL)
+ * gets the run's id.  The system must exist (PP_ENOTFOUND); times must be positive and finite
+ * (PP_ERANGE). */
+int hw_validation_store(hw_db *db, const hw_validation *v, int64_t *id, char *err, size_t errlen);
+/* Validation runs, newest first, with their steps and error, as a JSON array. */
+int hw_validations(hw_db *db, struct cJSON **out, char *err, size_t errlen);
 
 /* ---- the cost model ------------------------------------------------------------------------ */
 

@@ -462,6 +462,7 @@ hw_export(hw_db *db, char **sql, char *err, size_t errlen)
 		{"coll_meas", "1"},
 		{"param", "shipped = 0"},
 		{"validation_run", "1"},
+		{"validation_step", "1"},
 	};
 	pp_str out = {0};
 	pp_str_addf(&out, "-- paraplan hardware database export: user data of %s (schema %d)\n", db->path,

@@ -504,3 +504,134 @@ hw_meas_get(hw_db *db, const char *system, int64_t run_id, hw_meas *out, char *e
 	}
 	return 0;
 }
+
+/* ---- validation runs of replayed plans ----------------------------------------------------- */
+
+int
+hw_validation_store(hw_db *db, const hw_validation *v, int64_t *id, char *err, size_t errlen)
+{
+	if (id)
+		*id = 0;
+	if (db->readonly)
+		return pp_err(err, errlen, PP_EIO, "%s: database is read-only: nothing was written", db->path);
+	if (v->steps < 1 || v->step_s == NULL)
+		return pp_err(err, errlen, PP_ERANGE, "a validation run needs at least one timed step");
+	if (!(v->predicted_s > 0) || !isfinite(v->predicted_s) || !(v->measured_s > 0) || !isfinite(v->measured_s))
+		return pp_err(err, errlen, PP_ERANGE, "validation run: predicted (%g s) and measured (%g s) step times must be "
+			      "positive", v->predicted_s, v->measured_s);
+	for (int i = 0; i < v->steps; i++)
+		if (!(v->step_s[i] > 0) || !isfinite(v->step_s[i]))
+			return pp_err(err, errlen, PP_ERANGE, "validation run: step %d took %g s: step times must be positive", i,
+				      v->step_s[i]);
+	hw_system sys;
+	int rc = hw_system_get(db, v->system, &sys, err, errlen);
+	if (rc != 0)
+		return rc;
+	if ((rc = hw_exec(db, "BEGIN IMMEDIATE", err, errlen, "storing a validation run")) != 0)
+		return rc;
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(db->sql,
+			       "INSERT INTO validation_run(system, plan_json, predicted_s, measured_s, steps, note, model, gpus,"
+			       " nodes, warmup, host, gpu_name, driver, cuda, nccl, error)"
+			       " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			       -1, &st, NULL) != SQLITE_OK)
+		goto sqlfail;
+	sqlite3_bind_text(st, 1, v->system, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, v->plan_json ? v->plan_json : "{}", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_double(st, 3, v->predicted_s);
+	sqlite3_bind_double(st, 4, v->measured_s);
+	sqlite3_bind_int(st, 5, v->steps);
+	const char *texts[] = {v->note, v->model};
+	for (int i = 0; i < 2; i++)
+		if (texts[i])
+			sqlite3_bind_text(st, 6 + i, texts[i], -1, SQLITE_TRANSIENT);
+	if (v->gpus > 0)
+		sqlite3_bind_int(st, 8, v->gpus);
+	if (v->nodes > 0)
+		sqlite3_bind_int(st, 9, v->nodes);
+	sqlite3_bind_int(st, 10, v->warmup);
+	const char *more[] = {v->host, v->gpu_name, v->driver, v->cuda, v->nccl};
+	for (int i = 0; i < 5; i++)
+		if (more[i])
+			sqlite3_bind_text(st, 11 + i, more[i], -1, SQLITE_TRANSIENT);
+	sqlite3_bind_double(st, 16, v->predicted_s / v->measured_s - 1.0);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		goto sqlfail;
+	sqlite3_finalize(st);
+	st = NULL;
+	int64_t rid = sqlite3_last_insert_rowid(db->sql);
+	if (sqlite3_prepare_v2(db->sql, "INSERT INTO validation_step(run_id, step, time_s) VALUES(?, ?, ?)", -1, &st,
+			       NULL) != SQLITE_OK)
+		goto sqlfail;
+	for (int i = 0; i < v->steps; i++) {
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, rid);
+		sqlite3_bind_int(st, 2, i);
+		sqlite3_bind_double(st, 3, v->step_s[i]);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			goto sqlfail;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (sqlite3_exec(db->sql, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		goto sqlfail;
+	if (id)
+		*id = rid;
+	return 0;
+sqlfail:
+	rc = hw_sqlerr(db, err, errlen, "storing a validation run");
+	sqlite3_finalize(st);
+	sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+int
+hw_validations(hw_db *db, cJSON **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	sqlite3_stmt *st, *ss;
+	if (sqlite3_prepare_v2(db->sql,
+			       "SELECT id, created, system, coalesce(model,''), predicted_s, measured_s, steps,"
+			       " coalesce(warmup,0), coalesce(gpus,0), coalesce(nodes,0), coalesce(host,''),"
+			       " coalesce(gpu_name,''), coalesce(driver,''), coalesce(cuda,''), coalesce(nccl,''),"
+			       " coalesce(note,''), plan_json FROM validation_run ORDER BY id DESC",
+			       -1, &st, NULL) != SQLITE_OK)
+		return hw_sqlerr(db, err, errlen, "listing validation runs");
+	if (sqlite3_prepare_v2(db->sql, "SELECT time_s FROM validation_step WHERE run_id = ? ORDER BY step", -1, &ss,
+			       NULL) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return hw_sqlerr(db, err, errlen, "listing validation runs");
+	}
+	cJSON *arr = cJSON_CreateArray();
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		cJSON *x = cJSON_CreateObject();
+		int64_t id = sqlite3_column_int64(st, 0);
+		double pred = sqlite3_column_double(st, 4), meas = sqlite3_column_double(st, 5);
+		cJSON_AddNumberToObject(x, "id", (double)id);
+		cJSON_AddStringToObject(x, "created", hw_col_text(st, 1));
+		cJSON_AddStringToObject(x, "system", hw_col_text(st, 2));
+		cJSON_AddStringToObject(x, "model", hw_col_text(st, 3));
+		cJSON_AddNumberToObject(x, "predicted_s", pred);
+		cJSON_AddNumberToObject(x, "measured_s", meas);
+		cJSON_AddNumberToObject(x, "error", meas > 0 ? pred / meas - 1.0 : 0.0);
+		cJSON_AddNumberToObject(x, "steps", sqlite3_column_int(st, 6));
+		cJSON_AddNumberToObject(x, "warmup", sqlite3_column_int(st, 7));
+		cJSON_AddNumberToObject(x, "gpus", sqlite3_column_int(st, 8));
+		cJSON_AddNumberToObject(x, "nodes", sqlite3_column_int(st, 9));
+		static const char *const keys[] = {"host", "gpu_name", "driver", "cuda", "nccl", "note"};
+		for (int i = 0; i < 6; i++)
+			cJSON_AddStringToObject(x, keys[i], hw_col_text(st, 10 + i));
+		cJSON *plan = cJSON_Parse(hw_col_text(st, 16));
+		cJSON_AddItemToObject(x, "plan", plan ? plan : cJSON_CreateNull());
+		cJSON *steps = cJSON_AddArrayToObject(x, "step_s");
+		sqlite3_reset(ss);
+		sqlite3_bind_int64(ss, 1, id);
+		while (sqlite3_step(ss) == SQLITE_ROW)
+			cJSON_AddItemToArray(steps, cJSON_CreateNumber(sqlite3_column_double(ss, 0)));
+		cJSON_AddItemToArray(arr, x);
+	}
+	sqlite3_finalize(ss);
+	sqlite3_finalize(st);
+	*out = arr;
+	return 0;
+}

@@ -833,6 +833,42 @@ sim_op_first_stream(const sim_engine *e, int32_t op)
 }
 
 int
+sim_op_nstreams(const sim_engine *e, int32_t op)
+{
+	return e->ops[op].nstreams;
+}
+
+int
+sim_op_stream(const sim_engine *e, int32_t op, int i)
+{
+	return op_stream(e, &e->ops[op], i);
+}
+
+size_t
+sim_op_succs(const sim_engine *e, int32_t op, int32_t *out, size_t cap)
+{
+	size_t n = 0;
+	for (int32_t ed = e->ops[op].succ; ed >= 0; ed = e->edges[ed].next) {
+		if (n < cap)
+			out[n] = e->edges[ed].to;
+		n++;
+	}
+	return n;
+}
+
+size_t
+sim_stream_len(const sim_engine *e, int stream)
+{
+	return e->streams[stream].n;
+}
+
+int32_t
+sim_stream_op(const sim_engine *e, int stream, size_t i)
+{
+	return e->streams[stream].seq[i];
+}
+
+int
 sim_stream_rank(const sim_engine *e, int stream)
 {
 	return e->streams[stream].rank;

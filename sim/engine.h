@@ -81,6 +81,14 @@ int64_t sim_op_end(const sim_engine *e, int32_t op);
 uint32_t sim_op_tag(const sim_engine *e, int32_t op);
 int sim_op_first_stream(const sim_engine *e, int32_t op);
 int sim_stream_rank(const sim_engine *e, int stream);
+/* The graph as built, for the op lists of replay: an op's member streams, its successors
+ * (the ops that cannot start before it is done: up to cap of them into out; returns how many
+ * there are), and a stream's ops in program order. */
+int sim_op_nstreams(const sim_engine *e, int32_t op);
+int sim_op_stream(const sim_engine *e, int32_t op, int i);
+size_t sim_op_succs(const sim_engine *e, int32_t op, int32_t *out, size_t cap);
+size_t sim_stream_len(const sim_engine *e, int stream);
+int32_t sim_stream_op(const sim_engine *e, int stream, size_t i);
 int sim_stream_kind(const sim_engine *e, int stream);
 int sim_engine_streams(const sim_engine *e);
 /* Approximate heap memory held by the engine, bytes. */

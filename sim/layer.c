@@ -33,6 +33,13 @@ typedef struct ctx {
 	double e;        /* bytes per activation element */
 	bool zb;         /* split weight gradients out (zero-bubble) */
 	double host;     /* seconds: the host's time to issue one kernel (hw_cost_host_op) */
+	/* Recording (replay): each priced kernel also goes to the kernel list of the segment it is
+	 * added to; segs[i] is a segment, lists[i] its list.  rec NULL: nothing is recorded. */
+	sim_rec *rec;
+	sim_weight w;    /* the weight of the linear layers priced next */
+	int nsegs;
+	const seg *segs[2 * SLOT_N];
+	int32_t lists[2 * SLOT_N];
 } ctx;
 
 /* Adds one kernel to a segment.  The framework issues kernels from the host one at a time
@@ -49,32 +56,51 @@ add(const ctx *x, seg *s, double t, double flops, hw_prov p)
 }
 
 static void
+record(const ctx *x, const seg *s, const sim_kernel *k)
+{
+	for (int i = 0; i < x->nsegs; i++)
+		if (x->segs[i] == s) {
+			sim_rec_kernel(x->rec, x->lists[i], k);
+			return;
+		}
+}
+
+static void
 mem(const ctx *x, seg *s, double bytes)
 {
 	hw_prov p = HW_PROV_DATASHEET;
 	double t = hw_cost_mem(x->cost, bytes, &p);
 	add(x, s, t, 0.0, p);
+	if (x->rec) {
+		sim_kernel k = {.kind = SIM_K_MEM, .layer = -1, .bytes = bytes};
+		record(x, s, &k);
+	}
 }
 
-/* One GEMM into segment s.  The time is priced before it is added: in add(s, hw_cost_gemm(..., &p),
- * fl, p) the order in which C evaluates the arguments is unspecified, and p could be read before
- * the call has set it (an uninitialised provenance, found by the sanitizer build). */
+/* One GEMM into segment s.  The time is priced before it is added: in add(s, hw_cost_gemm(...,
+ * &p), fl, p) the order in which C evaluates the arguments is unspecified, and p could be read
+ * before the call has set it. */
 static void
-gemm(const ctx *x, hw_dtype dt, seg *s, double fl, double M, double N, double K, double batch)
+gemm(const ctx *x, hw_dtype dt, seg *s, sim_weight w, sim_pass pass, double M, double N, double K, double batch)
 {
 	hw_prov p = HW_PROV_DATASHEET;
+	double fl = 2.0 * M * N * K * batch;
 	double t = hw_cost_gemm(x->cost, dt, M, N, K, batch, &p);
 	add(x, s, t, fl, p);
+	if (x->rec) {
+		sim_kernel k = {.kind = SIM_K_GEMM, .dtype = dt, .weight = w, .pass = pass, .layer = -1,
+				.m = M, .n = N, .k = K, .batch = batch, .flops = fl};
+		record(x, s, &k);
+	}
 }
 
 /* A linear layer: forward into f, input gradient into b, weight gradient into w (or b). */
 static void
 linear(const ctx *x, seg *f, seg *b, seg *w, double M, double N, double K, double batch)
 {
-	double fl = 2.0 * M * N * K * batch;
-	gemm(x, x->dt, f, fl, M, N, K, batch);
-	gemm(x, x->dt, b, fl, M, K, N, batch);
-	gemm(x, x->dt, x->zb ? w : b, fl, K, N, M, batch);
+	gemm(x, x->dt, f, x->w, SIM_PASS_FWD, M, N, K, batch);
+	gemm(x, x->dt, b, x->w, SIM_PASS_DGRAD, M, K, N, batch);
+	gemm(x, x->dt, x->zb ? w : b, x->w, SIM_PASS_WGRAD, K, N, M, batch);
 }
 
 /* A batched matrix product with no weights (attention scores and context): its backward has
@@ -82,10 +108,39 @@ linear(const ctx *x, seg *f, seg *b, seg *w, double M, double N, double K, doubl
 static void
 bmm(const ctx *x, seg *f, seg *b, double M, double N, double K, double batch)
 {
-	double fl = 2.0 * M * N * K * batch;
-	gemm(x, x->adt, f, fl, M, N, K, batch);
-	gemm(x, x->adt, b, fl, M, K, N, batch);
-	gemm(x, x->adt, b, fl, K, N, M, batch);
+	gemm(x, x->adt, f, SIM_W_NONE, SIM_PASS_BMM, M, N, K, batch);
+	gemm(x, x->adt, b, SIM_W_NONE, SIM_PASS_BMM, M, K, N, batch);
+	gemm(x, x->adt, b, SIM_W_NONE, SIM_PASS_BMM, K, N, M, batch);
+}
+
+/* Recording: segment s's kernels go to list l. */
+static void
+map_seg(ctx *x, const seg *s, int32_t l)
+{
+	if (x->nsegs < 2 * SLOT_N) {
+		x->segs[x->nsegs] = s;
+		x->lists[x->nsegs++] = l;
+	}
+}
+
+/* Recording: a block's SLOT_N lists, made and mapped. */
+static void
+map_block(ctx *x, block_cost *bc)
+{
+	bc->klist = -1;
+	if (x->rec == NULL)
+		return;
+	for (int i = 0; i < SLOT_N; i++) {
+		int32_t l = sim_rec_list(x->rec);
+		if (i == 0)
+			bc->klist = l;
+		if (l < 0)
+			return;
+	}
+	const seg *segs[SLOT_N] = {&bc->fwd[0], &bc->fwd[1], &bc->fwd[2], &bc->bwd[0], &bc->bwd[1], &bc->bwd[2], &bc->w,
+				   &bc->recompute};
+	for (int i = 0; i < SLOT_N; i++)
+		map_seg(x, segs[i], bc->klist + i);
 }
 
 static double
@@ -107,14 +162,19 @@ activation(const ctx *x, const model_tf *t, seg *f, seg *b, double n)
 	}
 }
 
-/* One dense MLP of width `width` (already divided by tp) over T tokens into (f, b, w). */
+/* One dense MLP of width `width` (already divided by tp) over T tokens into (f, b, w); w1 and
+ * w2 name its two weights for the recording. */
 static void
-dense_mlp(const ctx *x, const model_tf *t, seg *f, seg *b, seg *w, double T, double width)
+dense_mlp(const ctx *x, const model_tf *t, seg *f, seg *b, seg *w, double T, double width, sim_weight w1,
+	  sim_weight w2)
 {
 	double h = (double)t->hidden;
-	linear(x, f, b, w, T, ffn_mult(t) * width, h, 1.0);
+	ctx y = *x;
+	y.w = w1;
+	linear(&y, f, b, w, T, ffn_mult(t) * width, h, 1.0);
 	activation(x, t, f, b, T * width);
-	linear(x, f, b, w, T, h, width, 1.0);
+	y.w = w2;
+	linear(&y, f, b, w, T, h, width, 1.0);
 }
 
 static void
@@ -127,6 +187,7 @@ block_init(block_cost *bc)
 	}
 	bc->w.prov = HW_PROV_MEASURED;
 	bc->recompute.prov = HW_PROV_MEASURED;
+	bc->klist = -1;
 }
 
 double
@@ -153,10 +214,17 @@ sim_layer_params(const model *m, const sim_train_cfg *c, int64_t layer, double *
 void
 sim_layer_cost(const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t layer, layer_cost *out)
 {
+	sim_layer_cost_rec(m, cost, c, layer, out, NULL);
+}
+
+void
+sim_layer_cost_rec(const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t layer, layer_cost *out,
+		   sim_rec *rec)
+{
 	const model_tf *t = model_transformer(m);
 	const hw_system *sys = hw_cost_system(cost);
-	ctx x = {cost, c->dtype, c->dtype == HW_FP8 ? HW_BF16 : c->dtype, sim_act_bytes(c), c->schedule == SIM_ZB_H1,
-		 hw_cost_host_op(cost)};
+	ctx x = {.cost = cost, .dt = c->dtype, .adt = c->dtype == HW_FP8 ? HW_BF16 : c->dtype, .e = sim_act_bytes(c),
+		 .zb = c->schedule == SIM_ZB_H1, .host = hw_cost_host_op(cost), .rec = rec};
 	int64_t seq = sim_seq(m, c);
 	double tp = (double)c->tp, b = (double)c->micro_batch;
 	double s = (double)seq, sl = s / (double)c->cp;
@@ -177,6 +245,7 @@ sim_layer_cost(const model *m, const hw_cost *cost, const sim_train_cfg *c, int6
 	/* ---- attention ---- */
 	block_cost *A = &out->attn;
 	block_init(A);
+	map_block(&x, A);
 	seg *f = A->fwd, *bw = A->bwd;
 	/* pre: norm, QKV projections, rotary */
 	mem(&x, &f[0], 2.0 * Tn * h * e);
@@ -184,20 +253,26 @@ sim_layer_cost(const model *m, const hw_cost *cost, const sim_train_cfg *c, int6
 	if (mla) {
 		double q = (double)t->q_lora_rank, kv = (double)t->kv_lora_rank, rope = (double)t->qk_rope_dim;
 		if (q > 0) {
+			x.w = SIM_W_Q_DOWN;
 			linear(&x, &f[0], &bw[2], &A->w, T, q, h, 1.0);
 			mem(&x, &f[0], 2.0 * T * q * e);
 			mem(&x, &bw[2], 3.0 * T * q * e);
+			x.w = SIM_W_Q_UP;
 			linear(&x, &f[0], &bw[2], &A->w, T, at * dqk, q, 1.0);
 		} else {
+			x.w = SIM_W_Q_UP;
 			linear(&x, &f[0], &bw[2], &A->w, T, at * dqk, h, 1.0);
 		}
+		x.w = SIM_W_KV_DOWN;
 		linear(&x, &f[0], &bw[2], &A->w, T, kv + rope, h, 1.0);
 		mem(&x, &f[0], 2.0 * T * kv * e);
 		mem(&x, &bw[2], 3.0 * T * kv * e);
+		x.w = SIM_W_KV_UP;
 		linear(&x, &f[0], &bw[2], &A->w, T, at * ((double)t->qk_nope_dim + dv), kv, 1.0);
 		mem(&x, &f[0], 2.0 * T * (at + 1.0) * rope * e);
 		mem(&x, &bw[2], 2.0 * T * (at + 1.0) * rope * e);
 	} else {
+		x.w = SIM_W_QKV;
 		linear(&x, &f[0], &bw[2], &A->w, T, (at + 2.0 * gt) * dqk, h, 1.0);
 		if (t->pos == MODEL_POS_ROPE) {
 			mem(&x, &f[0], 2.0 * T * (at + gt) * dqk * e);
@@ -215,6 +290,15 @@ sim_layer_cost(const model *m, const hw_cost *cost, const sim_train_cfg *c, int6
 		/* backward: recomputes the scores, then dV, dP, dQ, dK: 2.5x the forward products */
 		ta = hw_cost_attn(cost, x.adt, 2.5 * fl, 2.0 * io, true, &p);
 		add(&x, &bw[1], ta, 2.5 * fl, p);
+		if (rec) {
+			sim_kernel k = {.kind = SIM_K_ATTN, .dtype = x.adt, .layer = -1, .b = b, .heads = at, .kv_heads = gt,
+					.sq = sl, .sk = s, .dqk = dqk, .dv = dv, .causal = t->causal, .flops = fl, .bytes = io};
+			record(&x, &f[1], &k);
+			k.bwd = true;
+			k.flops = 2.5 * fl;
+			k.bytes = 2.0 * io;
+			record(&x, &bw[1], &k);
+		}
 	} else {
 		double batch = b * at, elems = b * at * sl * s;
 		seg rf = {0, 0, HW_PROV_MEASURED};
@@ -229,10 +313,13 @@ sim_layer_cost(const model *m, const hw_cost *cost, const sim_train_cfg *c, int6
 		if (c->recompute == SIM_RECOMPUTE_SELECTIVE) {
 			/* Korthikanti 2022: recompute the attention core (scores, softmax, dropout, context) */
 			rf = f[1];
+			if (rec && A->klist >= 0)
+				sim_rec_append(rec, A->klist + SLOT_RC, A->klist + SLOT_F1);
 		}
 		A->recompute = rf;
 	}
 	/* post: output projection, dropout, residual */
+	x.w = SIM_W_PROJ;
 	linear(&x, &f[2], &bw[0], &A->w, T, h, at * dv, 1.0);
 	mem(&x, &f[2], Tn * h * (3.0 * e + (dropout ? 1.0 : 0.0)));
 	mem(&x, &bw[0], Tn * h * (2.0 * e + (dropout ? 1.0 : 0.0)));
@@ -249,6 +336,7 @@ sim_layer_cost(const model *m, const hw_cost *cost, const sim_train_cfg *c, int6
 	/* ---- MLP ---- */
 	block_cost *B = &out->mlp;
 	block_init(B);
+	map_block(&x, B);
 	f = B->fwd;
 	bw = B->bwd;
 	mem(&x, &f[0], 2.0 * Tn * h * e);
@@ -259,20 +347,24 @@ sim_layer_cost(const model *m, const hw_cost *cost, const sim_train_cfg *c, int6
 		if (c->moe_capacity > 0 && imb > c->moe_capacity)
 			imb = c->moe_capacity;
 		/* pre: router, top-k, permutation */
+		x.w = SIM_W_ROUTER;
 		linear(&x, &f[0], &bw[2], &B->w, T, E, h, 1.0);
 		mem(&x, &f[0], 2.0 * T * E * 4.0 + 2.0 * T * k * h * e);
 		mem(&x, &bw[2], 2.0 * T * E * 4.0 + 2.0 * T * k * h * e);
 		/* core: the local experts' grouped GEMMs */
 		double local = E / (double)c->ep;
 		double tokens = T * k * imb / local;
+		x.w = SIM_W_EXPERT_FC1;
 		linear(&x, &f[1], &bw[1], &B->w, tokens, ffn_mult(t) * fe, h, local);
 		activation(&x, t, &f[1], &bw[1], tokens * fe * local);
+		x.w = SIM_W_EXPERT_FC2;
 		linear(&x, &f[1], &bw[1], &B->w, tokens, h, fe, local);
 		/* post: un-permute and combine, shared experts, residual */
 		mem(&x, &f[2], 2.0 * T * k * h * e);
 		mem(&x, &bw[0], 2.0 * T * k * h * e);
 		if (t->shared_experts > 0)
-			dense_mlp(&x, t, &f[2], &bw[0], &B->w, T, (double)t->shared_experts * fe);
+			dense_mlp(&x, t, &f[2], &bw[0], &B->w, T, (double)t->shared_experts * fe, SIM_W_SHARED_FC1,
+				  SIM_W_SHARED_FC2);
 		if (c->ep > 1) {
 			B->split = true;
 			B->side_bytes = T * k * h * e;
@@ -281,7 +373,7 @@ sim_layer_cost(const model *m, const hw_cost *cost, const sim_train_cfg *c, int6
 			B->side_per_node = pl.ep_per_node;
 		}
 	} else {
-		dense_mlp(&x, t, &f[1], &bw[1], &B->w, T, (double)t->ffn / tp);
+		dense_mlp(&x, t, &f[1], &bw[1], &B->w, T, (double)t->ffn / tp, SIM_W_FC1, SIM_W_FC2);
 	}
 	mem(&x, &f[2], Tn * h * (3.0 * e + (dropout ? 1.0 : 0.0)));
 	mem(&x, &bw[0], Tn * h * (2.0 * e + (dropout ? 1.0 : 0.0)));
@@ -293,12 +385,32 @@ sim_layer_cost(const model *m, const hw_cost *cost, const sim_train_cfg *c, int6
 	B->expert_params = expert;
 }
 
+/* Recording: the forward and backward segments of the embedding or head get two new lists. */
+static void
+map_pair(ctx *x, const seg *fwd, const seg *bwd, int32_t *lists)
+{
+	if (x->rec == NULL)
+		return;
+	lists[0] = sim_rec_list(x->rec);
+	lists[1] = sim_rec_list(x->rec);
+	map_seg(x, fwd, lists[0]);
+	map_seg(x, bwd, lists[1]);
+}
+
 /* Embedding lookup (and position/type embeddings): a gather forward, a scatter-add backward. */
 void
 sim_embed_cost(const model *m, const hw_cost *cost, const sim_train_cfg *c, seg *fwd, seg *bwd)
 {
+	sim_embed_cost_rec(m, cost, c, fwd, bwd, NULL, NULL);
+}
+
+void
+sim_embed_cost_rec(const model *m, const hw_cost *cost, const sim_train_cfg *c, seg *fwd, seg *bwd, sim_rec *rec,
+		   int32_t *lists)
+{
 	const model_tf *t = model_transformer(m);
-	ctx x = {cost, c->dtype, c->dtype, sim_act_bytes(c), false, hw_cost_host_op(cost)};
+	ctx x = {.cost = cost, .dt = c->dtype, .adt = c->dtype, .e = sim_act_bytes(c), .host = hw_cost_host_op(cost), .rec = rec};
+	map_pair(&x, fwd, bwd, lists);
 	memset(fwd, 0, sizeof *fwd);
 	memset(bwd, 0, sizeof *bwd);
 	double T = (double)c->micro_batch * (double)sim_seq(m, c) / (double)c->cp;
@@ -311,8 +423,16 @@ sim_embed_cost(const model *m, const hw_cost *cost, const sim_train_cfg *c, seg 
 void
 sim_head_cost(const model *m, const hw_cost *cost, const sim_train_cfg *c, seg *fwd, seg *bwd)
 {
+	sim_head_cost_rec(m, cost, c, fwd, bwd, NULL, NULL);
+}
+
+void
+sim_head_cost_rec(const model *m, const hw_cost *cost, const sim_train_cfg *c, seg *fwd, seg *bwd, sim_rec *rec,
+		  int32_t *lists)
+{
 	const model_tf *t = model_transformer(m);
-	ctx x = {cost, c->dtype, c->dtype, sim_act_bytes(c), false, hw_cost_host_op(cost)};
+	ctx x = {.cost = cost, .dt = c->dtype, .adt = c->dtype, .e = sim_act_bytes(c), .host = hw_cost_host_op(cost), .rec = rec};
+	map_pair(&x, fwd, bwd, lists);
 	memset(fwd, 0, sizeof *fwd);
 	memset(bwd, 0, sizeof *bwd);
 	double T = (double)c->micro_batch * (double)sim_seq(m, c) / (double)c->cp;
@@ -320,10 +440,12 @@ sim_head_cost(const model *m, const hw_cost *cost, const sim_train_cfg *c, seg *
 	mem(&x, fwd, 2.0 * T * h * x.e);
 	mem(&x, bwd, 3.0 * T * h * x.e);
 	if (t->mlm_head) {
+		x.w = SIM_W_MLM;
 		linear(&x, fwd, bwd, bwd, T, h, h, 1.0);
 		mem(&x, fwd, 4.0 * T * h * x.e);
 		mem(&x, bwd, 5.0 * T * h * x.e);
 	}
+	x.w = SIM_W_HEAD;
 	linear(&x, fwd, bwd, bwd, T, V, h, 1.0);
 	/* cross-entropy over fp32 logits: softmax forward, gradient backward */
 	mem(&x, fwd, 3.0 * T * V * 4.0);

@@ -33,6 +33,14 @@ sim_train_cfg_json(const sim_train_cfg *c, int64_t seq)
 	cJSON_AddStringToObject(o, "attention", c->attention == SIM_ATTN_FLASH ? "flash" : "unfused");
 	cJSON_AddBoolToObject(o, "overlap_grad_reduce", c->overlap_grad_reduce);
 	cJSON_AddNumberToObject(o, "grad_reduce_bytes", sim_grad_bytes(c));
+	/* the rest of the configuration, so that the document alone reproduces the step (replay) */
+	cJSON_AddBoolToObject(o, "overlap_param_gather", c->overlap_param_gather);
+	cJSON_AddNumberToObject(o, "bucket_bytes", c->bucket_bytes);
+	cJSON_AddBoolToObject(o, "pp_scatter_gather", c->pp_scatter_gather);
+	cJSON_AddNumberToObject(o, "moe_imbalance", c->moe_imbalance);
+	cJSON_AddNumberToObject(o, "moe_capacity", c->moe_capacity);
+	cJSON_AddNumberToObject(o, "first_stage_layers", c->first_stage_layers);
+	cJSON_AddNumberToObject(o, "last_stage_layers", c->last_stage_layers);
 	cJSON_AddBoolToObject(o, "full_mode", c->full);
 	return o;
 }

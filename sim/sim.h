@@ -66,6 +66,8 @@ typedef struct sim_train_cfg {
 	double straggler;           /* full mode: slowdown factor of one GPU (1: none) */
 	int straggler_rank;
 	bool trace;                 /* keep op times for sim_train_trace */
+	bool record_ops;            /* keep the op graph with each op's kernels for sim_train_rank_ops
+	                             * (replay); off, the simulation does no recording at all */
 	uint64_t seed;
 } sim_train_cfg;
 
@@ -107,6 +109,9 @@ typedef struct sim_metrics {
 	double samples_per_s;
 	double model_flops;    /* per step, all GPUs: 6N-style (3x forward), no recomputation */
 	double hardware_flops; /* per step, all GPUs: what the GPUs executed, recomputation included */
+	double executed_flops; /* per step, all GPUs: the FLOPs of the simulated compute ops, as the
+	                        * layer costs count them (causal attention: its half); what a replay
+	                        * of the op graph executes */
 	double model_tflops_per_gpu, hardware_tflops_per_gpu;
 	double mfu, hfu;       /* against the dtype's dense peak */
 	double bubble_fraction;/* pipeline idle time / step time, mean over stages */
@@ -132,6 +137,123 @@ struct cJSON *sim_train_json(const sim_train_result *r);
 /* Writes a Chrome/Perfetto trace (cfg.trace must have been set): one track per rank and stream. */
 int sim_train_trace(const sim_train_result *r, const char *path, char *err, size_t errlen);
 void sim_train_result_free(sim_train_result *r);
+
+/* ---- the op list of one rank: what a replay executes (oplist.c) ---------------------------- *
+ *
+ * With cfg.record_ops the builder notes, for every op it adds to the engine, what a real
+ * executor needs: the kernels of a compute op (as layer.c priced them: GEMM shapes and dtype and
+ * the weight each multiplies, attention shapes, bytes of memory-bound kernels), the collective
+ * of a communication op (group, size, bytes), the peer of a pipeline transfer.  A rank's op
+ * list is then read out of the same engine graph the simulation ran: per stream, the ops in the
+ * stream's program order, and per op the ops of the rank's other streams it waits for.  Replay
+ * and simulation therefore cannot disagree on what runs, in which order, on which stream.
+ *
+ * Ranks are numbered as Megatron-LM numbers them and as sim_place assumes: TP varies fastest,
+ * then CP, then DP, then PP.  In the symmetric mode the list of a rank is its stage
+ * representative's, with the rank's own groups and peers. */
+
+typedef enum sim_kkind { SIM_K_GEMM, SIM_K_ATTN, SIM_K_MEM, SIM_NKKINDS } sim_kkind;
+
+/* The weight a GEMM multiplies (forward and data gradient) or whose gradient it computes. */
+typedef enum sim_weight {
+	SIM_W_NONE, SIM_W_QKV, SIM_W_Q_DOWN, SIM_W_Q_UP, SIM_W_KV_DOWN, SIM_W_KV_UP, SIM_W_PROJ, SIM_W_FC1,
+	SIM_W_FC2, SIM_W_ROUTER, SIM_W_EXPERT_FC1, SIM_W_EXPERT_FC2, SIM_W_SHARED_FC1, SIM_W_SHARED_FC2,
+	SIM_W_MLM, SIM_W_HEAD, SIM_W_CONV, SIM_W_CNN_FC, SIM_NWEIGHTS
+} sim_weight;
+const char *sim_weight_name(sim_weight w);
+
+/* Which product of a linear layer a GEMM is; attention's batched products (no weights) are
+ * SIM_PASS_BMM. */
+typedef enum sim_pass { SIM_PASS_FWD, SIM_PASS_DGRAD, SIM_PASS_WGRAD, SIM_PASS_BMM } sim_pass;
+
+typedef struct sim_kernel {
+	sim_kkind kind;
+	hw_dtype dtype;      /* GEMM and attention: the dtype the cost model priced them in */
+	sim_weight weight;
+	sim_pass pass;
+	int64_t layer;       /* the model layer of the weight (-1: none, the embedding or the head) */
+	double m, n, k, batch; /* GEMM: batch x [m x k] x [k x n] (m may be fractional: MoE tokens
+	                        * per expert under load imbalance) */
+	/* fused attention: b sequences, heads query heads and kv_heads key/value heads on this rank,
+	 * sq queries over sk keys, head dims dqk and dv; causal: half the score matrix counted */
+	double b, heads, kv_heads, sq, sk, dqk, dv;
+	bool causal, bwd;
+	double flops;        /* as the cost model counted them */
+	double bytes;        /* memory-bound kernel: bytes read plus written; attention: its I/O */
+} sim_kernel;
+
+typedef enum sim_group { SIM_G_TP, SIM_G_CP, SIM_G_EP, SIM_G_DP, SIM_G_EDP, SIM_G_PP, SIM_G_EMB, SIM_NGROUPS } sim_group;
+/* "tp", "cp", "ep", "dp" (the gradient group: dp x cp ranks), "edp" (expert data parallel:
+ * dp x cp / ep), "pp", "emb" (first and last stage, for tied embeddings). */
+const char *sim_group_name(sim_group g);
+
+/* A rank's streams, as the simulator gives every GPU. */
+enum {
+	SIM_S_COMPUTE, SIM_S_TP, SIM_S_CP, SIM_S_EP, SIM_S_DP, SIM_S_DP_RS, SIM_S_PP_SEND_FWD, SIM_S_PP_RECV_FWD,
+	SIM_S_PP_SEND_BWD, SIM_S_PP_RECV_BWD, SIM_NSTREAMS
+};
+const char *sim_stream_name(int s);
+
+typedef struct sim_coords {
+	int tp, cp, dp, pp; /* the rank's index in each dimension */
+	int inst;           /* dp x cp + cp: its instance among the stage's data-parallel replicas */
+} sim_coords;
+/* Coordinates of a global rank of a checked configuration. */
+void sim_rank_coords(const sim_train_cfg *c, int rank, sim_coords *out);
+/* The global ranks of rank's group of kind g, in group-rank order, into out (cap entries);
+ * returns the group's size.  Every group kind partitions the ranks. */
+int sim_group_members(const sim_train_cfg *c, sim_group g, int rank, int *out, int cap);
+/* The size of a group kind under a checked configuration. */
+int sim_group_size(const sim_train_cfg *c, sim_group g);
+
+typedef enum sim_opkind { SIM_OP_COMPUTE, SIM_OP_COLL, SIM_OP_SEND, SIM_OP_RECV, SIM_OP_MARK } sim_opkind;
+const char *sim_opkind_name(sim_opkind k);
+
+typedef struct sim_rop {
+	sim_opkind kind;
+	int stream;          /* SIM_S_* */
+	int32_t seq;         /* position in the stream's program order */
+	uint32_t tag;        /* the simulator's label (sim_op_label) */
+	int64_t layer, mb;   /* the model layer (-1: none) and micro-batch of the op */
+	size_t k0, nk;       /* compute: its kernels, kernels[k0 .. k0 + nk) */
+	double flops;        /* compute: the FLOPs the simulator counted for the op */
+	/* collectives: nccl-tests' size semantics (an all-gather's bytes are the gathered buffer) */
+	hw_coll coll;
+	sim_group group;
+	int group_size, per_node, elem_bytes;
+	double bytes;
+	/* send/recv of a pipeline stage: the peer's global rank and stage; tp_gather: the TP ranks
+	 * all-gather their slices after receiving (Megatron's scatter/gather) */
+	int peer, peer_stage;
+	bool tp_gather;
+	size_t d0, nd;       /* deps[d0 .. d0 + nd): earlier ops of other streams it waits for */
+	int64_t start_ps, end_ps; /* simulated */
+} sim_rop;
+
+typedef struct sim_rank_ops {
+	int rank, ranks;     /* this global rank, and how many there are */
+	sim_coords co;
+	sim_rop *ops;        /* in launch order: every op after the ops it waits for and after its
+	                      * stream predecessor; ties by simulated start time */
+	size_t nops;
+	sim_kernel *kernels;
+	size_t nkernels;
+	size_t *deps;        /* indexes into ops, each smaller than the waiting op's */
+	size_t ndeps;
+	int64_t step_ps;     /* the simulated step (all ranks) */
+} sim_rank_ops;
+
+/* The op list of global rank `rank` of a result simulated with cfg.record_ops (PP_EUSAGE
+ * otherwise, or for a rank out of range).  *out is freed with sim_rank_ops_free. */
+int sim_train_rank_ops(const sim_train_result *r, int rank, sim_rank_ops **out, char *err, size_t errlen);
+void sim_rank_ops_free(sim_rank_ops *o);
+/* The configuration a result was simulated with (checked and completed). */
+const sim_train_cfg *sim_train_config(const sim_train_result *r);
+/* A rank's op list as JSON: its coordinates and groups, per stream its ops in program order
+ * with their kernels and events, and the launch order. */
+struct cJSON *sim_rank_ops_json(const sim_rank_ops *o, const sim_train_cfg *c);
+/* An op's label ("fwd attn L3 mb0", "tp L3 mb0", "pp send fwd c0 mb2"). */
+const char *sim_op_label(uint32_t tag, char *buf, size_t n);
 
 /* ---- batch inference of a CNN (infer.c) ---------------------------------------------------- */
 

@@ -67,6 +67,9 @@ typedef struct bld {
 	bool oom;
 	double recompute_flops; /* per step, one rank-group's worth summed over stages */
 	double stage_flops;
+	double op_flops;     /* FLOPs of every compute op of every simulated rank */
+	sim_rec *rec;        /* cfg.record_ops: each op's kernels, collective or peer; else NULL */
+	int32_t embed_l[2], head_l[2]; /* recording: kernel lists of the embedding and head */
 } bld;
 
 /* ---- names --------------------------------------------------------------------------------- */
@@ -226,14 +229,28 @@ add_pending(bld *b, int rank, int32_t op)
 	}
 }
 
+/* The kernel list of a block's segment (recording), or -1. */
 static int32_t
-compute(bld *b, int rank, const seg *sg, uint32_t tag)
+klist(const block_cost *bc, int slot)
+{
+	return bc->klist >= 0 ? bc->klist + slot : -1;
+}
+
+/* A compute op of segment sg on a rank; `list` is the segment's kernel list (recording only) and
+ * `layer` the model layer its weights belong to (-1 none). */
+static int32_t
+compute(bld *b, int rank, const seg *sg, uint32_t tag, int32_t list, int64_t layer)
 {
 	rank_res *r = &b->r[rank];
 	int32_t op = sim_op_compute(b->e, r->comp, sim_ps(sg->t * r->slow), tag, sg->prov);
 	if (op < 0) {
 		b->oom = true;
 		return -1;
+	}
+	b->op_flops += sg->flops;
+	if (b->rec) {
+		sim_oprec x = {.what = REC_COMPUTE, .list = list, .layer = (int32_t)layer, .bytes = sg->flops};
+		sim_rec_op(b->rec, op, &x);
 	}
 	for (int i = 0; i < r->npending; i++)
 		sim_dep(b->e, r->pending[i], op);
@@ -258,10 +275,22 @@ stream_of(const rank_res *r, int which)
 	}
 }
 
+/* Bytes per element a collective moves (recording): gradients at their reduction width,
+ * activations and 16-bit parameters at the activations'. */
+static int
+coll_elem(const bld *b, uint32_t tag)
+{
+	unsigned k = tag >> 26;
+	if (k == TAG_DP || k == TAG_ZERO_RS || k == TAG_EMB_SYNC)
+		return b->t ? sim_grad_bytes(b->c) : 4; /* CNN buckets are fp32 (build_cnn) */
+	return (int)sim_act_bytes(b->c);
+}
+
 /* A collective over `n` simulated ranks (all members of the group that are simulated; in
- * symmetric mode just the representative).  deps: each member's last compute op, plus `dep`. */
+ * symmetric mode just the representative) of group kind gk.  deps: each member's last compute
+ * op, plus `dep`. */
 static int32_t
-collective(bld *b, const int *ranks, int n, int which, hw_coll op, int group, int per_node, double bytes,
+collective(bld *b, const int *ranks, int n, int which, sim_group gk, hw_coll op, int group, int per_node, double bytes,
 	   uint32_t tag, const int32_t *deps, bool dep_last, bool gate_members)
 {
 	if (group <= 1 || bytes <= 0)
@@ -319,6 +348,11 @@ collective(bld *b, const int *ranks, int n, int which, hw_coll op, int group, in
 		b->oom = true;
 		return -1;
 	}
+	if (b->rec) {
+		sim_oprec x = {.what = REC_COLL, .group = (uint8_t)gk, .coll = (uint8_t)op, .elem = (uint8_t)coll_elem(b, tag),
+			       .gsize = group, .per_node = per_node, .list = -1, .layer = -1, .bytes = bytes};
+		sim_rec_op(b->rec, id, &x);
+	}
 	for (int i = 0; i < n; i++) {
 		rank_res *r = &b->r[ranks[i]];
 		if (deps != NULL && deps[i] >= 0)
@@ -348,7 +382,7 @@ tp_coll(bld *b, int s, int inst, hw_coll op, uint32_t tag)
 {
 	int mem[64];
 	int n = tp_members(b, s, inst, mem);
-	collective(b, mem, n, S_TP, op, b->c->tp, b->pl.tp_per_node, b->act_msg, tag, NULL, true, true);
+	collective(b, mem, n, S_TP, SIM_G_TP, op, b->c->tp, b->pl.tp_per_node, b->act_msg, tag, NULL, true, true);
 }
 
 /* The ranks of instance `inst`'s side group (CP ring or EP all-to-all), member j. */
@@ -393,10 +427,10 @@ zero_gather(bld *b, int s, int64_t layer, int64_t mb, const block_cost *A, const
 		int mem[4096];
 		int32_t gate[4096];
 		int n = dp_members(b, s, j, mem, gate);
-		collective(b, mem, n, S_DP, HW_ALL_GATHER, grp, b->pl.grad_per_node, bytes, sim_tag(TAG_ZERO_AG, layer, mb),
-			   gate, false, true);
+		collective(b, mem, n, S_DP, SIM_G_DP, HW_ALL_GATHER, grp, b->pl.grad_per_node, bytes,
+			   sim_tag(TAG_ZERO_AG, layer, mb), gate, false, true);
 		if (ebytes > 0)
-			collective(b, mem, n, S_DP, HW_ALL_GATHER, b->pl.edp, b->pl.edp_per_node, ebytes,
+			collective(b, mem, n, S_DP, SIM_G_EDP, HW_ALL_GATHER, b->pl.edp, b->pl.edp_per_node, ebytes,
 				   sim_tag(TAG_ZERO_AG, layer, mb), gate, false, true);
 	}
 }
@@ -416,10 +450,10 @@ zero_reduce(bld *b, int s, int64_t layer, int64_t mb, const block_cost *A, const
 		int n = dp_members(b, s, j, mem, NULL);
 		for (int k = 0; k < n; k++)
 			deps[k] = ready[mem[k] - rank_of(b, s, 0, 0)];
-		collective(b, mem, n, S_DPRS, HW_REDUCE_SCATTER, grp, b->pl.grad_per_node, bytes,
+		collective(b, mem, n, S_DPRS, SIM_G_DP, HW_REDUCE_SCATTER, grp, b->pl.grad_per_node, bytes,
 			   sim_tag(TAG_ZERO_RS, layer, mb), deps, false, false);
 		if (ebytes > 0)
-			collective(b, mem, n, S_DPRS, HW_REDUCE_SCATTER, b->pl.edp, b->pl.edp_per_node, ebytes,
+			collective(b, mem, n, S_DPRS, SIM_G_EDP, HW_REDUCE_SCATTER, b->pl.edp, b->pl.edp_per_node, ebytes,
 				   sim_tag(TAG_ZERO_RS, layer, mb), deps, false, false);
 	}
 }
@@ -444,6 +478,7 @@ block(bld *b, int s, const block_cost *bc, bool bwd, bool attn, int64_t layer, i
 	int kind = bwd ? (attn ? TAG_BWD_ATTN : TAG_BWD_MLP) : (recomputing ? TAG_RECOMP : attn ? TAG_FWD_ATTN : TAG_FWD_MLP);
 	uint32_t tag = sim_tag(kind, layer, mb);
 	const seg *sg = bwd ? bc->bwd : bc->fwd;
+	int s0 = bwd ? SLOT_B0 : SLOT_F0;
 	int side_kind = attn ? S_CP : S_EP;
 	for (int i = 0; i < b->ninst; i++) {
 		/* Entering the block: SP gathers the sequence (the backward of the RS that left it). */
@@ -451,7 +486,8 @@ block(bld *b, int s, const block_cost *bc, bool bwd, bool attn, int64_t layer, i
 			tp_coll(b, s, i, HW_ALL_GATHER, sim_tag(TAG_TP, layer, mb));
 		if (bwd && bc->recompute.t > 0)
 			for (int j = 0; j < b->tpm; j++)
-				compute(b, rank_of(b, s, i, j), &bc->recompute, sim_tag(TAG_RECOMP, layer, mb));
+				compute(b, rank_of(b, s, i, j), &bc->recompute, sim_tag(TAG_RECOMP, layer, mb), klist(bc, SLOT_RC),
+					layer);
 		if (!bc->split) {
 			seg all = sg[0];
 			all.t += sg[1].t + sg[2].t;
@@ -460,42 +496,54 @@ block(bld *b, int s, const block_cost *bc, bool bwd, bool attn, int64_t layer, i
 				all.prov = sg[1].prov;
 			if (sg[2].prov > all.prov)
 				all.prov = sg[2].prov;
+			int32_t l = b->rec ? sim_rec_concat(b->rec, klist(bc, s0), klist(bc, s0 + 1), klist(bc, s0 + 2), -1) : -1;
 			for (int j = 0; j < b->tpm; j++)
-				compute(b, rank_of(b, s, i, j), &all, tag);
+				compute(b, rank_of(b, s, i, j), &all, tag, l, layer);
+			/* Leaving the block: all-reduce, or SP's reduce-scatter. */
+			tp_coll(b, s, i, sp ? HW_REDUCE_SCATTER : HW_ALL_REDUCE, sim_tag(TAG_TP, layer, mb));
 		} else {
 			for (int j = 0; j < b->tpm; j++)
-				compute(b, rank_of(b, s, i, j), &sg[0], tag);
+				compute(b, rank_of(b, s, i, j), &sg[0], tag, klist(bc, s0), layer);
+		}
+	}
+	if (!bc->split)
+		return;
+	/* A block with a side exchange runs phase by phase over the instances: an exchange that
+	 * joins several instances (the full mode's CP ring, EP all-to-all) is made after every
+	 * member's segment before it, which it waits for, and gates every member's next one. */
+	int group = attn ? c->cp : c->ep;
+	for (int i = 0; i < b->ninst; i++)
+		for (int j = 0; j < b->tpm; j++) {
 			/* the side exchange runs beside the core */
-			int group = attn ? c->cp : c->ep;
+			int mem[4096];
+			int n = side_members(b, s, i, j, group, 1, mem);
+			if (b->ninst > 1 && mem[0] != rank_of(b, s, i, j))
+				continue; /* the first instance of the group creates the op */
+			if (attn) {
+				collective(b, mem, n, side_kind, SIM_G_CP, bc->side_op, bc->side_ranks, bc->side_per_node,
+					   bc->side_bytes * (bwd ? 2.0 : 1.0), sim_tag(TAG_CP, layer, mb), NULL, true, true);
+			} else {
+				/* dispatch before the experts, combine after */
+				collective(b, mem, n, side_kind, SIM_G_EP, HW_ALL_TO_ALL, bc->side_ranks, bc->side_per_node,
+					   bc->side_bytes, sim_tag(TAG_EP, layer, mb), NULL, true, true);
+			}
+		}
+	for (int i = 0; i < b->ninst; i++)
+		for (int j = 0; j < b->tpm; j++)
+			compute(b, rank_of(b, s, i, j), &sg[1], tag, klist(bc, s0 + 1), layer);
+	if (!attn)
+		for (int i = 0; i < b->ninst; i++)
 			for (int j = 0; j < b->tpm; j++) {
 				int mem[4096];
-				int n = side_members(b, s, i, j, group, 1, mem);
+				int n = side_members(b, s, i, j, c->ep, 1, mem);
 				if (b->ninst > 1 && mem[0] != rank_of(b, s, i, j))
-					continue; /* the first instance of the group creates the op */
-				if (attn) {
-					collective(b, mem, n, side_kind, bc->side_op, bc->side_ranks, bc->side_per_node,
-						   bc->side_bytes * (bwd ? 2.0 : 1.0), sim_tag(TAG_CP, layer, mb), NULL, true, true);
-				} else {
-					/* dispatch before the experts, combine after */
-					collective(b, mem, n, side_kind, HW_ALL_TO_ALL, bc->side_ranks, bc->side_per_node,
-						   bc->side_bytes, sim_tag(TAG_EP, layer, mb), NULL, true, true);
-				}
+					continue;
+				collective(b, mem, n, S_EP, SIM_G_EP, HW_ALL_TO_ALL, bc->side_ranks, bc->side_per_node,
+					   bc->side_bytes, sim_tag(TAG_EP, layer, mb), NULL, true, true);
 			}
-			for (int j = 0; j < b->tpm; j++)
-				compute(b, rank_of(b, s, i, j), &sg[1], tag);
-			if (!attn) {
-				for (int j = 0; j < b->tpm; j++) {
-					int mem[4096];
-					int n = side_members(b, s, i, j, c->ep, 1, mem);
-					if (b->ninst > 1 && mem[0] != rank_of(b, s, i, j))
-						continue;
-					collective(b, mem, n, S_EP, HW_ALL_TO_ALL, bc->side_ranks, bc->side_per_node, bc->side_bytes,
-						   sim_tag(TAG_EP, layer, mb), NULL, true, true);
-				}
-			}
-			for (int j = 0; j < b->tpm; j++)
-				compute(b, rank_of(b, s, i, j), &sg[2], tag);
-		}
+	for (int i = 0; i < b->ninst; i++) {
+		for (int j = 0; j < b->tpm; j++)
+			compute(b, rank_of(b, s, i, j), &sg[2], tag, klist(bc, s0 + 2), layer);
 		/* Leaving the block: all-reduce, or SP's reduce-scatter. */
 		tp_coll(b, s, i, sp ? HW_REDUCE_SCATTER : HW_ALL_REDUCE, sim_tag(TAG_TP, layer, mb));
 	}
@@ -578,8 +626,9 @@ layer_w(bld *b, int s, int64_t layer, int64_t mb)
 		w.prov = lc->mlp.w.prov;
 	int64_t li = local_index(b, s, layer);
 	int base = rank_of(b, s, 0, 0), nr = b->ninst * b->tpm;
+	int32_t l = b->rec ? sim_rec_concat(b->rec, klist(&lc->attn, SLOT_W), klist(&lc->mlp, SLOT_W), -1, -1) : -1;
 	for (int k = 0; k < nr; k++) {
-		int32_t op = compute(b, base + k, &w, sim_tag(TAG_W_ATTN, layer, mb));
+		int32_t op = compute(b, base + k, &w, sim_tag(TAG_W_ATTN, layer, mb), l, layer);
 		b->gready[(size_t)(base + k) * b->maxlayers + li] = op;
 		b->ready[k] = op;
 	}
@@ -634,21 +683,21 @@ emit_job(bld *b, int s, size_t ji, const job *jb)
 	if (jb->type == J_F) {
 		if (is_first_virtual(s, jb->chunk))
 			for (int k = 0; k < nr; k++)
-				compute(b, base + k, &b->embed_f, sim_tag(TAG_EMBED_FWD, jb->chunk, jb->mb));
+				compute(b, base + k, &b->embed_f, sim_tag(TAG_EMBED_FWD, jb->chunk, jb->mb), b->embed_l[0], -1);
 		for (int64_t l = first; l < first + count; l++)
 			layer_fwd(b, s, l, jb->mb, false);
 		if (is_last_virtual(b, s, jb->chunk))
 			for (int k = 0; k < nr; k++)
-				compute(b, base + k, &b->head_f, sim_tag(TAG_HEAD_FWD, jb->chunk, jb->mb));
+				compute(b, base + k, &b->head_f, sim_tag(TAG_HEAD_FWD, jb->chunk, jb->mb), b->head_l[0], -1);
 	} else if (jb->type == J_B) {
 		if (is_last_virtual(b, s, jb->chunk))
 			for (int k = 0; k < nr; k++)
-				compute(b, base + k, &b->head_b, sim_tag(TAG_HEAD_BWD, jb->chunk, jb->mb));
+				compute(b, base + k, &b->head_b, sim_tag(TAG_HEAD_BWD, jb->chunk, jb->mb), b->head_l[1], -1);
 		for (int64_t l = first + count - 1; l >= first; l--)
 			layer_bwd(b, s, l, jb->mb);
 		if (is_first_virtual(s, jb->chunk))
 			for (int k = 0; k < nr; k++)
-				compute(b, base + k, &b->embed_b, sim_tag(TAG_EMBED_BWD, jb->chunk, jb->mb));
+				compute(b, base + k, &b->embed_b, sim_tag(TAG_EMBED_BWD, jb->chunk, jb->mb), b->embed_l[1], -1);
 	} else {
 		/* W: each layer's weight gradient after the matching B-part op of this micro-batch */
 		for (int64_t l = first + count - 1; l >= first; l--)
@@ -705,6 +754,12 @@ pp_flow(bld *b, int from_s, size_t from_j, int to_s, size_t to_j, bool fwd, int 
 		if (id < 0) {
 			b->oom = true;
 			return;
+		}
+		if (b->rec) {
+			sim_oprec x = {.what = REC_P2P, .group = SIM_G_PP, .coll = HW_SEND_RECV,
+				       .elem = (uint8_t)sim_act_bytes(c), .tp_gather = sg, .gsize = 2, .per_node = per_node,
+				       .from_stage = from_s, .to_stage = to_s, .list = -1, .layer = -1, .bytes = b->pp_msg};
+			sim_rec_op(b->rec, id, &x);
 		}
 		for (int j = 0; j < n; j++) {
 			int ra = rank_of(b, from_s, i, j), rz = rank_of(b, to_s, i, j);
@@ -801,10 +856,10 @@ stage_buckets(bld *b, int s, int j)
 			int64_t li = local_index(b, s, l);
 			for (int k = 0; k < n; k++)
 				deps[k] = c->overlap_grad_reduce ? b->gready[(size_t)mem[k] * b->maxlayers + li] : b->r[mem[k]].last;
-			collective(b, mem, n, S_DP, op, c->dp * c->cp, b->pl.grad_per_node, acc, sim_tag(TAG_DP, 0, bucket), deps,
-				   false, false);
-			collective(b, mem, n, S_DP, op, b->pl.edp, b->pl.edp_per_node, eacc, sim_tag(TAG_DP, 0, bucket), deps,
-				   false, false);
+			collective(b, mem, n, S_DP, SIM_G_DP, op, c->dp * c->cp, b->pl.grad_per_node, acc,
+				   sim_tag(TAG_DP, 0, bucket), deps, false, false);
+			collective(b, mem, n, S_DP, SIM_G_EDP, op, b->pl.edp, b->pl.edp_per_node, eacc,
+				   sim_tag(TAG_DP, 0, bucket), deps, false, false);
 			acc = eacc = 0.0;
 			bucket++;
 		}
@@ -840,9 +895,22 @@ optimizer(bld *b, int rk, double params, double bytes_per_param)
 	rank_res *r = &b->r[rk];
 	seg opt = {0, 0, HW_PROV_MEASURED};
 	opt.t = hw_cost_mem(b->cost, params * bytes_per_param, &opt.prov);
-	add_pending(b, rk, sim_op_mark(b->e, r->dp, sim_tag(TAG_STEP, 0, 0)));
-	add_pending(b, rk, sim_op_mark(b->e, r->dprs, sim_tag(TAG_STEP, 0, 0)));
-	return compute(b, rk, &opt, sim_tag(TAG_OPTIM, 0, 0));
+	int32_t marks[2];
+	marks[0] = sim_op_mark(b->e, r->dp, sim_tag(TAG_STEP, 0, 0));
+	marks[1] = sim_op_mark(b->e, r->dprs, sim_tag(TAG_STEP, 0, 0));
+	int32_t l = -1;
+	if (b->rec) {
+		sim_oprec x = {.what = REC_MARK, .list = -1, .layer = -1};
+		for (int i = 0; i < 2; i++)
+			if (marks[i] >= 0)
+				sim_rec_op(b->rec, marks[i], &x);
+		l = sim_rec_list(b->rec);
+		sim_kernel k = {.kind = SIM_K_MEM, .layer = -1, .bytes = params * bytes_per_param};
+		sim_rec_kernel(b->rec, l, &k);
+	}
+	add_pending(b, rk, marks[0]);
+	add_pending(b, rk, marks[1]);
+	return compute(b, rk, &opt, sim_tag(TAG_OPTIM, 0, 0), l, -1);
 }
 
 static void
@@ -861,7 +929,8 @@ pass_grads(bld *b)
 		for (int i = 0; i < b->ninst; i++)
 			for (int j = 0; j < b->tpm; j++) {
 				int mem[2] = {rank_of(b, 0, i, j), rank_of(b, b->p - 1, i, j)};
-				collective(b, mem, 2, S_DP, HW_ALL_REDUCE, 2, 1, bytes, sim_tag(TAG_EMB_SYNC, 0, 0), NULL, true, false);
+				collective(b, mem, 2, S_DP, SIM_G_EMB, HW_ALL_REDUCE, 2, 1, bytes, sim_tag(TAG_EMB_SYNC, 0, 0), NULL,
+					   true, false);
 			}
 	}
 	double per_param = sim_act_bytes(c) >= 4.0 ? 28.0 : 32.0;
@@ -878,17 +947,46 @@ pass_grads(bld *b)
 			/* the updated 16-bit shards are gathered before the next forward */
 			int mem[1] = {rk};
 			double bytes = (P * (double)grp + Pe * (double)b->pl.edp) * sim_act_bytes(c);
-			collective(b, mem, 1, S_DP, HW_ALL_GATHER, grp, b->pl.grad_per_node, bytes, sim_tag(TAG_PARAM_AG, 0, 0),
-				   NULL, true, false);
+			collective(b, mem, 1, S_DP, SIM_G_DP, HW_ALL_GATHER, grp, b->pl.grad_per_node, bytes,
+				   sim_tag(TAG_PARAM_AG, 0, 0), NULL, true, false);
 		}
 	}
 }
 
 /* ---- CNNs ---------------------------------------------------------------------------------- */
 
+/* Recording: a CNN layer's GEMM (conv or fc: weight w of model layer `layer`) or memory-bound
+ * kernel into a list. */
+static void
+cnn_kernel(sim_rec *rec, int32_t list, hw_dtype dt, sim_weight w, sim_pass pass, int64_t layer, double M, double N,
+	   double K, double bytes)
+{
+	if (rec == NULL || list < 0)
+		return;
+	sim_kernel k = {.kind = w == SIM_W_NONE ? SIM_K_MEM : SIM_K_GEMM, .dtype = dt, .weight = w, .pass = pass,
+			.layer = w == SIM_W_NONE ? -1 : layer, .bytes = bytes};
+	if (w != SIM_W_NONE) {
+		k.m = M, k.n = N, k.k = K, k.batch = 1.0;
+		k.flops = 2.0 * M * N * K;
+	}
+	sim_rec_kernel(rec, list, &k);
+}
+
+static void
+cnn_layer_cost(const hw_cost *cost, hw_dtype dt, double act_bytes, const model_layer *l, double mb, seg *fwd,
+	       seg *bwd, sim_rec *rec, const int32_t *lists, int64_t layer);
+
 void
 sim_cnn_layer_cost(const hw_cost *cost, hw_dtype dt, double act_bytes, const model_layer *l, double mb, seg *fwd,
 		   seg *bwd)
+{
+	cnn_layer_cost(cost, dt, act_bytes, l, mb, fwd, bwd, NULL, NULL, -1);
+}
+
+/* The kernels of a CNN layer: lists[0] gets the forward's, lists[1] the backward's. */
+static void
+cnn_layer_cost(const hw_cost *cost, hw_dtype dt, double act_bytes, const model_layer *l, double mb, seg *fwd,
+	       seg *bwd, sim_rec *rec, const int32_t *lists, int64_t layer)
 {
 	fwd->prov = bwd->prov = HW_PROV_MEASURED;
 	fwd->flops = bwd->flops = 0.0;
@@ -906,11 +1004,21 @@ sim_cnn_layer_cost(const hw_cost *cost, hw_dtype dt, double act_bytes, const mod
 		if (q > bwd->prov)
 			bwd->prov = q;
 		bwd->flops = 2.0 * l->fwd_flops * mb;
+		if (rec) {
+			sim_weight w = conv ? SIM_W_CONV : SIM_W_CNN_FC;
+			cnn_kernel(rec, lists[0], dt, w, SIM_PASS_FWD, layer, M, N, K, 0.0);
+			cnn_kernel(rec, lists[1], dt, w, SIM_PASS_DGRAD, layer, M, K, N, 0.0);
+			cnn_kernel(rec, lists[1], dt, w, SIM_PASS_WGRAD, layer, K, N, M, 0.0);
+		}
 	} else {
 		/* element-wise: read the input, write the output (an add reads two inputs) */
 		double bytes = (l->in_elems + l->out_elems + (l->kind == MODEL_LAYER_ADD ? l->out_elems : 0.0)) * act_bytes * mb;
 		fwd->t = hw_cost_mem(cost, bytes, &fwd->prov);
 		bwd->t = hw_cost_mem(cost, 1.5 * bytes, &bwd->prov);
+		if (rec) {
+			cnn_kernel(rec, lists[0], dt, SIM_W_NONE, SIM_PASS_FWD, layer, 0, 0, 0, bytes);
+			cnn_kernel(rec, lists[1], dt, SIM_W_NONE, SIM_PASS_FWD, layer, 0, 0, 0, 1.5 * bytes);
+		}
 	}
 }
 
@@ -937,9 +1045,31 @@ build_cnn(bld *b)
 		free(bwd), free(bk), free(bbytes), free(bops), free(mem), free(deps);
 		return PP_ENOMEM;
 	}
+	/* recording: the forward op's kernels (every layer's, in order) and per layer the
+	 * backward's, concatenated per bucket below */
+	int32_t fl = -1, *bl = NULL, *bkl = NULL;
+	if (b->rec) {
+		fl = sim_rec_list(b->rec);
+		bl = malloc(n * sizeof *bl);
+		bkl = malloc(n * sizeof *bkl);
+		if (bl == NULL || bkl == NULL) {
+			free(bwd), free(bk), free(bbytes), free(bops), free(mem), free(deps), free(bl), free(bkl);
+			return PP_ENOMEM;
+		}
+		for (size_t i = 0; i < n; i++)
+			bkl[i] = -1;
+	}
 	for (size_t i = 0; i < n; i++) {
 		seg f;
-		sim_cnn_layer_cost(b->cost, dt, e, &ly[i], mb, &f, &bwd[i]);
+		if (b->rec) {
+			int32_t lists[2] = {sim_rec_list(b->rec), -1};
+			lists[1] = sim_rec_list(b->rec);
+			bl[i] = lists[1];
+			cnn_layer_cost(b->cost, dt, e, &ly[i], mb, &f, &bwd[i], b->rec, lists, (int64_t)i);
+			sim_rec_append(b->rec, fl, lists[0]);
+		} else {
+			sim_cnn_layer_cost(b->cost, dt, e, &ly[i], mb, &f, &bwd[i]);
+		}
 		fwd.t += f.t;
 		fwd.flops += f.flops;
 		if (f.prov > fwd.prov)
@@ -950,6 +1080,11 @@ build_cnn(bld *b)
 	bk[0].prov = HW_PROV_MEASURED;
 	for (size_t ii = n; ii-- > 0;) {
 		seg *x = &bk[nb];
+		if (b->rec) { /* bucket nb's kernels: its layers' backward kernels, last layer first */
+			if (bkl[nb] < 0)
+				bkl[nb] = sim_rec_list(b->rec);
+			sim_rec_append(b->rec, bkl[nb], bl[ii]);
+		}
 		x->t += bwd[ii].t;
 		x->flops += bwd[ii].flops;
 		if (bwd[ii].prov > x->prov)
@@ -960,10 +1095,11 @@ build_cnn(bld *b)
 	}
 	for (int64_t k = 0; k < b->micro; k++)
 		for (int rk = 0; rk < b->nranks; rk++) {
-			compute(b, rk, &fwd, sim_tag(TAG_CNN_FWD, 0, k));
+			compute(b, rk, &fwd, sim_tag(TAG_CNN_FWD, 0, k), fl, -1);
 			b->stage_flops += fwd.flops;
 			for (size_t q = 0; q < nb; q++) {
-				bops[(size_t)rk * n + q] = compute(b, rk, &bk[q], sim_tag(TAG_CNN_BWD, (int64_t)q, k));
+				bops[(size_t)rk * n + q] =
+					compute(b, rk, &bk[q], sim_tag(TAG_CNN_BWD, (int64_t)q, k), bkl ? bkl[q] : -1, -1);
 				b->stage_flops += bk[q].flops;
 			}
 		}
@@ -972,12 +1108,12 @@ build_cnn(bld *b)
 	for (size_t q = 0; q < nb; q++) {
 		for (int rk = 0; rk < b->nranks; rk++)
 			deps[rk] = c->overlap_grad_reduce ? bops[(size_t)rk * n + q] : bops[(size_t)rk * n + nb - 1];
-		collective(b, mem, b->nranks, S_DP, HW_ALL_REDUCE, c->dp, b->pl.dp_per_node, bbytes[q],
+		collective(b, mem, b->nranks, S_DP, SIM_G_DP, HW_ALL_REDUCE, c->dp, b->pl.dp_per_node, bbytes[q],
 			   sim_tag(TAG_DP, 0, (int64_t)q), deps, false, false);
 	}
 	for (int rk = 0; rk < b->nranks; rk++)
 		optimizer(b, rk, model_params(b->m), 20.0);
-	free(bwd), free(bk), free(bbytes), free(bops), free(mem), free(deps);
+	free(bwd), free(bk), free(bbytes), free(bops), free(mem), free(deps), free(bl), free(bkl);
 	return 0;
 }
 
@@ -1031,6 +1167,11 @@ make_ranks(bld *b)
 		sim_rank_slowdown(b->e, rk, hw_cost_overlap_slowdown(b->cost));
 		if (r->comp < 0 || r->pbr < 0 || r->nic_rx < 0)
 			return PP_ENOMEM;
+		if (b->rec) {
+			const int st[SIM_NSTREAMS] = {r->comp, r->tp, r->cp, r->ep, r->dp, r->dprs, r->pfs, r->pfr, r->pbs, r->pbr};
+			int per_stage = b->ninst * b->tpm;
+			sim_rec_rank(b->rec, rk, st, rk / per_stage, rk % per_stage / b->tpm, rk % b->tpm);
+		}
 	}
 	return 0;
 }
@@ -1081,7 +1222,12 @@ sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *cin, sim_tra
 				      "more than the %.0f million the simulator holds: raise --micro-batch%s",
 				      est / 1e6, b.nranks, (long long)b.micro, SIM_MAX_OPS / 1e6, c->full ? " or drop --full" : "");
 	}
-	b.e = sim_engine_new(b.nranks, c->trace);
+	b.e = sim_engine_new(b.nranks, c->trace || c->record_ops);
+	b.embed_l[0] = b.embed_l[1] = b.head_l[0] = b.head_l[1] = -1;
+	if (c->record_ops && (b.rec = sim_rec_new(b.nranks)) == NULL) {
+		sim_engine_free(b.e);
+		return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+	}
 	sim_train_result *res = calloc(1, sizeof *res);
 	if (b.e == NULL || res == NULL || make_ranks(&b) != 0) {
 		rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
@@ -1115,11 +1261,18 @@ sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *cin, sim_tra
 			/* layers of the same kind cost the same: reuse the previous one's costs */
 			if (l > 0 && model_layer_is_moe(m, l) == model_layer_is_moe(m, l - 1))
 				b.lc[l] = b.lc[l - 1];
+			else if (b.rec)
+				sim_layer_cost_rec(m, cost, c, l, &b.lc[l], b.rec);
 			else
 				sim_layer_cost(m, cost, c, l, &b.lc[l]);
 		}
-		sim_embed_cost(m, cost, c, &b.embed_f, &b.embed_b);
-		sim_head_cost(m, cost, c, &b.head_f, &b.head_b);
+		if (b.rec) {
+			sim_embed_cost_rec(m, cost, c, &b.embed_f, &b.embed_b, b.rec, b.embed_l);
+			sim_head_cost_rec(m, cost, c, &b.head_f, &b.head_b, b.rec, b.head_l);
+		} else {
+			sim_embed_cost(m, cost, c, &b.embed_f, &b.embed_b);
+			sim_head_cost(m, cost, c, &b.head_f, &b.head_b);
+		}
 		double T = (double)c->micro_batch * (double)sim_seq(m, c) / (double)c->cp;
 		b.act_msg = T * (double)b.t->hidden * sim_act_bytes(c);
 		bool sp = c->sequence_parallel && c->tp > 1;
@@ -1171,7 +1324,7 @@ sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *cin, sim_tra
 		pass_pipeline(&b);
 		pass_grads(&b);
 	}
-	if (b.oom) {
+	if (b.oom || (b.rec && sim_rec_failed(b.rec))) {
 		rc = pp_err(err, errlen, PP_ENOMEM, "out of memory while building the op graph");
 		goto fail;
 	}
@@ -1183,6 +1336,11 @@ sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *cin, sim_tra
 	res->cfg = cfg;
 	res->engine = b.e;
 	b.e = NULL;
+	res->rec = b.rec;
+	b.rec = NULL;
+	res->ninst = b.ninst;
+	res->tpm = b.tpm;
+	res->transformer = b.t != NULL;
 	res->nranks = b.nranks;
 	pp_strlcpy(res->model, model_name(m), sizeof res->model);
 	pp_strlcpy(res->system, sys->name, sizeof res->system);
@@ -1199,20 +1357,23 @@ sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *cin, sim_tra
 	mt->tokens_per_s_per_gpu = mt->tokens_per_s / (double)c->gpus;
 	if (b.t) {
 		mt->model_flops = model_flops_train_per_token(m, res->seq) * tokens;
-		/* what ran: the simulated ops' FLOPs of one rank group per stage, scaled up to every
-		 * rank of the step (each stage instance and TP member does the same work) */
-		double per_group = b.stage_flops / (double)(b.ninst * b.tpm);
-		mt->hardware_flops = per_group * (double)c->dp * (double)c->cp * (double)c->tp;
+		/* what ran: stage_flops and recompute_flops count the layers of one rank group per
+		 * stage (add_flops runs once per layer, whatever the number of simulated instances),
+		 * scaled up to every rank of the step (each stage instance and TP member does the same
+		 * work); op_flops counts every simulated rank's compute ops */
+		double ranks = (double)c->dp * (double)c->cp * (double)c->tp;
+		mt->hardware_flops = b.stage_flops * ranks;
+		mt->executed_flops = b.op_flops / (double)(b.ninst * b.tpm) * ranks;
 		/* the simulated layers count the attention with the causal half; the model count uses
 		 * the full matrix (the published convention): keep hardware >= model for recompute */
 		if (c->recompute == SIM_RECOMPUTE_NONE)
 			mt->hardware_flops = mt->model_flops;
 		else
-			mt->hardware_flops = mt->model_flops + b.recompute_flops / (double)(b.ninst * b.tpm) * (double)c->dp *
-								      (double)c->cp * (double)c->tp;
+			mt->hardware_flops = mt->model_flops + b.recompute_flops * ranks;
 	} else {
 		mt->model_flops = 3.0 * model_cnn_flops_per_sample(m) * (double)c->global_batch;
 		mt->hardware_flops = mt->model_flops;
+		mt->executed_flops = b.op_flops / (double)b.ninst * (double)c->dp;
 	}
 	double peak = res->peak_tflops * 1e12;
 	mt->model_tflops_per_gpu = step > 0 ? mt->model_flops / step / (double)c->gpus / 1e12 : 0.0;
@@ -1251,7 +1412,7 @@ sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *cin, sim_tra
 		if (!res->mem[s].fits)
 			mt->fits = false;
 	}
-	if (!c->trace) {
+	if (!c->trace && !c->record_ops) {
 		sim_engine_free(res->engine);
 		res->engine = NULL;
 	}
@@ -1261,6 +1422,7 @@ sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *cin, sim_tra
 fail:
 	bld_free(&b);
 	sim_engine_free(b.e);
+	sim_rec_free(b.rec);
 	sim_train_result_free(res);
 	return rc;
 }
@@ -1283,6 +1445,7 @@ sim_train_result_free(sim_train_result *r)
 	if (r == NULL)
 		return;
 	sim_engine_free(r->engine);
+	sim_rec_free(r->rec);
 	free(r->mem);
 	free(r->stage_of_rank);
 	free(r);

@@ -33,7 +33,11 @@ typedef struct block_cost {
 	int side_ranks, side_per_node;
 	double params;        /* parameters of the block held by this rank (reduced over dp x cp) */
 	double expert_params; /* MoE expert parameters (reduced over the expert-data group) */
+	int32_t klist;        /* recording: the first of its SLOT_N kernel lists (sim_rec), else -1 */
 } block_cost;
+
+/* The kernel list of each segment of a block, klist + SLOT_*. */
+enum { SLOT_F0, SLOT_F1, SLOT_F2, SLOT_B0, SLOT_B1, SLOT_B2, SLOT_W, SLOT_RC, SLOT_N };
 
 typedef struct layer_cost {
 	block_cost attn, mlp;
@@ -70,11 +74,54 @@ typedef struct sim_job {
 } sim_job;
 int sim_schedule_jobs(sim_schedule sched, int p, int v, int64_t micro, int s, sim_job **out, size_t *n);
 
+/* ---- recording the op graph for replay (oplist.c) ------------------------------------------ *
+ * A recorder holds kernel lists (the kernels of one segment, in the order the cost model priced
+ * them) and, per engine op, what the op is beyond its duration.  It exists only when
+ * cfg.record_ops is set; every hook below is skipped when the builder has none. */
+typedef struct sim_rec sim_rec;
+
+enum { REC_COMPUTE, REC_COLL, REC_P2P, REC_MARK };
+typedef struct sim_oprec {
+	uint8_t what;        /* REC_* */
+	uint8_t group;       /* sim_group (collectives, p2p) */
+	uint8_t coll;        /* hw_coll */
+	uint8_t elem;        /* bytes per element of a collective */
+	bool tp_gather;      /* p2p: the receiving TP ranks all-gather the slices */
+	int32_t gsize, per_node;
+	int32_t from_stage, to_stage; /* p2p */
+	int32_t list;        /* compute: its kernel list, -1 none */
+	int32_t layer;       /* the model layer of a compute op's weights, -1 none */
+	double bytes;        /* collective or p2p size; compute: its FLOPs */
+} sim_oprec;
+
+sim_rec *sim_rec_new(int nranks);
+void sim_rec_free(sim_rec *r);
+bool sim_rec_failed(const sim_rec *r); /* out of memory at some point */
+/* A new empty kernel list; its id, or -1 (and the recorder failed) when out of memory. */
+int32_t sim_rec_list(sim_rec *r);
+void sim_rec_kernel(sim_rec *r, int32_t list, const sim_kernel *k);
+/* The concatenation of up to four lists (-1 entries skipped), made once per distinct tuple. */
+int32_t sim_rec_concat(sim_rec *r, int32_t a, int32_t b, int32_t c, int32_t d);
+/* Appends list src to list dst. */
+void sim_rec_append(sim_rec *r, int32_t dst, int32_t src);
+void sim_rec_op(sim_rec *r, int32_t op, const sim_oprec *info);
+/* The streams of simulated rank rk (SIM_NSTREAMS engine stream ids, SIM_S_* order), and where
+ * a simulated rank sits: its stage, instance and TP member. */
+void sim_rec_rank(sim_rec *r, int rk, const int *streams, int stage, int inst, int tpm);
+
 /* layer.c */
 void sim_layer_cost(const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t layer, layer_cost *out);
-/* Embedding (first stage) and head (last stage) per micro-batch: forward and backward. */
+/* The same, also recording each segment's kernels into lists of rec (blocks' klist). */
+void sim_layer_cost_rec(const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t layer, layer_cost *out,
+			sim_rec *rec);
+/* Embedding (first stage) and head (last stage) per micro-batch: forward and backward.  With a
+ * recorder, lists[0] and lists[1] get the forward and backward kernel lists. */
 void sim_embed_cost(const model *m, const hw_cost *cost, const sim_train_cfg *c, seg *fwd, seg *bwd);
 void sim_head_cost(const model *m, const hw_cost *cost, const sim_train_cfg *c, seg *fwd, seg *bwd);
+void sim_embed_cost_rec(const model *m, const hw_cost *cost, const sim_train_cfg *c, seg *fwd, seg *bwd, sim_rec *rec,
+			int32_t *lists);
+void sim_head_cost_rec(const model *m, const hw_cost *cost, const sim_train_cfg *c, seg *fwd, seg *bwd, sim_rec *rec,
+		       int32_t *lists);
 double sim_embed_params(const model *m, const sim_train_cfg *c); /* per rank */
 double sim_head_params(const model *m, const sim_train_cfg *c);  /* per rank, untied head only */
 double sim_layer_params(const model *m, const sim_train_cfg *c, int64_t layer, double *expert);
@@ -105,6 +152,9 @@ struct sim_train_result {
 	int nranks;
 	int *stage_of_rank;
 	double price_per_gpu_hour;
+	sim_rec *rec;      /* cfg.record_ops: the recorder (the engine is kept too) */
+	int ninst, tpm;    /* simulated instances per stage and TP members per instance */
+	bool transformer;
 };
 
 /* The reading half of sim_validate_training and sim_validate_serving: every row is read and

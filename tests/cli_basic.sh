@@ -9,8 +9,6 @@ run 0 version
 expect_out "paraplan "
 run 2 no-such-command
 expect_err "unknown command"
-run 1 replay
-expect_err "not built yet"
 run 2 report
 expect_err "--from is required"
 

@@ -21,6 +21,7 @@ same() { [ "$(cksum <"$1")" = "$2" ] || fail "$1 changed: $3"; }
 
 # ---- a schema from a newer paraplan: refused, untouched, fine once it is this version again --
 cp "$DB" "$TMPD/new.db"
+version=$(sql "$DB" "PRAGMA user_version")
 sql "$TMPD/new.db" "PRAGMA user_version = 99"
 sum=$(cksum <"$TMPD/new.db")
 run 1 hw list --db "$TMPD/new.db"
@@ -30,7 +31,7 @@ run 1 simulate train --model llama-3-8b --system dgx-h100 --gpus 8 --tp 8 --pp 1
 	--global-batch 8 --db "$TMPD/new.db"
 expect_err "newer paraplan"
 same "$TMPD/new.db" "$sum" "a newer schema was modified"
-sql "$TMPD/new.db" "PRAGMA user_version = 2"
+sql "$TMPD/new.db" "PRAGMA user_version = $version"
 run 0 hw show dgx-h100 --db "$TMPD/new.db"
 
 # ---- a corrupt file and a truncated one: an error naming the file, the bytes left alone -------
