@@ -271,7 +271,7 @@ load_defaults(hw_db *db, const char *hash, char *err, size_t errlen)
 	if (rc != 0)
 		return rc;
 	char sql[256];
-	sqlite3_int64 maxrow[4], maxparam = 0;
+	sqlite3_int64 maxrow[4];
 	for (size_t t = 0; t < 4; t++) {
 		snprintf(sql, sizeof sql, "DELETE FROM %s WHERE origin = 'default'", default_tables[t]);
 		if ((rc = hw_exec(db, sql, err, errlen, what)) != 0)
@@ -290,17 +290,14 @@ load_defaults(hw_db *db, const char *hash, char *err, size_t errlen)
 		maxrow[t] = sqlite3_column_int64(st, 0);
 		sqlite3_finalize(st);
 	}
-	{
-		sqlite3_stmt *st;
-		if (sqlite3_prepare_v2(db->sql, "SELECT coalesce(max(rowid), 0) FROM param", -1, &st, NULL) != SQLITE_OK ||
-		    sqlite3_step(st) != SQLITE_ROW) {
-			sqlite3_finalize(st);
-			rc = hw_sqlerr(db, err, errlen, what);
-			goto fail;
-		}
-		maxparam = sqlite3_column_int64(st, 0);
-		sqlite3_finalize(st);
-	}
+	/* The default files' parameter rows land in a temporary table of that name first (SQLite
+	 * resolves an unqualified name to the temp schema), so that they cannot collide with the
+	 * user's rows of the same key and origin before they are marked as shipped. */
+	if ((rc = hw_exec(db,
+			  "CREATE TEMP TABLE param(scope TEXT, subject TEXT, key TEXT, value REAL, origin TEXT, method TEXT,"
+			  " source TEXT)",
+			  err, errlen, what)) != 0)
+		goto fail;
 	for (size_t i = 0; hw_default_files[i].name != NULL; i++) {
 		char w[96];
 		snprintf(w, sizeof w, "loading hardware/data/%s.sql", hw_default_files[i].name);
@@ -309,8 +306,11 @@ load_defaults(hw_db *db, const char *hash, char *err, size_t errlen)
 	}
 	/* Rows the default files inserted are the defaults.  Parameters keep the origin their file
 	 * gives them (default or fitted) and are marked as shipped. */
-	snprintf(sql, sizeof sql, "UPDATE param SET shipped = 1 WHERE rowid > %lld", (long long)maxparam);
-	if ((rc = hw_exec(db, sql, err, errlen, what)) != 0)
+	if ((rc = hw_exec(db,
+			  "INSERT INTO main.param(scope, subject, key, value, origin, method, source, shipped)"
+			  " SELECT scope, subject, key, value, origin, method, source, 1 FROM temp.param;"
+			  " DROP TABLE temp.param",
+			  err, errlen, what)) != 0)
 		goto fail;
 	for (size_t t = 0; t < 4; t++) {
 		snprintf(sql, sizeof sql, "UPDATE %s SET origin = 'default' WHERE rowid > %lld", default_tables[t],

@@ -142,7 +142,9 @@ typedef struct hw_param {
 	char source[200];
 } hw_param;
 
-/* Looks a parameter up; PP_ENOTFOUND when no row exists. */
+/* Looks a parameter up: the user's own rows (calibrations, fits, values set by hand) before
+ * the shipped ones; within each, measured before fitted before user before default.
+ * PP_ENOTFOUND when no row exists. */
 int hw_param_get(hw_db *db, const char *scope, const char *subject, const char *key, hw_param *out);
 /* Stores a fitted (or measured/user) parameter, replacing one of the same origin. */
 int hw_param_set(hw_db *db, const char *scope, const char *subject, const char *key, double value,

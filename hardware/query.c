@@ -589,8 +589,8 @@ hw_param_get(hw_db *db, const char *scope, const char *subject, const char *key,
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db->sql,
 			       "SELECT value, origin, method, source FROM param WHERE scope = ? AND subject = ? AND key = ?"
-			       " ORDER BY CASE origin WHEN 'measured' THEN 0 WHEN 'fitted' THEN 1 WHEN 'user' THEN 2 ELSE 3 END,"
-			       " shipped LIMIT 1",
+			       " ORDER BY shipped, CASE origin WHEN 'measured' THEN 0 WHEN 'fitted' THEN 1 WHEN 'user' THEN 2 ELSE 3 END"
+			       " LIMIT 1",
 			       -1, &st, NULL) != SQLITE_OK)
 		return PP_EDB;
 	sqlite3_bind_text(st, 1, scope, -1, SQLITE_TRANSIENT);
