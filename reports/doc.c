@@ -274,6 +274,7 @@ trace_load(rep_doc *d, const cJSON *root, char *err, size_t errlen)
 			if (PP_GROW(pids, pcap, npids + 1) != 0)
 				return pp_err(err, errlen, PP_ENOMEM, "out of memory");
 			pids[npids++] = p;
+			t->pids = pids; /* owned by the trace from now on: an error below must not leak it */
 		}
 	}
 	t->pids = pids;
