@@ -274,6 +274,7 @@ trace_load(rep_doc *d, const cJSON *root, char *err, size_t errlen)
 			if (PP_GROW(pids, pcap, npids + 1) != 0)
 				return pp_err(err, errlen, PP_ENOMEM, "out of memory");
 			pids[npids++] = p;
+			t->pids = pids; /* owned by the trace from now on: an error below must not leak it */
 		}
 	}
 	t->pids = pids;
@@ -311,7 +312,8 @@ trace_load(rep_doc *d, const cJSON *root, char *err, size_t errlen)
 	}
 	/* Merge neighbours of one row and category closer than 1/2000 of the step: the chart is
 	 * about 1000 pixels wide, and thousands of per-layer ops would make an unreadable file. */
-	qsort(t->bars, t->nbars, sizeof *t->bars, cmp_bar);
+	if (t->nbars > 1) /* no bars at all (every event of zero duration): bars is NULL */
+		qsort(t->bars, t->nbars, sizeof *t->bars, cmp_bar);
 	double eps = t->end_s / 2000.0;
 	size_t k = 0;
 	for (size_t j = 0; j < t->nbars; j++) {

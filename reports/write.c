@@ -289,7 +289,8 @@ rep_write(rep_report *r, const char *dir, char **notes, char *err, size_t errlen
 			return rc;
 	}
 	char tmp[4096];
-	snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", target);
+	if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", target) >= sizeof tmp)
+		return pp_err(err, errlen, PP_EUSAGE, "%.64s...: the output directory's path is too long", target);
 	if (mkdtemp(tmp) == NULL)
 		return pp_err(err, errlen, PP_EIO, "%s: cannot make a directory beside it: %s", target, strerror(errno));
 	chmod(tmp, 0755); /* mkdtemp makes it private; a report is for reading */

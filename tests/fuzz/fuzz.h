@@ -37,7 +37,9 @@ struct hw_db;
 	X(hf_config)         /* models/: Hugging Face config.json */                            \
 	X(trace)             /* sim/serve.c: serving request traces, CSV and JSONL */           \
 	X(validate_training) /* sim/validate.c: training validation CSV rows */                 \
-	X(validate_serving)  /* sim/validate.c: serving validation CSV rows */
+	X(validate_serving)  /* sim/validate.c: serving validation CSV rows */              \
+	X(nccl_tests)        /* calibrate/nccltests.c: nccl-tests logs ('import nccl-tests') */ \
+	X(report)            /* reports/: plan, simulate and validate JSON documents, traces */
 
 #define FUZZ_DECLARE(name) int fuzz_##name(const uint8_t *data, size_t size);
 FUZZ_TARGETS(FUZZ_DECLARE)

@@ -49,6 +49,12 @@ rm -rf "$probe"
 
 mkdir -p "$build" || exit 1
 build=$(cd "$build" && pwd)
+# A Makefile older than the sources' Makefile.in or configure: configure afresh (a Makefile.am
+# that gained files makes config.status fail on the old dependency fragments), keeping what the
+# fuzzers learned.
+if [ -f "$build/Makefile" ] && { [ "$src/Makefile.in" -nt "$build/Makefile" ] || [ "$src/configure" -nt "$build/Makefile" ]; }; then
+	find "$build" -mindepth 1 -maxdepth 1 ! -name fuzz-corpus ! -name fuzz-crashes -exec rm -rf {} +
+fi
 san="-O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all"
 if [ ! -f "$build/Makefile" ]; then
 	(cd "$build" && "$src/configure" -q CC="$CC_FUZZ" CFLAGS="$san" LDFLAGS="-fsanitize=address,undefined") || exit 1
