@@ -39,7 +39,8 @@ struct hw_db;
 	X(validate_training) /* sim/validate.c: training validation CSV rows */                 \
 	X(validate_serving)  /* sim/validate.c: serving validation CSV rows */              \
 	X(nccl_tests)        /* calibrate/nccltests.c: nccl-tests logs ('import nccl-tests') */ \
-	X(report)            /* reports/: plan, simulate and validate JSON documents, traces */
+	X(report)            /* reports/: plan, simulate and validate JSON documents, traces */   \
+	X(replay_plan)       /* calibrate/replay.c: the plan documents 'paraplan replay' takes */
 
 #define FUZZ_DECLARE(name) int fuzz_##name(const uint8_t *data, size_t size);
 FUZZ_TARGETS(FUZZ_DECLARE)
