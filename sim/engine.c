@@ -113,6 +113,8 @@ struct sim_engine {
 	size_t timecap;
 	bool record;
 	bool oom;
+	size_t maxops; /* op constructors refuse beyond this many ops */
+	bool over;     /* ... and did */
 	uint32_t mark;
 	/* scratch for rate recomputation */
 	int32_t *cflows, *clinks;
@@ -136,7 +138,20 @@ sim_engine_new(int nranks, bool record_times)
 	}
 	e->nranks = nranks;
 	e->record = record_times;
+	e->maxops = INT32_MAX - 1;
 	return e;
+}
+
+void
+sim_engine_limit_ops(sim_engine *e, size_t max)
+{
+	e->maxops = max < INT32_MAX - 1 ? max : INT32_MAX - 1;
+}
+
+bool
+sim_engine_over_limit(const sim_engine *e)
+{
+	return e->over;
 }
 
 void
@@ -207,7 +222,11 @@ sim_link_new(sim_engine *e, double bytes_per_s)
 static int32_t
 op_new(sim_engine *e, int kind, int64_t dur, uint32_t tag, hw_prov prov)
 {
-	if (e->nops >= INT32_MAX - 1 || PP_GROW(e->ops, e->opcap, e->nops + 1) != 0) {
+	if (e->nops >= e->maxops) {
+		e->over = e->oom = true;
+		return -1;
+	}
+	if (PP_GROW(e->ops, e->opcap, e->nops + 1) != 0) {
 		e->oom = true;
 		return -1;
 	}

@@ -71,6 +71,10 @@ int sim_dep(sim_engine *e, int32_t before, int32_t after);
  * start (a dependency cycle or a rendezvous that never completes); *err says which. */
 int sim_run(sim_engine *e, char *err, size_t errlen);
 
+/* Refuses ops beyond `max` (the op constructors return -1, as out of memory, and sim_run fails);
+ * sim_engine_over_limit says that this, not memory, stopped the graph. */
+void sim_engine_limit_ops(sim_engine *e, size_t max);
+bool sim_engine_over_limit(const sim_engine *e);
 int64_t sim_engine_now(const sim_engine *e);
 int64_t sim_engine_events(const sim_engine *e);
 int32_t sim_engine_ops(const sim_engine *e);

@@ -1176,6 +1176,15 @@ make_ranks(bld *b)
 	return 0;
 }
 
+static int
+too_many_ops(const bld *b, char *err, size_t errlen)
+{
+	return pp_err(err, errlen, PP_EUSAGE,
+		      "the op graph would need more than the %.1f million ops the simulator holds (%d simulated ranks x "
+		      "%lld micro-batches): raise --micro-batch%s",
+		      SIM_MAX_OPS / 1e6, b->nranks, (long long)b->micro, b->c->full ? " or drop --full" : "");
+}
+
 int
 sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *cin, sim_train_result **out, char *err,
 	  size_t errlen)
@@ -1209,20 +1218,17 @@ sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *cin, sim_tra
 		b.tpm = 1;
 	}
 	b.nranks = b.p * b.ninst * b.tpm;
-	/* The op graph is held in memory whole (about 100 bytes an op): refuse a configuration that
-	 * would need gigabytes before building it.  A simulated rank runs about 5 to 8 ops per layer
-	 * and micro-batch (12 is the bound used here); a CNN rank about 3 per layer. */
-	{
-		const model_layer *cl;
-		double per_rank = b.t ? ((double)b.t->layers / (double)b.p + 2.0) * 12.0 : (double)model_layers(m, &cl) * 3.0;
-		double est = (double)b.nranks * (double)b.micro * per_rank;
-		if (est > SIM_MAX_OPS)
-			return pp_err(err, errlen, PP_EUSAGE,
-				      "the op graph would hold about %.0f million ops (%d simulated ranks x %lld micro-batches), "
-				      "more than the %.0f million the simulator holds: raise --micro-batch%s",
-				      est / 1e6, b.nranks, (long long)b.micro, SIM_MAX_OPS / 1e6, c->full ? " or drop --full" : "");
-	}
+	/* The op graph is held in memory whole (about 150 bytes an op with its events): the engine
+	 * refuses ops beyond SIM_MAX_OPS, and a configuration sure to pass it is refused before
+	 * building.  A simulated rank runs at least 2 ops per layer and micro-batch, its forward and
+	 * its backward (4 to 8 is usual; ring attention and MoE dispatch take up to 19); a CNN rank
+	 * at least 2 per micro-batch (its layers run as a few fused segments). */
+	double per_rank = 2.0 * (b.t ? (double)b.t->layers / (double)b.p : 1.0);
+	if ((double)b.nranks * (double)b.micro * per_rank > SIM_MAX_OPS)
+		return too_many_ops(&b, err, errlen);
 	b.e = sim_engine_new(b.nranks, c->trace || c->record_ops);
+	if (b.e != NULL)
+		sim_engine_limit_ops(b.e, (size_t)SIM_MAX_OPS);
 	b.embed_l[0] = b.embed_l[1] = b.head_l[0] = b.head_l[1] = -1;
 	if (c->record_ops && (b.rec = sim_rec_new(b.nranks)) == NULL) {
 		sim_engine_free(b.e);
@@ -1323,6 +1329,10 @@ sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *cin, sim_tra
 				emit_job(&b, s, k, &b.jobs[s][k]);
 		pass_pipeline(&b);
 		pass_grads(&b);
+	}
+	if (sim_engine_over_limit(b.e)) {
+		rc = too_many_ops(&b, err, errlen);
+		goto fail;
 	}
 	if (b.oom || (b.rec && sim_rec_failed(b.rec))) {
 		rc = pp_err(err, errlen, PP_ENOMEM, "out of memory while building the op graph");

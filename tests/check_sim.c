@@ -171,6 +171,22 @@ START_TEST(deadlock_is_reported)
 }
 END_TEST
 
+START_TEST(op_limit_is_exact)
+{
+	sim_engine *e = sim_engine_new(1, false);
+	sim_engine_limit_ops(e, 2);
+	int s = sim_stream_new(e, 0, SIM_STREAM_COMPUTE);
+	ck_assert_int_ge(sim_op_compute(e, s, S(1), 0, HW_PROV_DATASHEET), 0);
+	ck_assert_int_ge(sim_op_compute(e, s, S(1), 0, HW_PROV_DATASHEET), 0);
+	ck_assert(!sim_engine_over_limit(e));
+	ck_assert_int_eq(sim_op_compute(e, s, S(1), 0, HW_PROV_DATASHEET), -1);
+	ck_assert(sim_engine_over_limit(e));
+	ck_assert_int_eq(sim_engine_ops(e), 2);
+	ck_assert_int_ne(sim_run(e, err, sizeof err), 0);
+	sim_engine_free(e);
+}
+END_TEST
+
 /* ---- schedules: one stage per rank, F takes tf, B tb (ZB: B tb, W tw), transfers free;
  * a stage's own order puts its B after its F and its W after its B ---- */
 
@@ -731,6 +747,7 @@ main(void)
 	tcase_add_test(te, latency_and_rendezvous);
 	tcase_add_test(te, interference_slows_compute);
 	tcase_add_test(te, deadlock_is_reported);
+	tcase_add_test(te, op_limit_is_exact);
 	tcase_add_test(te, bubbles_match_closed_forms);
 	suite_add_tcase(s, te);
 	TCase *tt = tcase_create("train");

@@ -127,7 +127,7 @@ run_bad 2 'option "--tp" needs a value' $T --gpus 8 --global-batch 8 --tp
 run_bad 2 "attention heads (32) must be divisible by tp (3)" $T --gpus 3 --tp 3 --global-batch 3
 # absurd but well-formed sizes: refused before any work, not simulated for hours
 run_bad 2 "micro-batches per step is more than the simulator handles" $T --gpus 8 --tp 8 --global-batch 1099511627776
-run_bad 2 "the op graph would hold about" simulate train --model llama-3-8b --system dgx-h100 --gpus 65536 \
+run_bad 2 "the op graph would need more than" simulate train --model llama-3-8b --system dgx-h100 --gpus 65536 \
 	--tp 8 --pp 1 --micro-batch 1 --global-batch 65536 --full
 }
 S="simulate serve --model llama-3-8b --system dgx-h100 --tp 1"
