@@ -897,6 +897,14 @@ fit_run(fitctx *fc, const double *start_in, int max_evals, double before, int ro
 	for (size_t k = 0; k < fs->n; k++)
 		best[k] = to_value(&fs->fp[k], gsl_vector_get(mz->x, k));
 	double after = gsl_multimin_fminimizer_minimum(mz);
+	if (!(after <= before)) {
+		/* The search never got below where it started (the simplex starts off the start when
+		 * that sits on a range's edge, and a short --max-evals may not come back): keep the
+		 * starting parameters rather than save worse ones. */
+		for (size_t k = 0; k < fs->n; k++)
+			best[k] = start_in[k];
+		after = before;
+	}
 	gsl_multimin_fminimizer_free(mz);
 	gsl_vector_free(x);
 	gsl_vector_free(step);
