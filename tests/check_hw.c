@@ -720,14 +720,19 @@ START_TEST(default_sources_and_params)
 	}
 	sqlite3_finalize(st);
 	ck_assert_int_ge(nfs, 100);
-	ck_assert_int_eq(count_of(s, "SELECT count(*) FROM param WHERE shipped = 1 AND origin <> 'default'"), 0);
+	/* shipped fits say how they were made: a fit over published rows, or its transfer */
+	ck_assert_int_ge(count_of(s, "SELECT count(*) FROM param WHERE shipped = 1 AND origin = 'fitted'"), 10);
+	ck_assert_int_eq(count_of(s, "SELECT count(*) FROM param WHERE shipped = 1 AND origin NOT IN ('default', 'fitted')"), 0);
+	ck_assert_int_eq(count_of(s, "SELECT count(*) FROM param WHERE origin = 'fitted' AND NOT (method LIKE 'paraplan validate%'"
+				     " OR method LIKE 'transferred from%') OR (origin = 'fitted' AND source NOT LIKE 'sim/data/published-%')"),
+			 0);
 	ck_assert_int_eq(count_of(s, "SELECT count(*) FROM param WHERE (scope = 'gpu' AND subject NOT IN (SELECT name FROM gpu))"
 				     " OR (scope = 'system' AND subject NOT IN (SELECT name FROM system))"),
 			 0);
 	ck_assert_int_eq(count_of(s, "SELECT count(*) FROM param WHERE length(method) < 10 OR length(method) >= 160"
 				     " OR source = '' OR length(source) >= 200 OR NOT (value > 0)"),
 			 0);
-	static const char *const keys[] = {"gemm_eff", "gemm_k_ramp", "kernel_launch_us", "hbm_eff", "attn_eff_fwd",
+	static const char *const keys[] = {"gemm_eff", "gemm_k_ramp", "kernel_launch_us", "host_op_us", "hbm_eff", "attn_eff_fwd",
 					   "attn_eff_bwd", "conv_eff", "coll_eff_intra", "coll_eff_intra_all_reduce",
 					   "coll_eff_inter", "p2p_eff_intra", "coll_alpha_us", "coll_hop_intra_us",
 					   "coll_hop_inter_us", "overlap_slowdown", "iter_overhead_s", "fabric_leaf_nodes",
