@@ -573,10 +573,21 @@ hw_default_price(hw_db *db, const char *system, hw_price *out, char *err, size_t
 		return pp_err(err, errlen, PP_ENOTFOUND,
 			      "no on-demand price for system \"%s\" in the database: pass --price USD_PER_GPU_HOUR", system);
 	}
+	const char *first = p[0].date, *last = p[0].date;
+	for (size_t i = 1; i < k; i++) {
+		if (strcmp(p[i].date, first) < 0)
+			first = p[i].date;
+		if (strcmp(p[i].date, last) > 0)
+			last = p[i].date;
+	}
+	char span[sizeof out->date];
+	snprintf(span, sizeof span, "%.7s/%.7s", first, last); /* the offers' months, ISO 8601 interval */
 	qsort(p, k, sizeof *p, cmp_price);
 	*out = p[k / 2];
-	if (k > 1)
-		snprintf(out->provider, sizeof out->provider, "median of %zu on-demand offers", k);
+	if (k > 1) {
+		snprintf(out->provider, sizeof out->provider, "median of %zu offers", k);
+		pp_strlcpy(out->date, span, sizeof out->date);
+	}
 	free(p);
 	return 0;
 }
