@@ -61,6 +61,8 @@ void fuzz_check_json_finite(const struct cJSON *doc);
 /* A loaded model's derived quantities are finite and of the right sign. */
 struct model;
 void fuzz_check_model(const struct model *m);
+/* The bytes as a NUL-terminated text, for parsers that take one (free it). */
+char *fuzz_text(const uint8_t *data, size_t size);
 /* The in-memory hardware database with the defaults, opened once per process. */
 struct hw_db *fuzz_db(void);
 

@@ -17,10 +17,7 @@ int
 fuzz_nccl_tests(const uint8_t *data, size_t size)
 {
 	/* cal_nccl_parse reads a NUL-terminated text, as cal_nccl_read hands it */
-	char *text = malloc(size + 1);
-	FUZZ_CHECK(text != NULL);
-	memcpy(text, data, size);
-	text[size] = '\0';
+	char *text = fuzz_text(data, size);
 	cal_nccl *log = cal_nccl_new();
 	FUZZ_CHECK(log != NULL);
 	cal_nccl_opts o = {.op = -1, .node_size = 8};

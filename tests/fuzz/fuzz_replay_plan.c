@@ -17,10 +17,7 @@
 int
 fuzz_replay_plan(const uint8_t *data, size_t size)
 {
-	char *text = malloc(size + 1);
-	FUZZ_CHECK(text != NULL);
-	memcpy(text, data, size);
-	text[size] = '\0';
+	char *text = fuzz_text(data, size);
 	cal_replay_plan p;
 	char err[512] = "";
 	if (cal_replay_plan_parse("plan.json", text, &p, err, sizeof err) != 0) {

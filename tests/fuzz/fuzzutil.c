@@ -10,6 +10,7 @@
 
 #include <cJSON.h>
 #include <math.h>
+#include <string.h>
 
 void
 fuzz_check_json_finite(const cJSON *doc)
@@ -72,4 +73,14 @@ fuzz_db(void)
 		}
 	}
 	return db;
+}
+
+char *
+fuzz_text(const uint8_t *data, size_t size)
+{
+	char *text = malloc(size + 1);
+	FUZZ_CHECK(text != NULL);
+	memcpy(text, data, size);
+	text[size] = '\0';
+	return text;
 }
