@@ -10,8 +10,7 @@ so that each fit starts from the datasheet figures and its "before" is the datas
 
 The training fit's GPUs get its parameters.  The other NVIDIA training GPUs get them
 transferred: every datasheet gemm_eff_<dtype> of params.sql times the fitted GPU's ratio of
-in-training to large-GEMM efficiency, and host_op_us, flash attention and overlap_slowdown as
-fitted.  The serving fit's system passes its parameters to the other NVLink 4 NVSwitch
+in-training to large-GEMM efficiency, and every other parameter of the fit as fitted.  The serving fit's system passes its parameters to the other NVLink 4 NVSwitch
 systems.  See docs/validation.md.
 """
 import json
@@ -23,6 +22,13 @@ TRAIN_TO = ["a100-pcie-80gb", "h100-sxm", "h100-pcie", "h100-nvl", "h200-sxm", "
 SERVE_TO = ["dgx-h100", "aws-p5", "aws-p5e", "aws-p5en", "azure-nd-h100-v5", "azure-nd-h200-v5",
             "gcp-a3-high", "gcp-a3-mega", "gcp-a3-ultra"]
 ATTN_BWD_RATIO = 0.8  # sim/validate.c ties attn_eff_bwd to this fraction of attn_eff_fwd
+MEANING = {
+    "gemm_eff_fp16": "gemm_eff_fp16 (= bf16)  GEMM efficiency inside a training step",
+    "gemm_k_ramp": "gemm_k_ramp             a GEMM tile's prologue and epilogue, in steps of k",
+    "host_op_us": "host_op_us              the framework's time to issue one kernel (a floor on a kernel's time)",
+    "attn_eff_fwd": "attn_eff_fwd, _bwd      flash attention (the backward tied at %.1f of the forward)" % ATTN_BWD_RATIO,
+    "overlap_slowdown": "overlap_slowdown        compute slowdown while communication runs beside it",
+}
 TRAIN_SRC = "sim/data/published-training.csv"
 SERVE_SRC = "sim/data/published-serving.csv"
 
@@ -57,22 +63,25 @@ def main(argv):
         ",".join(gpus), train["rows"], 100 * train["mape_before"], 100 * train["mape_after"])
     soft = "transferred from the %s fit (framework and software, assumed to carry over)" % base.split("-")[0].upper()
     out = []
+
+    def same(g, method):
+        for k, v in tp.items():
+            if k == "gemm_eff_fp16":
+                continue
+            out.append(row("gpu", g, k, v, method, TRAIN_SRC))
+            if k == "attn_eff_fwd":
+                out.append(row("gpu", g, "attn_eff_bwd", ATTN_BWD_RATIO * v, method, TRAIN_SRC))
+
     for g in gpus:
         for k in ("fp16", "bf16"):
             out.append(row("gpu", g, "gemm_eff_" + k, tp["gemm_eff_fp16"], fitted, TRAIN_SRC))
-        out.append(row("gpu", g, "host_op_us", tp["host_op_us"], fitted, TRAIN_SRC))
-        out.append(row("gpu", g, "attn_eff_fwd", tp["attn_eff_fwd"], fitted, TRAIN_SRC))
-        out.append(row("gpu", g, "attn_eff_bwd", ATTN_BWD_RATIO * tp["attn_eff_fwd"], fitted, TRAIN_SRC))
-        out.append(row("gpu", g, "overlap_slowdown", tp["overlap_slowdown"], fitted, TRAIN_SRC))
+        same(g, fitted)
     for g in TRAIN_TO:
         for k, v in sorted(eff[g].items()):
             m = "transferred from the %s fit: datasheet %.2f x %.4f (the fitted in-training / large-GEMM ratio)" % (
                 base.split("-")[0].upper(), v, ratio)
             out.append(row("gpu", g, "gemm_eff_" + k, v * ratio, m, TRAIN_SRC))
-        out.append(row("gpu", g, "host_op_us", tp["host_op_us"], soft, TRAIN_SRC))
-        out.append(row("gpu", g, "attn_eff_fwd", tp["attn_eff_fwd"], soft, TRAIN_SRC))
-        out.append(row("gpu", g, "attn_eff_bwd", ATTN_BWD_RATIO * tp["attn_eff_fwd"], soft, TRAIN_SRC))
-        out.append(row("gpu", g, "overlap_slowdown", tp["overlap_slowdown"], soft, TRAIN_SRC))
+        same(g, soft)
     sfit = "paraplan validate --set serving --fit %s: Nelder-Mead over %d rows, MAPE %.1f%% -> %.1f%%" % (
         ",".join(systems), serve["rows"], 100 * serve["mape_before"], 100 * serve["mape_after"])
     strans = "transferred from the %s serving fit (an NVLink 4 NVSwitch system, the same engines)" % systems[0]
@@ -88,21 +97,19 @@ def main(argv):
 -- docs/validation.md for the fits, their ranges and their results.
 --
 -- Training (per GPU), fitted once over every %s row of %s:
---   gemm_eff_fp16 (= bf16)  GEMM efficiency inside a training step
---   host_op_us              the framework's time to issue one kernel (a floor on a kernel's time)
---   attn_eff_fwd, _bwd      flash attention (the backward tied at %.1f of the forward)
---   overlap_slowdown        compute slowdown while communication runs beside it
+%s
 -- The other NVIDIA training GPUs have no published training rows here and take this fit
 -- transferred: each datasheet GEMM efficiency times the in-training / large-GEMM ratio
--- (%.4f), and host_op_us, flash attention and overlap_slowdown as fitted.  V100 and the AMD
--- GPUs keep their datasheet rows.
+-- (%.4f), and the other parameters as fitted.  V100 and the AMD GPUs keep their datasheet
+-- rows.
 --
 -- Serving (per system), fitted over the %s rows of %s:
 --   iter_overhead_s     per-iteration CPU and launch time of the serving engine
 --   serve_allreduce_us  latency of a decode step's small TP all-reduce
 -- and transferred to the other systems of the same NVLink 4 NVSwitch generation.
 INSERT INTO param(scope, subject, key, value, origin, method, source) VALUES""" % (
-        base.split("-")[0].upper(), TRAIN_SRC, ATTN_BWD_RATIO, ratio, ",".join(systems), SERVE_SRC))
+        base.split("-")[0].upper(), TRAIN_SRC, "\n".join("--   " + MEANING[k] for k in tp), ratio, ",".join(systems),
+        SERVE_SRC))
     print(",\n".join(out) + ";")
 
 

@@ -10,8 +10,8 @@
 --   overlap_slowdown        compute slowdown while communication runs beside it
 -- The other NVIDIA training GPUs have no published training rows here and take this fit
 -- transferred: each datasheet GEMM efficiency times the in-training / large-GEMM ratio
--- (0.8154), and host_op_us, flash attention and overlap_slowdown as fitted.  V100 and the AMD
--- GPUs keep their datasheet rows.
+-- (0.8154), and the other parameters as fitted.  V100 and the AMD GPUs keep their datasheet
+-- rows.
 --
 -- Serving (per system), fitted over the hgx-h200 rows of sim/data/published-serving.csv:
 --   iter_overhead_s     per-iteration CPU and launch time of the serving engine
