@@ -19,6 +19,9 @@ void cal_sig_restore(void);
 bool cal_sig_caught(void);
 void cal_sig_clear(void);
 
+/* The median of v[0..n) (n >= 1), which it sorts in place (GSL). */
+double cal_median(double *v, size_t n);
+
 /* Random non-zero values for GPU buffers (zeros would let tensor cores idle at lower power):
  * magnitudes 0.5 .. 2 with random signs and mantissas, of element size elsz (4 fp32; 2 bf16
  * when bf16, else fp16; 1 fp8 e4m3, never its NaN pattern), from seed.  bytes need not be a

@@ -48,6 +48,7 @@
  */
 #include "config.h"
 #include "calibrate/cal.h"
+#include "calibrate/cal_int.h"
 #include "common/pp.h"
 
 #include <cJSON.h>
@@ -398,20 +399,6 @@ describe_group(const grp *g, char *buf, size_t n)
 		 g->nodes == 1 ? "" : "s", (long long)g->run);
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double
-median(double *v, size_t n)
-{
-	qsort(v, n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static void
 fit_intra(fitctx *x, double *alpha_us, double *hop_us)
 {
@@ -520,7 +507,7 @@ fit_intra(fitctx *x, double *alpha_us, double *hop_us)
 		skip(x, "coll_hop_intra_us", "fitted latencies are below alpha (%.2f us)", *alpha_us);
 		return;
 	}
-	*hop_us = median(h, nh);
+	*hop_us = cal_median(h, nh);
 	propose(x, "system", "coll_hop_intra_us", *hop_us,
 		"median (latency - alpha %.2f us) / steps over %zu one-node curves (runs up to %lld)", *alpha_us, nh,
 		(long long)run);
@@ -589,7 +576,7 @@ fit_inter(fitctx *x, double alpha_us, double hop_intra_us)
 		skip(x, "coll_eff_inter", "no multi-node curve reaching its bandwidth-bound sizes");
 	else {
 		note_run(x, run);
-		double e = median(eff, ne);
+		double e = cal_median(eff, ne);
 		propose(x, "system", "coll_eff_inter", e,
 			"median fitted busbw / (ranks per node x %.1f GB/s NIC per GPU) over %zu multi-node %s curves%s (runs up to %lld)",
 			nic_gpu / 1e9, ne, from, hier ? ", tree/NVLS all-reduce per NIC as busbw (k-1)/(n-1)" : "", (long long)run);
@@ -598,7 +585,7 @@ fit_inter(fitctx *x, double alpha_us, double hop_intra_us)
 		skip(x, "coll_hop_inter_us", "no multi-node curve whose small sizes determine a latency above alpha");
 	else {
 		note_run(x, run);
-		propose(x, "system", "coll_hop_inter_us", median(hop, nh),
+		propose(x, "system", "coll_hop_inter_us", cal_median(hop, nh),
 			"median hop making cost.c's step latency equal the fitted latency over %zu multi-node curves (alpha "
 			"%.2f us, intra hop %.2f us)",
 			nh, alpha_us, hop_intra_us);

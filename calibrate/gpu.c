@@ -23,6 +23,7 @@
  */
 #include "config.h"
 #include "calibrate/cal_int.h"
+#include "calibrate/gpu_int.h"
 #include "common/pp.h"
 
 #include <cJSON.h>
@@ -146,49 +147,6 @@ nccl_err(gctx *x, const char *what, ncclResult_t r)
 	return pp_err(x->err, x->errlen, PP_EIO, "%s: %s", what, ncclGetErrorString(r));
 }
 
-#define CU(call)                                                                                   \
-	do {                                                                                       \
-		cudaError_t e_ = (call);                                                           \
-		if (e_ != cudaSuccess) {                                                           \
-			rc = cuda_err(x, #call, e_);                                               \
-			goto out;                                                                  \
-		}                                                                                  \
-	} while (0)
-#define BL(call)                                                                                   \
-	do {                                                                                       \
-		cublasStatus_t s_ = (call);                                                        \
-		if (s_ != CUBLAS_STATUS_SUCCESS) {                                                 \
-			rc = blas_err(x, #call, s_);                                               \
-			goto out;                                                                  \
-		}                                                                                  \
-	} while (0)
-#define NC(call)                                                                                   \
-	do {                                                                                       \
-		ncclResult_t r_ = (call);                                                          \
-		if (r_ != ncclSuccess) {                                                           \
-			rc = nccl_err(x, #call, r_);                                               \
-			goto out;                                                                  \
-		}                                                                                  \
-	} while (0)
-#define CHECK(expr)                                                                                \
-	do {                                                                                       \
-		if ((rc = (expr)) != 0)                                                            \
-			goto out;                                                                  \
-	} while (0)
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double
-median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* ---- random non-zero inputs ---------------------------------------------------------------- */
 
@@ -278,7 +236,7 @@ gemm_time(gctx *x, cublasLtHandle_t lt, const gdtype *d, const cal_gemm_shape *s
 		CU(cudaEventElapsedTime(&ms, e0, e1));
 		times[r] = (double)ms * 1e-3;
 	}
-	*t = median(times, reps);
+	*t = cal_median(times, (size_t)reps);
 out:
 	if (pref)
 		cublasLtMatmulPreferenceDestroy(pref);
@@ -451,7 +409,7 @@ run_membw(gctx *x)
 				if (r >= 0)
 					times[r] = (double)ms * 1e-3;
 			}
-			double t = median(times, 15);
+			double t = cal_median(times, 15);
 			/* read + written, as BabelStream counts a copy */
 			CHECK(cal_rec_membw(&x->rec, x->dev, kinds[k], 2 * (int64_t)n, t, x->err, x->errlen));
 			say(x, "membw %s %zu MiB: %.0f GB/s", kinds[k], n >> 20, 2.0 * (double)n / t / 1e9);

@@ -6,6 +6,8 @@
 #include "calibrate/cal_int.h"
 #include "common/pp.h"
 
+#include <gsl/gsl_sort_double.h>
+#include <gsl/gsl_statistics_double.h>
 #include <signal.h>
 #include <string.h>
 
@@ -123,4 +125,11 @@ cal_rec_end(cal_rec *rec, int rc, int64_t *run_id, char *err, size_t errlen)
 	if (rc == 0)
 		*run_id = id;
 	return rc;
+}
+
+double
+cal_median(double *v, size_t n)
+{
+	gsl_sort(v, 1, n);
+	return gsl_stats_median_from_sorted_data(v, 1, n);
 }

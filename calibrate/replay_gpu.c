@@ -29,6 +29,7 @@
  */
 #include "config.h"
 #include "calibrate/cal_int.h"
+#include "calibrate/gpu_int.h"
 #include "common/pp.h"
 
 #include <cJSON.h>
@@ -132,42 +133,6 @@ nccl_err(rctx *x, const char *what, ncclResult_t r)
 	return pp_err(x->err, x->errlen, PP_EIO, "rank %d: %s: %s", x->rank, what, ncclGetErrorString(r));
 }
 
-#define CU(call)                                                                                   \
-	do {                                                                                       \
-		cudaError_t e_ = (call);                                                           \
-		if (e_ != cudaSuccess) {                                                           \
-			rc = cuda_err(x, #call, e_);                                               \
-			goto out;                                                                  \
-		}                                                                                  \
-	} while (0)
-#define BL(call)                                                                                   \
-	do {                                                                                       \
-		cublasStatus_t s_ = (call);                                                        \
-		if (s_ != CUBLAS_STATUS_SUCCESS) {                                                 \
-			rc = blas_err(x, #call, s_);                                               \
-			goto out;                                                                  \
-		}                                                                                  \
-	} while (0)
-#define NC(call)                                                                                   \
-	do {                                                                                       \
-		ncclResult_t r_ = (call);                                                          \
-		if (r_ != ncclSuccess) {                                                           \
-			rc = nccl_err(x, #call, r_);                                               \
-			goto out;                                                                  \
-		}                                                                                  \
-	} while (0)
-#define CHECK(expr)                                                                                \
-	do {                                                                                       \
-		if ((rc = (expr)) != 0)                                                            \
-			goto out;                                                                  \
-	} while (0)
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
 
 /* ---- agreement among ranks ------------------------------------------------------------------ */
 
@@ -1040,8 +1005,7 @@ cal_replay_run(const cal_replay_opts *o, cJSON **report, bool *is_root, char *er
 			goto stored;
 		}
 		memcpy(sorted, x.step_s, (size_t)steps * sizeof *sorted);
-		qsort(sorted, (size_t)steps, sizeof *sorted, cmp_double);
-		double med = steps % 2 ? sorted[steps / 2] : 0.5 * (sorted[steps / 2 - 1] + sorted[steps / 2]);
+		double med = cal_median(sorted, (size_t)steps);
 		free(sorted);
 		char host[256] = "", drv[16] = "", rt[16] = "", nccl[24] = "";
 		gethostname(host, sizeof host - 1);
