@@ -29,26 +29,12 @@
 #include <cJSON.h>
 #include <ctype.h>
 #include <math.h>
-/* CUDA 13's cublasLt.h and NCCL's nccl.h declare some functions as f() rather than f(void). */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstrict-prototypes"
-#include <cublasLt.h>
-#include <cuda_runtime_api.h>
-#include <nccl.h>
-#pragma GCC diagnostic pop
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#if HAVE_MPI
-#include <mpi.h>
-#endif
-
-#if HAVE_NVCC
-int cal_readwrite_launch(void *buf, size_t bytes, void *stream); /* kernels.cu */
-#endif
 
 #define WORKSPACE_BYTES ((size_t)64 << 20)
 #define MAX_GPUS 64

@@ -37,6 +37,25 @@ cli_usage(const char *cmd, const char *fmt, ...)
 	return 2;
 }
 
+int
+cli_dispatch(const char *cmd, const char *usage, const cli_sub *subs, int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fputs(usage, argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	char names[256] = "";
+	size_t n = 0;
+	for (const cli_sub *s = subs; s->name != NULL; s++, n++)
+		if (!strcmp(argv[1], s->name))
+			return s->run(argc - 1, argv + 1);
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(names);
+		snprintf(names + len, sizeof names - len, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ", subs[i].name);
+	}
+	return cli_usage(cmd, "unknown workload \"%s\" (expected %s)", argv[1], names);
+}
+
 static char again_name[64];
 
 int

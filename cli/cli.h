@@ -41,6 +41,14 @@ int cmd_validate(int argc, char **argv);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints "error: <message>" and a pointer to the command's --help; returns 2. */
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A command of workloads ('paraplan plan train ...'): runs the one argv[1] names with argv
+ * shifted by one, prints usage for --help (to stderr and 2 when nothing is named), and names
+ * the workloads it knows when argv[1] is none of them.  subs ends with a NULL name. */
+typedef struct cli_sub {
+	const char *name;
+	int (*run)(int argc, char **argv);
+} cli_sub;
+int cli_dispatch(const char *cmd, const char *usage, const cli_sub *subs, int argc, char **argv);
 /* getopt_long(argc, argv, ":h", opts, ...) that also refuses an option given twice ("--tp 8 ...
  * --tp 4" would otherwise keep the last in silence): the second returns CLI_OPT_AGAIN, which
  * cli_bad_option reports.  seen has CLI_OPT_MAX flags, zeroed before the first call. */

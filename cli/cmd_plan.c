@@ -906,13 +906,6 @@ plan_serve_cmd(int argc, char **argv)
 int
 cmd_plan(int argc, char **argv)
 {
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		fputs(usage_top, argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
-	}
-	if (!strcmp(argv[1], "train"))
-		return plan_train_cmd(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "serve"))
-		return plan_serve_cmd(argc - 1, argv + 1);
-	return cli_usage("plan", "unknown workload \"%s\" (expected train or serve)", argv[1]);
+	static const cli_sub subs[] = {{"train", plan_train_cmd}, {"serve", plan_serve_cmd}, {NULL, NULL}};
+	return cli_dispatch("plan", usage_top, subs, argc, argv);
 }

@@ -758,15 +758,7 @@ out:
 int
 cmd_simulate(int argc, char **argv)
 {
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		fputs(usage_top, argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
-	}
-	if (!strcmp(argv[1], "train"))
-		return simulate_train(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "serve"))
-		return simulate_serve(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "infer"))
-		return simulate_infer(argc - 1, argv + 1);
-	return cli_usage("simulate", "unknown workload \"%s\" (expected train, serve or infer)", argv[1]);
+	static const cli_sub subs[] = {
+		{"train", simulate_train}, {"serve", simulate_serve}, {"infer", simulate_infer}, {NULL, NULL}};
+	return cli_dispatch("simulate", usage_top, subs, argc, argv);
 }
