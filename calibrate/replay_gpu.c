@@ -408,6 +408,17 @@ out:
 	return rc;
 }
 
+/* Where a weight buffer's gradient starts: past the weight, rounded up to 256 bytes.  The
+ * cuBLASLt heuristic picks its algorithm assuming every matrix pointer is 256-byte aligned (the
+ * default of CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_*_BYTES); cublasLtMatmul with a C less aligned
+ * than its algorithm needs fails (CUBLAS_STATUS_NOT_SUPPORTED), and a weight of, say,
+ * 1600 x 50257 bf16 elements ends on a 128-byte boundary. */
+static int64_t
+grad_offset(int64_t weight_bytes)
+{
+	return (weight_bytes + 255) / 256 * 256;
+}
+
 /* Device buffers sized from the program, filled with random non-zero values. */
 static int
 make_buffers(rctx *x)
@@ -443,8 +454,8 @@ make_buffers(rctx *x)
 		int elsz;
 		bool bf16;
 		set_type(x, wset, &elsz, &bf16);
-		CU(cudaMalloc(&x->slots[i], (size_t)(2 * b)));
-		CHECK(fill(x, x->slots[i], (size_t)(2 * b), elsz, bf16));
+		CU(cudaMalloc(&x->slots[i], (size_t)(grad_offset(b) + b)));
+		CHECK(fill(x, x->slots[i], (size_t)(grad_offset(b) + b), elsz, bf16));
 	}
 	for (int set = 0; set < 3; set++)
 		for (int w = 0; w < 3; w++) {
@@ -621,7 +632,7 @@ run_launch(rctx *x, const cal_launch *l, cudaStream_t st, int64_t *ring_off)
 			int64_t wb = p->nslots < (int)p->nweights ? p->slot_bytes : w->bytes;
 			char *base = x->slots[w->slot];
 			if (l->weight_out)
-				C = base + wb; /* the weight's gradient */
+				C = base + grad_offset(wb); /* the weight's gradient */
 			else
 				B = base;
 		}
