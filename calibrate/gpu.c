@@ -616,12 +616,18 @@ out:
 	return rc;
 }
 
+/* After a failure the communicators are aborted, not destroyed: an operation may still be
+ * waiting for a peer that gave up, and ncclCommDestroy would wait for it forever (NCCL: after
+ * an error, nothing can be assumed of enqueued operations; end the communicator with
+ * ncclCommAbort). */
 static void
-group_free(cgroup *g)
+group_free(cgroup *g, bool failed)
 {
 	for (int i = 0; i < g->nlocal; i++) {
 		cudaSetDevice(g->devs[i]);
-		if (g->comms[i])
+		if (g->comms[i] && failed)
+			ncclCommAbort(g->comms[i]);
+		else if (g->comms[i])
 			ncclCommDestroy(g->comms[i]);
 		if (g->streams[i])
 			cudaStreamDestroy(g->streams[i]);
@@ -687,10 +693,10 @@ run_coll_single(gctx *x)
 		NC(ncclCommInitAll(g.comms, n, g.devs));
 		CHECK(group_buffers(x, &g, maxb));
 		CHECK(measure_group(x, &g, maxb));
-		group_free(&g);
+		group_free(&g, false);
 	}
 out:
-	group_free(&g);
+	group_free(&g, rc != 0);
 	return rc;
 }
 
@@ -748,7 +754,7 @@ run_coll_mpi(gctx *x)
 				rc = agree(x, &g, group_buffers(x, &g, maxb));
 			if (rc == 0)
 				rc = measure_group(x, &g, maxb);
-			group_free(&g);
+			group_free(&g, rc != 0);
 		}
 		/* Everyone learns how the group went, and whether Ctrl-C came anywhere. */
 		struct { int rc, rank; } in = {rc, x->rank}, outv;

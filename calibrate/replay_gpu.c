@@ -784,15 +784,21 @@ out:
 
 /* ---- teardown ------------------------------------------------------------------------------ */
 
+/* After a failure the communicators are aborted, not destroyed: a collective of the step may
+ * still wait for a rank that gave up, and ncclCommDestroy would wait with it (NCCL: after an
+ * error, end a communicator with ncclCommAbort). */
 static void
-release(rctx *x)
+release(rctx *x, bool failed)
 {
 	cal_replay_prog *p = x->prog;
 	if (p != NULL) {
 		if (x->comms)
-			for (size_t i = 0; i < p->ncomms; i++)
-				if (x->comms[i])
+			for (size_t i = 0; i < p->ncomms; i++) {
+				if (x->comms[i] && failed)
+					ncclCommAbort(x->comms[i]);
+				else if (x->comms[i])
 					ncclCommDestroy(x->comms[i]);
+			}
 		if (x->sendbuf)
 			for (size_t i = 0; i < p->ncomms; i++)
 				cudaFree(x->sendbuf[i]);
@@ -1054,7 +1060,7 @@ cal_replay_run(const cal_replay_opts *o, cJSON **report, bool *is_root, char *er
 stored:
 	rc = agree(&x, rc);
 done:
-	release(&x);
+	release(&x, rc != 0);
 #if HAVE_MPI
 	if (x.mpi) {
 		int fin = 0;
