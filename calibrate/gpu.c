@@ -127,10 +127,18 @@ blas_err(gctx *x, const char *what, cublasStatus_t s)
 	return pp_err(x->err, x->errlen, PP_EIO, "%s: cuBLASLt status %d", what, (int)s);
 }
 
+/* ncclGetErrorString names only the class ("unhandled cuda error (run with NCCL_DEBUG=INFO
+ * for details)"); ncclGetLastError (NCCL 2.13) has the failure itself. */
 static int
 nccl_err(gctx *x, const char *what, ncclResult_t r)
 {
-	return pp_err(x->err, x->errlen, PP_EIO, "%s: %s", what, ncclGetErrorString(r));
+	const char *last = NULL;
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 13, 0)
+	last = ncclGetLastError(NULL);
+#endif
+	bool detail = last != NULL && *last != '\0';
+	return pp_err(x->err, x->errlen, PP_EIO, "%s: %s%s%s", what, ncclGetErrorString(r), detail ? ": " : "",
+		      detail ? last : "");
 }
 
 
