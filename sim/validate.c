@@ -109,18 +109,24 @@ metric_of(const vrow *v)
 	return M_NONE;
 }
 
+/* The system a row ran on, from its GPU column: the first entry whose GPU name the column
+ * contains (more specific names first). */
 static const char *
 system_of(const vrow *v)
 {
+	static const struct { const char *gpu, *system; } map[] = {
+		{"P100", NULL}, {"Pascal", NULL},
+		{"V100", "dgx-2h"},
+		{"A100 40GB", "dgx-a100-40gb"}, {"A100-SXM4-40GB", "dgx-a100-40gb"}, {"A100", "dgx-a100"},
+		{"H100 NVL", NULL}, {"H100 PCIe", NULL}, {"H100", "dgx-h100"},
+		{"H200", "hgx-h200"},
+		{"GB200", "gb200-nvl72"}, {"B200", "dgx-b200"},
+		{"MI300X", "mi300x-8"},
+	};
 	const char *g = get(v, C_GPU);
-	if (has(g, "P100") || has(g, "Pascal"))
-		return NULL;
-	if (has(g, "V100"))
-		return "dgx-2h";
-	if (has(g, "A100 40GB"))
-		return "dgx-a100-40gb";
-	if (has(g, "A100"))
-		return "dgx-a100";
+	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+		if (has(g, map[i].gpu))
+			return map[i].system;
 	return NULL;
 }
 

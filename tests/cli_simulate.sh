@@ -73,6 +73,7 @@ run 0 validate --set serving --max-mape 30
 # the shipped fitted rows are what tools/make-fitted.py makes of the recorded fits
 if command -v python3 >/dev/null; then
 	python3 "$top_srcdir/tools/make-fitted.py" "$top_srcdir/hardware/data/fit-training-a100.json" \
+		"$top_srcdir/hardware/data/fit-training-h100.json" \
 		"$top_srcdir/hardware/data/fit-serving-hgx-h200.json" >"$TMPD/fitted.sql" ||
 		fail "tools/make-fitted.py failed"
 	cmp -s "$TMPD/fitted.sql" "$top_srcdir/hardware/data/fitted.sql" ||
