@@ -250,7 +250,14 @@ print_capacity(const cJSON *doc)
 		cli_table_addf(t, 2, "%.0f", cli_num(x, "nodes"));
 		cli_table_addf(t, 3, "%.1f", cli_num(x, "days"));
 		cli_table_addf(t, 4, "%.1f%%", 100.0 * cli_num(x, "mfu"));
-		cli_table_addf(t, 5, "tp%.0f pp%.0f dp%.0f %s", cli_num(c, "tp"), cli_num(c, "pp"), cli_num(c, "dp"), cli_str(c, "recompute"));
+		/* cp and ep only where they split the work: the GPU count is their product with tp, pp, dp */
+		char cp[16] = "", ep[16] = "";
+		if (cli_num(c, "cp") > 1)
+			snprintf(cp, sizeof cp, " cp%.0f", cli_num(c, "cp"));
+		if (cli_num(c, "ep") > 1)
+			snprintf(ep, sizeof ep, " ep%.0f", cli_num(c, "ep"));
+		cli_table_addf(t, 5, "tp%.0f pp%.0f%s%s dp%.0f %s", cli_num(c, "tp"), cli_num(c, "pp"), cp, ep,
+			       cli_num(c, "dp"), cli_str(c, "recompute"));
 		double cheap = INFINITY, maxod = 0;
 		const cJSON *r;
 		cJSON_ArrayForEach(r, cJSON_GetObjectItem(x, "rent"))

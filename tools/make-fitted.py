@@ -84,6 +84,11 @@ def train_rows(train, eff):
     for g in gpus:
         for k in ("fp16", "bf16"):
             out.append(row("gpu", g, "gemm_eff_" + k, tp["gemm_eff_fp16"], fitted, TRAIN_SRC))
+        # the dtypes the rows did not train in (FP8) scale with the 16-bit ratio
+        for k, v in sorted(eff[g].items()):
+            if k not in ("fp16", "bf16"):
+                m = "%s; %s: datasheet %.2f x %.4f (the fitted in-training / large-GEMM ratio)" % (fitted, k, v, ratio)
+                out.append(row("gpu", g, "gemm_eff_" + k, v * ratio, m, TRAIN_SRC))
         same(g, fitted)
     for g in TRAIN_TO[base]:
         for k, v in sorted(eff[g].items()):
