@@ -196,7 +196,7 @@ sim_infer(const model *m, const hw_cost *cost, const sim_infer_cfg *cin, sim_inf
 		bool folded = ly[i].kind == MODEL_LAYER_BN || ly[i].kind == MODEL_LAYER_RELU;
 		sim_cnn_layer_cost(cost, c->dtype, e, &ly[i], mb, &f, &b);
 		t[i] = folded ? 0.0 : f.t;
-		prov[i] = f.prov;
+		prov[i] = seg_prov(&f);
 	}
 	live_elems(ly, n, live, cut);
 	/* partition the blocks (runs of layers between allowed cuts), then map back to layers */
@@ -223,16 +223,16 @@ sim_infer(const model *m, const hw_cost *cost, const sim_infer_cfg *cin, sim_inf
 		st->first_layer = (int64_t)first[s];
 		st->last_layer = (int64_t)first[s + 1] - 1;
 		double peak_live = 0.0;
-		st->prov = HW_PROV_MEASURED;
+		seg prov_time = {0}; /* the stage's time by provenance */
 		for (size_t i = first[s]; i < first[s + 1]; i++) {
 			st->time_per_micro_s += t[i];
 			st->flops_per_micro += ly[i].fwd_flops * mb;
 			st->weights_bytes += (double)ly[i].params * e;
 			if (live[i] > peak_live)
 				peak_live = live[i];
-			if (prov[i] > st->prov)
-				st->prov = prov[i];
+			seg_add(&prov_time, t[i], 0.0, prov[i]);
 		}
+		st->prov = seg_prov(&prov_time);
 		st->activation_bytes = peak_live * mb * e;
 		if (s > 0 && first[s] < n)
 			st->recv_bytes = 2.0 * ly[first[s]].in_elems * mb * e;

@@ -49,10 +49,7 @@ add(const ctx *x, seg *s, double t, double flops, hw_prov p)
 {
 	if (t > 0.0 && t < x->host)
 		t = x->host;
-	s->t += t;
-	s->flops += flops;
-	if (p > s->prov)
-		s->prov = p;
+	seg_add(s, t, flops, p);
 }
 
 static void
@@ -181,12 +178,6 @@ static void
 block_init(block_cost *bc)
 {
 	memset(bc, 0, sizeof *bc);
-	for (int i = 0; i < 3; i++) {
-		bc->fwd[i].prov = HW_PROV_MEASURED;
-		bc->bwd[i].prov = HW_PROV_MEASURED;
-	}
-	bc->w.prov = HW_PROV_MEASURED;
-	bc->recompute.prov = HW_PROV_MEASURED;
 	bc->klist = -1;
 }
 
@@ -301,7 +292,7 @@ sim_layer_cost_rec(const model *m, const hw_cost *cost, const sim_train_cfg *c, 
 		}
 	} else {
 		double batch = b * at, elems = b * at * sl * s;
-		seg rf = {0, 0, HW_PROV_MEASURED};
+		seg rf = {0};
 		bmm(&x, &f[1], &bw[1], sl, s, dqk, batch);
 		mem(&x, &f[1], 2.0 * elems * e);     /* scale, mask, softmax */
 		mem(&x, &bw[1], 3.0 * elems * e);

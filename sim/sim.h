@@ -118,7 +118,8 @@ typedef struct sim_metrics {
 	double exposed_comm_s; /* time only communication ran, mean over stages */
 	double compute_s;      /* compute-busy time of the slowest stage */
 	double optimizer_s;
-	double prov_share[HW_NPROV]; /* share of busy time resting on measured / fitted / datasheet */
+	double prov_share[HW_NPROV]; /* share of busy time resting on measured / fitted / datasheet (each op
+				      * counted under the provenance that priced most of its time) */
 	bool fits;
 	int stages;
 	int64_t events, ops;

@@ -242,7 +242,7 @@ static int32_t
 compute(bld *b, int rank, const seg *sg, uint32_t tag, int32_t list, int64_t layer)
 {
 	rank_res *r = &b->r[rank];
-	int32_t op = sim_op_compute(b->e, r->comp, sim_ps(sg->t * r->slow), tag, sg->prov);
+	int32_t op = sim_op_compute(b->e, r->comp, sim_ps(sg->t * r->slow), tag, seg_prov(sg));
 	if (op < 0) {
 		b->oom = true;
 		return -1;
@@ -490,12 +490,8 @@ block(bld *b, int s, const block_cost *bc, bool bwd, bool attn, int64_t layer, i
 					layer);
 		if (!bc->split) {
 			seg all = sg[0];
-			all.t += sg[1].t + sg[2].t;
-			all.flops += sg[1].flops + sg[2].flops;
-			if (sg[1].prov > all.prov)
-				all.prov = sg[1].prov;
-			if (sg[2].prov > all.prov)
-				all.prov = sg[2].prov;
+			seg_merge(&all, &sg[1]);
+			seg_merge(&all, &sg[2]);
 			int32_t l = b->rec ? sim_rec_concat(b->rec, klist(bc, s0), klist(bc, s0 + 1), klist(bc, s0 + 2), -1) : -1;
 			for (int j = 0; j < b->tpm; j++)
 				compute(b, rank_of(b, s, i, j), &all, tag, l, layer);
@@ -620,10 +616,7 @@ layer_w(bld *b, int s, int64_t layer, int64_t mb)
 {
 	const layer_cost *lc = &b->lc[layer];
 	seg w = lc->attn.w;
-	w.t += lc->mlp.w.t;
-	w.flops += lc->mlp.w.flops;
-	if (lc->mlp.w.prov > w.prov)
-		w.prov = lc->mlp.w.prov;
+	seg_merge(&w, &lc->mlp.w);
 	int64_t li = local_index(b, s, layer);
 	int base = rank_of(b, s, 0, 0), nr = b->ninst * b->tpm;
 	int32_t l = b->rec ? sim_rec_concat(b->rec, klist(&lc->attn, SLOT_W), klist(&lc->mlp, SLOT_W), -1, -1) : -1;
@@ -893,8 +886,10 @@ static int32_t
 optimizer(bld *b, int rk, double params, double bytes_per_param)
 {
 	rank_res *r = &b->r[rk];
-	seg opt = {0, 0, HW_PROV_MEASURED};
-	opt.t = hw_cost_mem(b->cost, params * bytes_per_param, &opt.prov);
+	seg opt = {0};
+	hw_prov p = HW_PROV_DATASHEET;
+	double t = hw_cost_mem(b->cost, params * bytes_per_param, &p);
+	seg_add(&opt, t, 0.0, p);
 	int32_t marks[2];
 	marks[0] = sim_op_mark(b->e, r->dp, sim_tag(TAG_STEP, 0, 0));
 	marks[1] = sim_op_mark(b->e, r->dprs, sim_tag(TAG_STEP, 0, 0));
@@ -988,22 +983,23 @@ static void
 cnn_layer_cost(const hw_cost *cost, hw_dtype dt, double act_bytes, const model_layer *l, double mb, seg *fwd,
 	       seg *bwd, sim_rec *rec, const int32_t *lists, int64_t layer)
 {
-	fwd->prov = bwd->prov = HW_PROV_MEASURED;
-	fwd->flops = bwd->flops = 0.0;
+	memset(fwd, 0, sizeof *fwd);
+	memset(bwd, 0, sizeof *bwd);
+	hw_prov p = HW_PROV_DATASHEET;
+	double t;
 	if (l->kind == MODEL_LAYER_CONV || l->kind == MODEL_LAYER_FC) {
 		/* implicit GEMM: M = output pixels of the batch, N = output channels, K = the
 		 * receptive field; the backward's data and weight gradients swap the operands */
 		bool conv = l->kind == MODEL_LAYER_CONV;
 		double M = conv ? mb * (double)(l->out_h * l->out_w) : mb, N = (double)l->out_c;
 		double K = conv ? (double)(l->in_c * l->kernel * l->kernel) : (double)l->in_c;
-		fwd->t = conv ? hw_cost_conv(cost, dt, M, N, K, &fwd->prov) : hw_cost_gemm(cost, dt, M, N, K, 1.0, &fwd->prov);
-		fwd->flops = l->fwd_flops * mb;
-		hw_prov q = HW_PROV_MEASURED;
-		bwd->t = conv ? hw_cost_conv(cost, dt, M, K, N, &bwd->prov) + hw_cost_conv(cost, dt, K, N, M, &q)
-			      : hw_cost_gemm(cost, dt, M, K, N, 1.0, &bwd->prov) + hw_cost_gemm(cost, dt, K, N, M, 1.0, &q);
-		if (q > bwd->prov)
-			bwd->prov = q;
-		bwd->flops = 2.0 * l->fwd_flops * mb;
+		double fl = l->fwd_flops * mb;
+		t = conv ? hw_cost_conv(cost, dt, M, N, K, &p) : hw_cost_gemm(cost, dt, M, N, K, 1.0, &p);
+		seg_add(fwd, t, fl, p);
+		t = conv ? hw_cost_conv(cost, dt, M, K, N, &p) : hw_cost_gemm(cost, dt, M, K, N, 1.0, &p);
+		seg_add(bwd, t, fl, p);
+		t = conv ? hw_cost_conv(cost, dt, K, N, M, &p) : hw_cost_gemm(cost, dt, K, N, M, 1.0, &p);
+		seg_add(bwd, t, fl, p);
 		if (rec) {
 			sim_weight w = conv ? SIM_W_CONV : SIM_W_CNN_FC;
 			cnn_kernel(rec, lists[0], dt, w, SIM_PASS_FWD, layer, M, N, K, 0.0);
@@ -1013,8 +1009,10 @@ cnn_layer_cost(const hw_cost *cost, hw_dtype dt, double act_bytes, const model_l
 	} else {
 		/* element-wise: read the input, write the output (an add reads two inputs) */
 		double bytes = (l->in_elems + l->out_elems + (l->kind == MODEL_LAYER_ADD ? l->out_elems : 0.0)) * act_bytes * mb;
-		fwd->t = hw_cost_mem(cost, bytes, &fwd->prov);
-		bwd->t = hw_cost_mem(cost, 1.5 * bytes, &bwd->prov);
+		t = hw_cost_mem(cost, bytes, &p);
+		seg_add(fwd, t, 0.0, p);
+		t = hw_cost_mem(cost, 1.5 * bytes, &p);
+		seg_add(bwd, t, 0.0, p);
 		if (rec) {
 			cnn_kernel(rec, lists[0], dt, SIM_W_NONE, SIM_PASS_FWD, layer, 0, 0, 0, bytes);
 			cnn_kernel(rec, lists[1], dt, SIM_W_NONE, SIM_PASS_FWD, layer, 0, 0, 0, 1.5 * bytes);
@@ -1034,7 +1032,7 @@ build_cnn(bld *b)
 	hw_dtype dt = c->dtype;
 	double e = sim_act_bytes(c), mb = (double)c->micro_batch;
 	double limit = c->bucket_bytes > 0 ? c->bucket_bytes : 25.0 * 1048576.0;
-	seg fwd = {0, 0, HW_PROV_MEASURED};
+	seg fwd = {0};
 	seg *bwd = calloc(n, sizeof *bwd);
 	seg *bk = calloc(n, sizeof *bk);
 	double *bbytes = calloc(n, sizeof *bbytes);
@@ -1070,14 +1068,10 @@ build_cnn(bld *b)
 		} else {
 			sim_cnn_layer_cost(b->cost, dt, e, &ly[i], mb, &f, &bwd[i]);
 		}
-		fwd.t += f.t;
-		fwd.flops += f.flops;
-		if (f.prov > fwd.prov)
-			fwd.prov = f.prov;
+		seg_merge(&fwd, &f);
 	}
 	/* buckets */
 	size_t nb = 0;
-	bk[0].prov = HW_PROV_MEASURED;
 	for (size_t ii = n; ii-- > 0;) {
 		seg *x = &bk[nb];
 		if (b->rec) { /* bucket nb's kernels: its layers' backward kernels, last layer first */
@@ -1085,10 +1079,7 @@ build_cnn(bld *b)
 				bkl[nb] = sim_rec_list(b->rec);
 			sim_rec_append(b->rec, bkl[nb], bl[ii]);
 		}
-		x->t += bwd[ii].t;
-		x->flops += bwd[ii].flops;
-		if (bwd[ii].prov > x->prov)
-			x->prov = bwd[ii].prov;
+		seg_merge(x, &bwd[ii]);
 		bbytes[nb] += (double)ly[ii].params * 4.0;
 		if (bbytes[nb] >= limit || ii == 0)
 			nb++;

@@ -14,10 +14,40 @@
 
 /* A compute segment: the kernels of one op, summed. */
 typedef struct seg {
-	double t;     /* seconds */
-	double flops; /* FLOPs executed */
-	hw_prov prov; /* weakest provenance among its kernels */
+	double t;              /* seconds */
+	double flops;          /* FLOPs executed */
+	double pt[HW_NPROV];   /* of t, the seconds priced from each provenance */
 } seg;
+
+/* Adds a kernel of t seconds, priced from provenance p. */
+static inline void
+seg_add(seg *s, double t, double flops, hw_prov p)
+{
+	s->t += t;
+	s->flops += flops;
+	s->pt[p] += t;
+}
+
+static inline void
+seg_merge(seg *into, const seg *from)
+{
+	into->t += from->t;
+	into->flops += from->flops;
+	for (int k = 0; k < HW_NPROV; k++)
+		into->pt[k] += from->pt[k];
+}
+
+/* The provenance most of the segment's time was priced from (on a tie the weaker): an op is
+ * accounted under one provenance. */
+static inline hw_prov
+seg_prov(const seg *s)
+{
+	int best = HW_PROV_MEASURED;
+	for (int k = 1; k < HW_NPROV; k++)
+		if (s->pt[k] >= s->pt[best])
+			best = k;
+	return (hw_prov)best;
+}
 
 /* The costs of one block (attention or MLP) of one layer for one micro-batch on one rank.
  * A block runs pre -> core -> post; its side flow (context-parallel KV exchange for attention,
