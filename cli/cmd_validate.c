@@ -18,13 +18,14 @@ static const char usage_text[] =
 	"\n"
 	"Simulates every row of the bundled published training measurements (sim/data/\n"
 	"published-training.csv: Narayanan 2021, Korthikanti 2022, Shoeybi 2019, the Megatron-LM\n"
-	"README, MosaicML llm-foundry; every row with its source) that it can express, converts the\n"
-	"prediction to the row's own metric and FLOP accounting, and prints the error of each row,\n"
-	"the mean absolute percentage error (MAPE) per source and overall, and the rows skipped with\n"
-	"the reason.\n"
+	"README, MosaicML llm-foundry on A100 and H100; every row with its source) that it can\n"
+	"express, converts the prediction to the row's own metric and FLOP accounting, and prints\n"
+	"the error of each row, the mean absolute percentage error (MAPE) per source and overall,\n"
+	"and the rows skipped with the reason.\n"
 	"\n"
 	"  --set NAME        only rows of one source: narayanan, korthikanti, shoeybi,\n"
-	"                    megatron-readme, mosaicml (default: all training rows); or\n"
+	"                    megatron-readme, mosaicml (default: all training rows); or the\n"
+	"                    rows of one GPU: a100, h100, v100; or\n"
 	"                    serving: sim/data/published-serving.csv (TensorRT-LLM, vLLM)\n"
 	"  --file CSV        validate another file with the same columns (your own measurements)\n"
 	"  --max-mape X      exit 1 when the overall MAPE is above X percent\n"
@@ -147,14 +148,14 @@ cmd_validate(int argc, char **argv)
 	if (save && fit == NULL)
 		return cli_usage("validate", "--save applies to --fit");
 	static const char *const sets[] = {"training", "all", "narayanan", "korthikanti", "shoeybi", "megatron-readme",
-					   "mosaicml", "serving", NULL};
+					   "mosaicml", "a100", "h100", "v100", "serving", NULL};
 	if (set != NULL) {
 		bool ok = false;
 		for (int i = 0; sets[i]; i++)
 			ok |= !strcmp(set, sets[i]);
 		if (!ok)
 			return cli_usage("validate", "--set must be one of training, narayanan, korthikanti, shoeybi, "
-					 "megatron-readme, mosaicml, serving; got \"%s\"", set);
+					 "megatron-readme, mosaicml, a100, h100, v100, serving; got \"%s\"", set);
 	}
 	bool serving = set != NULL && !strcmp(set, "serving");
 	char err[1024];

@@ -414,6 +414,8 @@ in_set(const vrow *v, const char *set)
 {
 	if (set == NULL || !strcmp(set, "training") || !strcmp(set, "all"))
 		return true;
+	if (!strcmp(set, "a100") || !strcmp(set, "h100") || !strcmp(set, "v100"))
+		return has(get(v, C_GPU), set);
 	if (!strcmp(set, "mosaicml"))
 		return has(get(v, C_SOURCE), "llm-foundry");
 	if (!strcmp(set, "megatron-readme"))
