@@ -29,18 +29,34 @@ megatron_args(const model *m, const sim_train_cfg *c, pp_str *s)
 {
 	const model_tf *t = model_transformer(m);
 	pp_str_addf(s, "--tensor-model-parallel-size %d --pipeline-model-parallel-size %d", c->tp, c->pp);
-	if (c->schedule == SIM_INTERLEAVED && c->vpp > 1)
-		pp_str_addf(s, " --num-layers-per-virtual-pipeline-stage %lld",
-			    (long long)(t->layers / ((int64_t)c->pp * c->vpp)));
+	bool inter = c->schedule == SIM_INTERLEAVED && c->vpp > 1;
+	int64_t nvs = inter ? (int64_t)c->pp * c->vpp : c->pp; /* virtual stages */
+	bool even = t->layers % nvs == 0;
+	/* an automatic uneven split the first/last-stage options cannot say (the middle stages
+	 * differ, or virtual stages do): Megatron-Core's explicit layout, one '|'-separated part
+	 * per virtual stage in model order, E the embedding, t*n n layers, L the loss */
+	bool middle_differ = false;
+	for (int st = 2; st < c->pp - 1; st++)
+		middle_differ |= sim_stage_layers(m, c, st) != sim_stage_layers(m, c, 1);
+	bool layout = !even && c->first_stage_layers == 0 && c->last_stage_layers == 0 && (inter || middle_differ);
+	if (inter && even)
+		pp_str_addf(s, " --num-layers-per-virtual-pipeline-stage %lld", (long long)(t->layers / nvs));
 	if (c->first_stage_layers > 0)
 		pp_str_addf(s, " --decoder-first-pipeline-num-layers %d", c->first_stage_layers);
 	if (c->last_stage_layers > 0)
 		pp_str_addf(s, " --decoder-last-pipeline-num-layers %d", c->last_stage_layers);
-	if (c->pp > 1 && c->schedule == SIM_1F1B && t->layers % c->pp != 0) {
-		/* the split sim_stage_layers chose: the ends give up layers first */
-		sim_train_cfg x = *c;
+	if (layout) {
+		pp_str_add(s, " --pipeline-model-parallel-layout '");
+		for (int64_t vs = 0; vs < nvs; vs++) {
+			int64_t first;
+			int n = sim_chunk_layers(m, c, (int)(vs % c->pp), (int)(vs / c->pp), &first);
+			pp_str_addf(s, "%s%s%s*%d%s", vs > 0 ? "|" : "", vs == 0 ? "E," : "", "t", n, vs == nvs - 1 ? ",L" : "");
+		}
+		pp_str_add(s, "'");
+	} else if (c->pp > 1 && !even && c->first_stage_layers == 0 && c->last_stage_layers == 0) {
+		/* only the end stages differ (sim_stage_layers gives them up first) */
 		pp_str_addf(s, " --decoder-first-pipeline-num-layers %d --decoder-last-pipeline-num-layers %d",
-			    sim_stage_layers(m, &x, 0), sim_stage_layers(m, &x, c->pp - 1));
+			    sim_stage_layers(m, c, 0), sim_stage_layers(m, c, c->pp - 1));
 	}
 	if (c->cp > 1)
 		pp_str_addf(s, " --context-parallel-size %d", c->cp);

@@ -111,8 +111,9 @@ plan_enumerate(const model *m, const hw_system *sys, int gpus, const plan_train_
 					struct { sim_schedule s; int v; } scheds[16];
 					scheds[nsched].s = SIM_1F1B, scheds[nsched++].v = 1;
 					if (pp > 1) {
+						/* every virtual stage needs a layer; uneven splits as sim_chunk_layers */
 						for (int v = 2; v <= 8 && nsched < 15; v++)
-							if (L % ((int64_t)pp * v) == 0)
+							if (L >= (int64_t)pp * v)
 								scheds[nsched].s = SIM_INTERLEAVED, scheds[nsched++].v = v;
 						scheds[nsched].s = SIM_ZB_H1, scheds[nsched++].v = 1;
 					}

@@ -103,6 +103,49 @@ sim_act_bytes(const sim_train_cfg *c)
 	return 2.0;
 }
 
+/* Layers of part `idx` when L layers are split into n parts: even when they divide; otherwise
+ * the ends give up layers first (they also hold the embedding and the head): one from the
+ * last, then the first, then the second-to-last, ... */
+static int64_t
+split_part(int64_t L, int64_t n, int64_t idx)
+{
+	int64_t base = (L + n - 1) / n;
+	int64_t deficit = base * n - L; /* below n: the two ends' shares never meet */
+	return base - (idx >= n - (deficit + 1) / 2) - (idx < deficit / 2);
+}
+
+static bool
+interleaved(const sim_train_cfg *c)
+{
+	return c->schedule == SIM_INTERLEAVED && c->vpp > 1 && c->pp > 1;
+}
+
+/* Layers of virtual chunk `ch` of stage `stage`, and the model index of its first layer.  The
+ * interleaved schedule splits the layers into pp x vpp virtual stages in model order (chunk ch
+ * of stage s is virtual stage ch x pp + s), by the same rule as stages; other schedules have
+ * one chunk per stage. */
+int
+sim_chunk_layers(const model *m, const sim_train_cfg *c, int stage, int ch, int64_t *first)
+{
+	if (!interleaved(c)) {
+		int64_t start = 0;
+		for (int j = 0; j < stage; j++)
+			start += sim_stage_layers(m, c, j);
+		*first = start;
+		return ch == 0 ? sim_stage_layers(m, c, stage) : 0;
+	}
+	const model_tf *t = model_transformer(m);
+	int64_t L = t ? t->layers : 0, n = (int64_t)c->pp * c->vpp, vs = (int64_t)ch * c->pp + stage;
+	int64_t start = 0;
+	if (L % n == 0)
+		start = vs * (L / n);
+	else
+		for (int64_t j = 0; j < vs; j++)
+			start += split_part(L, n, j);
+	*first = start;
+	return (int)split_part(L, n, vs);
+}
+
 /* Layers of stage `stage` (all virtual chunks together).  Even when layers divide; otherwise the
  * first and last stages give up layers first (they also hold the embedding and the head), as
  * Llama-3-405B's 126 layers on 16 stages run 7 on the ends and 8 elsewhere. */
@@ -114,6 +157,12 @@ sim_stage_layers(const model *m, const sim_train_cfg *c, int stage)
 	int p = c->pp;
 	if (p <= 1)
 		return (int)L;
+	if (interleaved(c)) {
+		int64_t n = (int64_t)p * c->vpp, sum = 0;
+		for (int ch = 0; ch < c->vpp; ch++)
+			sum += split_part(L, n, (int64_t)ch * p + stage);
+		return (int)sum;
+	}
 	if (c->first_stage_layers > 0 || c->last_stage_layers > 0) {
 		int64_t first = c->first_stage_layers, last = c->last_stage_layers;
 		int64_t mid = p - (first > 0) - (last > 0);
@@ -127,16 +176,7 @@ sim_stage_layers(const model *m, const sim_train_cfg *c, int stage)
 		int idx = stage - (first > 0);
 		return (int)(per + (idx < extra ? 1 : 0));
 	}
-	int64_t base = (L + p - 1) / p;
-	int64_t deficit = base * p - L;
-	/* Take one layer from the last stage, then the first, then the second-to-last, ... */
-	int64_t lose = 0;
-	for (int64_t k = 0; k < deficit; k++) {
-		int64_t idx = (k % 2 == 0) ? p - 1 - k / 2 : k / 2;
-		if (idx == stage)
-			lose++;
-	}
-	return (int)(base - lose);
+	return (int)split_part(L, p, stage);
 }
 
 static int
@@ -240,8 +280,11 @@ sim_train_check(const model *m, const hw_system *sys, sim_train_cfg *c, char *er
 	if (c->schedule == SIM_INTERLEAVED) {
 		if (c->vpp < 2)
 			return usage(err, errlen, "the interleaved schedule needs --vpp of 2 or more");
-		if (t->layers % ((int64_t)c->pp * c->vpp) != 0)
-			return usage(err, errlen, "layers (%lld) must be divisible by pp x vpp (%d x %d) for the interleaved schedule",
+		if (t->layers < (int64_t)c->pp * c->vpp - 2)
+			return usage(err, errlen,
+				     "layers (%lld) must be at least pp x vpp - 2 (%d x %d - 2) for the interleaved "
+				     "schedule: only the first and last virtual stages may hold no layer (the embedding, "
+				     "the head)",
 				     (long long)t->layers, c->pp, c->vpp);
 		if (micro % c->pp != 0)
 			return usage(err, errlen,

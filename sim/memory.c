@@ -38,16 +38,15 @@
 static int64_t
 stage_layer(const model *m, const sim_train_cfg *c, int s, int k)
 {
-	const model_tf *t = model_transformer(m);
-	if (c->schedule == SIM_INTERLEAVED && c->vpp > 1) {
-		int64_t lc = t->layers / ((int64_t)c->pp * c->vpp);
-		int64_t chunk = k / lc, off = k % lc;
-		return (chunk * c->pp + s) * lc + off;
+	int chunks = c->schedule == SIM_INTERLEAVED && c->vpp > 1 ? c->vpp : 1;
+	for (int ch = 0; ch < chunks; ch++) {
+		int64_t first;
+		int n = sim_chunk_layers(m, c, s, ch, &first);
+		if (k < n)
+			return first + k;
+		k -= n;
 	}
-	int64_t start = 0;
-	for (int j = 0; j < s; j++)
-		start += sim_stage_layers(m, c, j);
-	return start + k;
+	return -1; /* k beyond the stage's layers: not called so */
 }
 
 /* Bytes one layer keeps for its backward pass, per micro-batch, on one rank. */

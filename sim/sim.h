@@ -98,8 +98,11 @@ int sim_train_estimate(const model *m, const hw_cost *cost, const sim_train_cfg 
  * The configuration must have passed sim_train_check. */
 double sim_layer_time(const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t layer);
 
-/* Layers of each pipeline stage (uneven splits as Megatron-LM's first/last-stage options). */
+/* Layers of each pipeline stage (uneven splits as Megatron-LM's first/last-stage options), and
+ * of virtual chunk ch of a stage (the interleaved schedule; ch 0 otherwise) with the model index
+ * of the chunk's first layer in *first. */
 int sim_stage_layers(const model *m, const sim_train_cfg *c, int stage);
+int sim_chunk_layers(const model *m, const sim_train_cfg *c, int stage, int ch, int64_t *first);
 
 typedef struct sim_train_result sim_train_result;
 

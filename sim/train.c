@@ -49,8 +49,8 @@ typedef struct bld {
 	int nranks;
 	rank_res *r;
 	int64_t micro;       /* micro-batches per step */
-	int64_t layers;      /* layers per chunk (interleaved) */
 	layer_cost *lc;      /* per model layer */
+	int32_t *lidx;       /* per model layer: its index among its stage's layers */
 	seg embed_f, embed_b, head_f, head_b;
 	double act_msg;      /* bytes of a T x h activation (TP collective message) */
 	double pp_msg;       /* bytes each rank sends per micro-batch chunk */
@@ -577,12 +577,7 @@ static int64_t
 local_index(const bld *b, int s, int64_t layer)
 {
 	(void)s;
-	if (b->v > 1)
-		return (layer / b->layers / b->p) * b->layers + layer % b->layers;
-	int64_t start = 0;
-	for (int j = 0; j < s; j++)
-		start += sim_stage_layers(b->m, b->c, j);
-	return layer - start;
+	return b->lidx[layer];
 }
 
 static void
@@ -633,16 +628,7 @@ layer_w(bld *b, int s, int64_t layer, int64_t mb)
 static void
 chunk_layers(const bld *b, int s, int ch, int64_t *first, int64_t *count)
 {
-	if (b->v > 1) {
-		*first = ((int64_t)ch * b->p + s) * b->layers;
-		*count = b->layers;
-		return;
-	}
-	int64_t start = 0;
-	for (int j = 0; j < s; j++)
-		start += sim_stage_layers(b->m, b->c, j);
-	*first = start;
-	*count = sim_stage_layers(b->m, b->c, s);
+	*count = sim_chunk_layers(b->m, b->c, s, b->v > 1 ? ch : 0, first);
 }
 
 static bool
@@ -1128,6 +1114,7 @@ bld_free(bld *b)
 	free(b->ready);
 	free(b->r);
 	free(b->lc);
+	free(b->lidx);
 }
 
 static int
@@ -1274,7 +1261,20 @@ sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *cin, sim_tra
 		b.act_msg = T * (double)b.t->hidden * sim_act_bytes(c);
 		bool sp = c->sequence_parallel && c->tp > 1;
 		b.pp_msg = b.act_msg / ((sp || (c->pp_scatter_gather && c->tp > 1)) ? (double)c->tp : 1.0);
-		b.layers = b.v > 1 ? L / ((int64_t)b.p * b.v) : 0;
+		b.lidx = malloc((size_t)L * sizeof *b.lidx);
+		if (b.lidx == NULL) {
+			rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
+			goto fail;
+		}
+		for (int s = 0; s < b.p; s++) {
+			int32_t k = 0;
+			for (int ch = 0; ch < b.v; ch++) {
+				int64_t f, n;
+				chunk_layers(&b, s, ch, &f, &n);
+				for (int64_t l = f; l < f + n; l++)
+					b.lidx[l] = k++;
+			}
+		}
 		/* schedules */
 		b.jobs = calloc((size_t)b.p, sizeof *b.jobs);
 		b.njobs = calloc((size_t)b.p, sizeof *b.njobs);

@@ -602,7 +602,7 @@ START_TEST(invalid_configurations)
 		{64, 7, 1, 1, 1, 64, "must be a multiple of tp x pp x cp"},
 		{64, 64, 1, 1, 1, 64, "attention heads (96) must be divisible by tp (64)"},
 		{64, 8, 8, 1, 3, 64, "must be a multiple of dp x micro-batch"},
-		{64, 8, 8, 5, 1, 64, "layers (96) must be divisible by pp x vpp"},
+		{64, 8, 8, 13, 1, 64, "layers (96) must be at least pp x vpp - 2"},
 		{64, 1, 128, 1, 1, 64, "must be a multiple of tp x pp x cp"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -634,8 +634,71 @@ START_TEST(invalid_configurations)
 		total += n;
 	}
 	ck_assert_int_eq(total, 126);
+	/* interleaved, uneven: 126 layers in 16 x 8 = 128 virtual stages of 1 layer, the first and
+	 * last giving theirs up (Llama 3's layout: embedding alone, head alone); in 16 x 4 = 64 of
+	 * 2, the first and last holding 1 */
+	cfg.schedule = SIM_INTERLEAVED;
+	cfg.global_batch = 32;
+	static const struct { int vpp, head, mid; } split[] = {{8, 0, 1}, {4, 1, 2}};
+	for (size_t i = 0; i < 2; i++) {
+		cfg.vpp = split[i].vpp;
+		ck_assert_msg(sim_train_check(big, &sys, &cfg, err, sizeof err) == 0, "%s", err);
+		int64_t next = 0;
+		for (int ch = 0; ch < cfg.vpp; ch++)
+			for (int s = 0; s < 16; s++) {
+				int64_t first;
+				int n = sim_chunk_layers(big, &cfg, s, ch, &first);
+				bool end = (s == 0 && ch == 0) || (s == 15 && ch == cfg.vpp - 1);
+				ck_assert_int_eq(n, end ? split[i].head : split[i].mid);
+				ck_assert_int_eq(first, next); /* model order: chunk ch of stage s after stage s - 1's */
+				next += n;
+			}
+		ck_assert_int_eq(next, 126);
+		ck_assert_int_eq(sim_stage_layers(big, &cfg, 0), cfg.vpp * split[i].mid - (split[i].mid - split[i].head));
+	}
+	cfg.vpp = 9; /* 144 virtual stages: more than two would be empty */
+	ck_assert_int_eq(sim_train_check(big, &sys, &cfg, err, sizeof err), PP_EUSAGE);
 	model_free(big);
 	model_free(m);
+	hw_close(db);
+}
+END_TEST
+
+/* Llama-3-405B's published layout (TP 8, PP 16, interleaved, 126 layers in uneven virtual
+ * stages) simulates: every layer runs once, so the step executes the FLOPs of the same step
+ * under 1F1B with its uneven stages, and interleaving shrinks the bubble. */
+START_TEST(uneven_interleaved_runs)
+{
+	hw_db *db;
+	ck_assert_int_eq(hw_open(":memory:", 0, &db, err, sizeof err), 0);
+	hw_cost *c;
+	ck_assert_int_eq(hw_cost_new(db, "dgx-h100", &c, err, sizeof err), 0);
+	model *m;
+	ck_assert_int_eq(model_load("llama-3-405b", &m, err, sizeof err), 0);
+	double flops[3], bubble[3];
+	for (int i = 0; i < 3; i++) {
+		sim_train_cfg cfg;
+		sim_train_cfg_init(&cfg);
+		cfg.gpus = 128;
+		cfg.tp = 8;
+		cfg.pp = 16;
+		cfg.micro_batch = 1;
+		cfg.global_batch = 32;
+		cfg.sequence_parallel = true;
+		cfg.schedule = i == 0 ? SIM_1F1B : SIM_INTERLEAVED;
+		cfg.vpp = i == 0 ? 1 : i == 1 ? 4 : 8;
+		sim_train_result *r = run_train(m, c, &cfg);
+		const sim_metrics *mt = sim_train_metrics(r);
+		flops[i] = mt->hardware_tflops_per_gpu * mt->step_time_s;
+		bubble[i] = mt->bubble_fraction;
+		sim_train_result_free(r);
+	}
+	for (int i = 1; i < 3; i++) {
+		ck_assert_rel(flops[i], flops[0], 1e-9);
+		ck_assert_msg(bubble[i] < bubble[0], "vpp %d: bubble %.3f, 1F1B %.3f", i == 1 ? 4 : 8, bubble[i], bubble[0]);
+	}
+	model_free(m);
+	hw_cost_free(c);
 	hw_close(db);
 }
 END_TEST
@@ -774,6 +837,7 @@ main(void)
 	tcase_add_test(tt, activation_memory_formulas);
 	tcase_add_test(tt, zero3_530b_fit);
 	tcase_add_test(tt, invalid_configurations);
+	tcase_add_test(tt, uneven_interleaved_runs);
 	tcase_add_test(tt, infer_memory_by_hand);
 	tcase_add_test(tt, infer_pipeline_closed_form);
 	tcase_add_test(tt, infer_bad_input);
