@@ -13,6 +13,18 @@ run 0 plan train --model llama-3-8b --system dgx-h100 --gpus 16 --global-batch 1
 json_check "$TMPD/out" "d['train_batch_size'] == 128"
 run 0 plan train --model llama-3-8b --system dgx-h100 --gpus 16 --global-batch 128 --export megatron --out "$TMPD/args.txt"
 grep -q -- "--tensor-model-parallel-size" "$TMPD/args.txt" || fail "megatron args not written"
+# Llama-3-405B's 126 layers interleaved over uneven virtual stages: Megatron-Core's explicit
+# layout, one part per virtual stage, layers adding up to 126, embedding first, loss last
+run 0 plan train --model llama-3-405b --system dgx-h100 --gpus 16384 --global-batch 2048 --export megatron
+layout=$(sed -n "s/.*--pipeline-model-parallel-layout '\([^']*\)'.*/\1/p" "$TMPD/out")
+[ -n "$layout" ] || fail "no --pipeline-model-parallel-layout in: $(cat "$TMPD/out")"
+echo "$layout" | python3 -c "
+import sys
+parts = sys.stdin.read().strip().split('|')
+assert parts[0].startswith('E,') and parts[-1].endswith(',L'), parts
+n = sum(int(p.replace('E,', '').replace(',L', '').split('*')[1]) for p in parts)
+assert n == 126, n
+" || fail "bad layout: $layout"
 run 0 plan train --model llama-3-8b --system dgx-h100 --gpus 16 --global-batch 128 --export slurm
 expect_out "#SBATCH --nodes=2"
 run 0 plan train --model llama-3-8b --system dgx-h100 --gpus 8..32 --global-batch 256 --top 1 --json
