@@ -209,7 +209,7 @@ sim_train_memory(const model *m, const hw_system *sys, const sim_train_cfg *c, i
 		double fl = inflight(c, stage, micro);
 		double per_mb_layers;
 		if (c->schedule == SIM_INTERLEAVED && c->vpp > 1)
-			per_mb_layers = act / (double)c->vpp; /* one chunk's layers */
+			per_mb_layers = act / (double)c->vpp; /* one chunk's layers (their mean when chunks are uneven) */
 		else
 			per_mb_layers = act;
 		if (c->recompute == SIM_RECOMPUTE_FULL) {
