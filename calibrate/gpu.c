@@ -29,7 +29,6 @@
 #include <cJSON.h>
 #include <ctype.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,72 +96,6 @@ now_s(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void
-say(gctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void
-say(gctx *x, const char *fmt, ...)
-{
-	if (x->rank != 0 || x->o->progress == NULL)
-		return;
-	char buf[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	x->o->progress(x->o->progress_ctx, buf);
-}
-
-static int
-cuda_err(gctx *x, const char *what, cudaError_t e)
-{
-	return pp_err(x->err, x->errlen, PP_EIO, "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
-}
-
-static int
-blas_err(gctx *x, const char *what, cublasStatus_t s)
-{
-	return pp_err(x->err, x->errlen, PP_EIO, "%s: cuBLASLt status %d", what, (int)s);
-}
-
-/* ncclGetErrorString names only the class ("unhandled cuda error (run with NCCL_DEBUG=INFO
- * for details)"); ncclGetLastError (NCCL 2.13) has the failure itself. */
-static int
-nccl_err(gctx *x, const char *what, ncclResult_t r)
-{
-	const char *last = NULL;
-#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 13, 0)
-	last = ncclGetLastError(NULL);
-#endif
-	bool detail = last != NULL && *last != '\0';
-	return pp_err(x->err, x->errlen, PP_EIO, "%s: %s%s%s", what, ncclGetErrorString(r), detail ? ": " : "",
-		      detail ? last : "");
-}
-
-
-/* ---- random non-zero inputs ---------------------------------------------------------------- */
-
-/* Fills a device buffer with random values of magnitude 0.5..2 and random sign, element size
- * elsz (4: fp32, 2: fp16 or bf16 per `bf16`, 1: fp8 e4m3), from a host pattern of 16 MiB
- * (cal_random_fill) copied over it. */
-static int
-fill_random(gctx *x, void *dptr, size_t bytes, int elsz, bool bf16)
-{
-	int rc = 0;
-	size_t pat = (size_t)16 << 20;
-	unsigned char *h = malloc(pat);
-	if (h == NULL)
-		return pp_err(x->err, x->errlen, PP_ENOMEM, "out of memory");
-	cal_random_fill(h, pat, elsz, bf16, 0x9E3779B97F4A7C15ull);
-	for (size_t off = 0; off < bytes; off += pat) {
-		size_t n = bytes - off < pat ? bytes - off : pat;
-		CU(cudaMemcpy((char *)dptr + off, h, n, cudaMemcpyHostToDevice));
-	}
-out:
-	free(h);
-	return rc;
 }
 
 /* ---- GEMM ---------------------------------------------------------------------------------- */
@@ -296,8 +229,8 @@ run_gemm(gctx *x)
 		CU(cudaMalloc(&A, (size_t)amax));
 		CU(cudaMalloc(&B, (size_t)bmax));
 		CU(cudaMalloc(&C, (size_t)cmax));
-		CHECK(fill_random(x, A, (size_t)amax, d->ab_bytes, d->ab_bf16));
-		CHECK(fill_random(x, B, (size_t)bmax, d->ab_bytes, d->ab_bf16));
+		CHECK(fill(x, A, (size_t)amax, d->ab_bytes, d->ab_bf16));
+		CHECK(fill(x, B, (size_t)bmax, d->ab_bytes, d->ab_bf16));
 		say(x, "gemm %s: %zu shapes", hw_dtype_name(d->t), todo);
 		size_t done = 0, noalgo = 0;
 		double t_start = now_s();
@@ -373,8 +306,8 @@ run_membw(gctx *x)
 	}
 	CU(cudaMalloc(&a, (size_t)sizes[ns - 1]));
 	CU(cudaMalloc(&b, (size_t)sizes[ns - 1]));
-	CHECK(fill_random(x, a, (size_t)sizes[ns - 1], 4, false));
-	CHECK(fill_random(x, b, (size_t)sizes[ns - 1], 4, false));
+	CHECK(fill(x, a, (size_t)sizes[ns - 1], 4, false));
+	CHECK(fill(x, b, (size_t)sizes[ns - 1], 4, false));
 	static const char *const kinds[] = {"copy", "readwrite"};
 	for (int k = 0; k < 2; k++) {
 #if !HAVE_NVCC
@@ -502,7 +435,7 @@ sync_all(gctx *x, cgroup *g)
 		ncclResult_t ae = ncclSuccess;
 		NC(ncclCommGetAsyncError(g->comms[i], &ae));
 		if (ae != ncclSuccess) {
-			rc = nccl_err(x, "NCCL asynchronous error", ae);
+			rc = cal_nccl_err(x->err, x->errlen, x->rank, "NCCL asynchronous error", ae);
 			goto out;
 		}
 	}
@@ -561,7 +494,7 @@ measure_group(gctx *x, cgroup *g, int64_t max_bytes)
 			for (int w = 0; w < 3 && r == ncclSuccess; w++)
 				r = issue(g, op, &L);
 			if (r != ncclSuccess)
-				rc = nccl_err(x, hw_coll_name(op), r);
+				rc = cal_nccl_err(x->err, x->errlen, x->rank, hw_coll_name(op), r);
 			if (rc == 0)
 				rc = sync_all(x, g);
 			if ((rc = agree(x, g, rc)) != 0)
@@ -578,7 +511,7 @@ measure_group(gctx *x, cgroup *g, int64_t max_bytes)
 			for (int it = 0; it < iters && r == ncclSuccess; it++)
 				r = issue(g, op, &L);
 			if (r != ncclSuccess)
-				rc = nccl_err(x, hw_coll_name(op), r);
+				rc = cal_nccl_err(x->err, x->errlen, x->rank, hw_coll_name(op), r);
 			if (rc == 0)
 				rc = sync_all(x, g);
 			double t = (now_s() - t0) / iters;
@@ -617,7 +550,7 @@ group_buffers(gctx *x, cgroup *g, int64_t max_bytes)
 		CU(cudaStreamCreateWithFlags(&g->streams[i], cudaStreamNonBlocking));
 		CU(cudaMalloc(&g->send[i], (size_t)max_bytes));
 		CU(cudaMalloc(&g->recv[i], (size_t)max_bytes));
-		CHECK(fill_random(x, g->send[i], (size_t)max_bytes, 4, false));
+		CHECK(fill(x, g->send[i], (size_t)max_bytes, 4, false));
 		CU(cudaMemset(g->recv[i], 0, (size_t)max_bytes));
 	}
 out:
@@ -748,7 +681,7 @@ run_coll_mpi(gctx *x)
 			MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, g.mpi);
 			int64_t maxb = 0;
 			if (r != ncclSuccess)
-				rc = nccl_err(x, "ncclGetUniqueId", r);
+				rc = cal_nccl_err(x->err, x->errlen, x->rank, "ncclGetUniqueId", r);
 			if (rc == 0)
 				rc = coll_max_bytes(x, g.devs, 1, &maxb);
 			MPI_Allreduce(MPI_IN_PLACE, &maxb, 1, MPI_INT64_T, MPI_MIN, g.mpi);
@@ -756,7 +689,7 @@ run_coll_mpi(gctx *x)
 				cudaSetDevice(x->dev);
 				r = ncclCommInitRank(&g.comms[0], g.n, id, grank);
 				if (r != ncclSuccess)
-					rc = nccl_err(x, "ncclCommInitRank", r);
+					rc = cal_nccl_err(x->err, x->errlen, x->rank, "ncclCommInitRank", r);
 			}
 			if ((rc = agree(x, &g, rc)) == 0)
 				rc = agree(x, &g, group_buffers(x, &g, maxb));
@@ -780,12 +713,6 @@ run_coll_mpi(gctx *x)
 #endif
 
 /* ---- setup --------------------------------------------------------------------------------- */
-
-static void
-version(int code, int div_major, char *buf, size_t n)
-{
-	snprintf(buf, n, "%d.%d", code / div_major, code % div_major / 10);
-}
 
 /* The one system whose GPU matches this device and whose GPUs per node match the node. */
 static int
@@ -961,7 +888,7 @@ cal_gpu_run(const cal_gpu_opts *opts, cJSON **report, bool *is_root, char *err, 
 		if (e == cudaSuccess)
 			e = cudaGetDeviceProperties(&x.prop, x.dev);
 		if (e != cudaSuccess)
-			rc = cuda_err(&x, "cudaGetDeviceProperties", e);
+			rc = cal_cuda_err(x.err, x.errlen, x.rank, "cudaGetDeviceProperties", e);
 	}
 	if ((rc = world_agree(&x, rc)) != 0)
 		goto done;
@@ -973,8 +900,8 @@ cal_gpu_run(const cal_gpu_opts *opts, cJSON **report, bool *is_root, char *err, 
 	cudaDriverGetVersion(&dv);
 	cudaRuntimeGetVersion(&rv);
 	ncclGetVersion(&nv);
-	version(dv, 1000, drv, sizeof drv);
-	version(rv, 1000, rt, sizeof rt);
+	cal_version(dv, 1000, drv, sizeof drv);
+	cal_version(rv, 1000, rt, sizeof rt);
 	snprintf(nccl, sizeof nccl, "%d.%d.%d", nv / 10000, nv / 100 % 100, nv % 100);
 	if (x.rank == 0) {
 		rc = hw_open(opts->db_path, 0, &x.db, err, errlen);

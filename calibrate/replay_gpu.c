@@ -34,7 +34,6 @@
 
 #include <cJSON.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,49 +82,6 @@ typedef struct rctx {
 	bool used[SIM_NSTREAMS];
 	double *step_s;        /* this rank's timed steps */
 } rctx;
-
-static void
-say(rctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void
-say(rctx *x, const char *fmt, ...)
-{
-	if (x->rank != 0 || x->o->progress == NULL)
-		return;
-	char buf[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	x->o->progress(x->o->progress_ctx, buf);
-}
-
-static int
-cuda_err(rctx *x, const char *what, cudaError_t e)
-{
-	return pp_err(x->err, x->errlen, PP_EIO, "rank %d: %s: %s (%s)", x->rank, what, cudaGetErrorString(e),
-		      cudaGetErrorName(e));
-}
-
-static int
-blas_err(rctx *x, const char *what, cublasStatus_t s)
-{
-	return pp_err(x->err, x->errlen, PP_EIO, "rank %d: %s: cuBLASLt status %d", x->rank, what, (int)s);
-}
-
-/* ncclGetErrorString names only the class ("unhandled cuda error (run with NCCL_DEBUG=INFO
- * for details)"); ncclGetLastError (NCCL 2.13) has the failure itself. */
-static int
-nccl_err(rctx *x, const char *what, ncclResult_t r)
-{
-	const char *last = NULL;
-#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 13, 0)
-	last = ncclGetLastError(NULL);
-#endif
-	bool detail = last != NULL && *last != '\0';
-	return pp_err(x->err, x->errlen, PP_EIO, "rank %d: %s: %s%s%s", x->rank, what, ncclGetErrorString(r),
-		      detail ? ": " : "", detail ? last : "");
-}
 
 
 /* ---- agreement among ranks ------------------------------------------------------------------ */
@@ -215,7 +171,7 @@ pick_device(rctx *x)
 	if (e == cudaSuccess)
 		e = cudaGetDeviceProperties(&x->prop, x->dev);
 	if (e != cudaSuccess)
-		return cuda_err(x, "cudaSetDevice", e);
+		return cal_cuda_err(x->err, x->errlen, x->rank, "cudaSetDevice", e);
 	return 0;
 }
 
@@ -292,24 +248,6 @@ share_ops(rctx *x)
 	}
 	cal_replay_rebase(x->ops, c, x->rank);
 	return 0;
-}
-
-static int
-fill(rctx *x, void *dptr, size_t bytes, int elsz, bool bf16)
-{
-	int rc = 0;
-	size_t pat = (size_t)16 << 20;
-	unsigned char *h = malloc(pat);
-	if (h == NULL)
-		return pp_err(x->err, x->errlen, PP_ENOMEM, "out of memory");
-	cal_random_fill(h, pat, elsz, bf16, 0x9E3779B97F4A7C15ull + (uint64_t)x->rank);
-	for (size_t off = 0; off < bytes; off += pat) {
-		size_t n = bytes - off < pat ? bytes - off : pat;
-		CU(cudaMemcpy((char *)dptr + off, h, n, cudaMemcpyHostToDevice));
-	}
-out:
-	free(h);
-	return rc;
 }
 
 /* The element size and type of the values a buffer of input size `set` holds. */
@@ -563,7 +501,7 @@ make_comms(rctx *x)
 			if (rc == 0 && me == 0)
 				r = ncclGetUniqueId(&id);
 			if (r != ncclSuccess)
-				rc = nccl_err(x, "ncclGetUniqueId", r);
+				rc = cal_nccl_err(x->err, x->errlen, x->rank, "ncclGetUniqueId", r);
 		}
 		/* the world learns whether the splits and ids went well before anyone blocks in NCCL */
 		if ((rc = agree(x, rc)) != 0) {
@@ -575,7 +513,7 @@ make_comms(rctx *x)
 			MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, sub);
 			ncclResult_t r = ncclCommInitRank(&x->comms[mine[k]], c->size, id, c->me);
 			if (r != ncclSuccess)
-				rc = nccl_err(x, "ncclCommInitRank", r);
+				rc = cal_nccl_err(x->err, x->errlen, x->rank, "ncclCommInitRank", r);
 			MPI_Comm_free(&sub);
 		}
 		rc = agree(x, rc);
@@ -708,7 +646,7 @@ run_launch(rctx *x, const cal_launch *l, cudaStream_t st, int64_t *ring_off)
 				r = ncclRecv(rb + (size_t)q * chunk, (size_t)l->count, nccl_type(l->elem), q, c, st);
 			if (r != ncclSuccess) {
 				ncclGroupEnd();
-				rc = nccl_err(x, "ncclSend/ncclRecv (all-to-all)", r);
+				rc = cal_nccl_err(x->err, x->errlen, x->rank, "ncclSend/ncclRecv (all-to-all)", r);
 				goto out;
 			}
 		}
@@ -726,7 +664,7 @@ run_launch(rctx *x, const cal_launch *l, cudaStream_t st, int64_t *ring_off)
 				r = ncclRecv(x->recvbuf[l->comm], (size_t)l->count, nccl_type(l->elem), prev, c, st);
 			if (r != ncclSuccess) {
 				ncclGroupEnd();
-				rc = nccl_err(x, "ncclSend/ncclRecv (ring)", r);
+				rc = cal_nccl_err(x->err, x->errlen, x->rank, "ncclSend/ncclRecv (ring)", r);
 				goto out;
 			}
 			NC(ncclGroupEnd());
@@ -782,7 +720,7 @@ run_step(rctx *x, double *seconds)
 		ncclResult_t ar = ncclSuccess;
 		NC(ncclCommGetAsyncError(x->comms[i], &ar));
 		if (ar != ncclSuccess) {
-			rc = nccl_err(x, "a collective of the step", ar);
+			rc = cal_nccl_err(x->err, x->errlen, x->rank, "a collective of the step", ar);
 			goto out;
 		}
 	}
@@ -868,12 +806,6 @@ release(rctx *x, bool failed)
 }
 
 /* ---- the run ------------------------------------------------------------------------------- */
-
-static void
-version(int code, int div_major, char *buf, size_t n)
-{
-	snprintf(buf, n, "%d.%d", code / div_major, code % div_major / 10);
-}
 
 int
 cal_replay_run(const cal_replay_opts *o, cJSON **report, bool *is_root, char *err, size_t errlen)
@@ -1024,8 +956,8 @@ cal_replay_run(const cal_replay_opts *o, cJSON **report, bool *is_root, char *er
 		cudaDriverGetVersion(&dv);
 		cudaRuntimeGetVersion(&rv);
 		ncclGetVersion(&nv);
-		version(dv, 1000, drv, sizeof drv);
-		version(rv, 1000, rt, sizeof rt);
+		cal_version(dv, 1000, drv, sizeof drv);
+		cal_version(rv, 1000, rt, sizeof rt);
 		snprintf(nccl, sizeof nccl, "%d.%d.%d", nv / 10000, nv / 100 % 100, nv % 100);
 		char *pj = cal_replay_plan_json(&x.plan);
 		int64_t run_id = 0;
