@@ -780,21 +780,29 @@ sim_run(sim_engine *e, char *err, size_t errlen)
 		stream_kick(e, (int)s);
 	while (e->nheap > 0 && !e->oom) {
 		event ev = pop_event(e);
+		eop *o = &e->ops[ev.op];
+		/* A stale completion (the op's rate changed after it was scheduled) is dropped before
+		 * it can move the clock: a compute op slowed while communication ran and then sped up
+		 * leaves behind an event at its old, later end, and setting the clock from it first
+		 * stretched the step to that time. */
+		if (ev.type == EV_END) {
+			if (o->kind == OP_FLOW && o->flow >= 0) {
+				const eflow *f = &e->flows[o->flow];
+				if (!f->active || ev.ver != f->version)
+					continue;
+			} else if (o->kind == OP_COMPUTE &&
+				   (o->state != ST_RUNNING || ev.ver != e->streams[o->streams].ver)) {
+				continue;
+			}
+		}
 		e->now = ev.t;
 		e->events++;
-		eop *o = &e->ops[ev.op];
 		if (ev.type == EV_LATENCY) {
 			flow_join(e, o->flow);
 			continue;
 		}
-		if (o->kind == OP_FLOW && o->flow >= 0) {
-			eflow *f = &e->flows[o->flow];
-			if (!f->active || ev.ver != f->version)
-				continue; /* stale: the rate changed since */
+		if (o->kind == OP_FLOW && o->flow >= 0)
 			flow_leave(e, o->flow);
-		} else if (o->kind == OP_COMPUTE && (o->state != ST_RUNNING || ev.ver != e->streams[o->streams].ver)) {
-			continue; /* stale: the compute rate changed since */
-		}
 		op_done(e, ev.op);
 	}
 	if (e->oom)

@@ -153,6 +153,15 @@ START_TEST(interference_slows_compute)
 	ck_assert_int_eq(sim_run(e, err, sizeof err), 0);
 	ck_assert_double_eq_tol(secs(sim_op_end(e, f)), 4.0, 1e-9);
 	ck_assert_double_eq_tol(secs(sim_op_end(e, x)), 12.0, 1e-9);
+	/* The compute op was first due at 10 s, then (slowed when the transfer began) at 20 s,
+	 * then at 12 s once the transfer ended: both earlier completions are stale and must move
+	 * neither the clock nor the rank's accounting.  The run ends at 12 s, busy all of it. */
+	ck_assert_int_eq(sim_engine_now(e), S(12));
+	sim_rank_stats st;
+	sim_engine_rank_stats(e, 0, &st);
+	ck_assert_int_eq(st.busy_ps, S(12));
+	ck_assert_int_eq(st.idle_ps, 0);
+	ck_assert_int_eq(st.end_ps, S(12));
 	sim_engine_free(e);
 }
 END_TEST
