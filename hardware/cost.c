@@ -43,24 +43,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Defaults for a GPU or system that has no parameter rows at all (a user-added one).  The
- * shipped GPUs and systems carry their own rows in hardware/data/params.sql with sources. */
-#define GENERIC_GEMM_EFF 0.70
-#define GENERIC_K_RAMP 128.0
-#define GENERIC_LAUNCH_US 3.0
-#define GENERIC_HOST_OP_US 0.0
-#define GENERIC_HBM_EFF 0.80
-#define GENERIC_ATTN_FWD 0.50
-#define GENERIC_ATTN_BWD 0.40
-#define GENERIC_CONV_EFF 0.60
-#define GENERIC_COLL_INTRA 0.75
-#define GENERIC_COLL_INTER 0.90
-#define GENERIC_P2P_INTRA 0.75
-#define GENERIC_ITER_OVERHEAD_S 0.001
-#define GENERIC_ALPHA_US 10.0
-#define GENERIC_OVERLAP_SLOWDOWN 0.0
-#define GENERIC_LEAF_NODES 16.0
-
 typedef struct pval {
 	double v;
 	hw_prov prov;
@@ -84,13 +66,8 @@ typedef struct gemm_pt {
 
 struct hw_cost {
 	hw_system sys;
-	/* per GPU */
-	pval gemm_eff[HW_NDTYPES];
-	pval k_ramp, launch_us, host_op_us, hbm_eff, attn_fwd, attn_bwd, conv_eff;
-	/* per system */
-	pval coll_intra, coll_intra_ar, coll_inter, p2p_intra, alpha_us, hop_intra_us, hop_inter_us, iter_overhead_s,
-		leaf_nodes, overlap_slowdown, serve_ar_us;
-	bool have_serve_ar;
+	pval p[HW_NPKEYS]; /* the GPU's and the system's parameters (registry order) */
+	bool have_serve_ar; /* the system has a serve_allreduce_us row */
 	curve *curves;
 	size_t ncurves;
 	gemm_pt *gemms;
@@ -108,26 +85,79 @@ prov_of_origin(const char *origin)
 	return HW_PROV_DATASHEET; /* default and user figures rest on datasheets or judgement */
 }
 
-/* Reads a parameter (or its fallback key); without a row, `def` applies, described by
- * def_method (NULL: the generic default). */
-static void
-load_param(hw_db *db, const char *scope, const char *subject, const char *key, const char *fallback_key, double def,
-	   const char *def_method, pval *out)
+/* Reads every parameter row of (scope, subject) in one query and sets the registered keys of
+ * that scope: the user's rows before the shipped ones, measured before fitted before user before
+ * default (hw_param_get's order); a key without a row takes its fallback key's row, else the
+ * registry's default.  Keys whose default is derived (NAN) are left to the caller when no row
+ * names them (*have false). */
+static int
+load_scope(hw_db *db, hw_pscope scope, const char *subject, pval *p, bool *have, char *err, size_t errlen)
 {
-	hw_param p;
-	if (hw_param_get(db, scope, subject, key, &p) == 0 ||
-	    (fallback_key != NULL && hw_param_get(db, scope, subject, fallback_key, &p) == 0)) {
-		out->v = p.value;
-		out->prov = prov_of_origin(p.origin);
-		pp_strlcpy(out->origin, p.origin, sizeof out->origin);
-		pp_strlcpy(out->method, p.method, sizeof out->method);
-		return;
+	enum { MAXROWS = 256 };
+	struct { char key[48]; double v; char origin[12]; char method[160]; } rows[MAXROWS];
+	size_t n = 0;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db->sql,
+			       "SELECT key, value, origin, method FROM param WHERE scope = ? AND subject = ?"
+			       " ORDER BY shipped, CASE origin WHEN 'measured' THEN 0 WHEN 'fitted' THEN 1 WHEN 'user' THEN 2"
+			       " ELSE 3 END",
+			       -1, &st, NULL) != SQLITE_OK)
+		return hw_sqlerr(db, err, errlen, "reading cost-model parameters");
+	sqlite3_bind_text(st, 1, hw_scope_name(scope), -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, subject, -1, SQLITE_TRANSIENT);
+	while (sqlite3_step(st) == SQLITE_ROW && n < MAXROWS) {
+		const char *key = hw_col_text(st, 0);
+		bool seen = false;
+		for (size_t i = 0; i < n && !seen; i++)
+			seen = !strcmp(rows[i].key, key);
+		if (seen || strlen(key) >= sizeof rows[0].key)
+			continue; /* a lower-precedence row of a key already read, or no key of ours */
+		pp_strlcpy(rows[n].key, key, sizeof rows[n].key);
+		rows[n].v = sqlite3_column_double(st, 1);
+		pp_strlcpy(rows[n].origin, hw_col_text(st, 2), sizeof rows[n].origin);
+		pp_strlcpy(rows[n].method, hw_col_text(st, 3), sizeof rows[n].method);
+		n++;
 	}
-	out->v = def;
-	out->prov = HW_PROV_DATASHEET;
-	pp_strlcpy(out->origin, def_method ? "datasheet" : "generic", sizeof out->origin);
-	pp_strlcpy(out->method, def_method ? def_method : "generic default for hardware without parameters (hardware/cost.c)",
-		   sizeof out->method);
+	sqlite3_finalize(st);
+	for (int k = 0; k < HW_NPKEYS; k++) {
+		const hw_pdef *d = hw_pdef_get((hw_pkey)k);
+		if (d->scope != scope)
+			continue;
+		size_t hit = n;
+		for (size_t i = 0; i < n && hit == n; i++)
+			if (!strcmp(rows[i].key, d->key))
+				hit = i;
+		for (size_t i = 0; i < n && hit == n && d->fallback; i++)
+			if (!strcmp(rows[i].key, d->fallback))
+				hit = i;
+		/* A row from a database made elsewhere may hold anything: only a value inside the key's
+		 * bounds is used. */
+		if (hit < n && isfinite(rows[hit].v) && rows[hit].v >= d->lo && rows[hit].v <= d->hi) {
+			p[k].v = rows[hit].v;
+			p[k].prov = prov_of_origin(rows[hit].origin);
+			pp_strlcpy(p[k].origin, rows[hit].origin, sizeof p[k].origin);
+			pp_strlcpy(p[k].method, rows[hit].method, sizeof p[k].method);
+			have[k] = true;
+			continue;
+		}
+		p[k].v = d->def;
+		p[k].prov = HW_PROV_DATASHEET;
+		pp_strlcpy(p[k].origin, "generic", sizeof p[k].origin);
+		pp_strlcpy(p[k].method, "generic default for hardware without parameters (hardware/params.c)",
+			   sizeof p[k].method);
+		have[k] = false;
+	}
+	return 0;
+}
+
+/* A default derived from the subject's own figures, for a key without a row. */
+static void
+derived(pval *p, double v, const char *method)
+{
+	p->v = v;
+	p->prov = HW_PROV_DATASHEET;
+	pp_strlcpy(p->origin, "datasheet", sizeof p->origin);
+	pp_strlcpy(p->method, method, sizeof p->method);
 }
 
 void
@@ -280,11 +310,11 @@ load_membw(hw_db *db, hw_cost *c)
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
 		double gbps = sqlite3_column_double(st, 0);
 		if (gbps > 0 && c->sys.gpu.hbm_gbps > 0) {
-			c->hbm_eff.v = fmin(1.0, gbps / c->sys.gpu.hbm_gbps);
-			c->hbm_eff.prov = HW_PROV_MEASURED;
-			pp_strlcpy(c->hbm_eff.origin, "measured", sizeof c->hbm_eff.origin);
-			pp_strlcpy(c->hbm_eff.method, "best measured copy/read-write bandwidth >= 256 MiB over the peak",
-				   sizeof c->hbm_eff.method);
+			c->p[HW_P_HBM_EFF].v = fmin(1.0, gbps / c->sys.gpu.hbm_gbps);
+			c->p[HW_P_HBM_EFF].prov = HW_PROV_MEASURED;
+			pp_strlcpy(c->p[HW_P_HBM_EFF].origin, "measured", sizeof c->p[HW_P_HBM_EFF].origin);
+			pp_strlcpy(c->p[HW_P_HBM_EFF].method, "best measured copy/read-write bandwidth >= 256 MiB over the peak",
+				   sizeof c->p[HW_P_HBM_EFF].method);
 			c->hbm_measured = true;
 		}
 	}
@@ -303,43 +333,26 @@ hw_cost_new(hw_db *db, const char *system, hw_cost **out, char *err, size_t errl
 		free(c);
 		return rc;
 	}
-	const char *g = c->sys.gpu.name;
-	for (int t = 0; t < HW_NDTYPES; t++) {
-		char key[32];
-		snprintf(key, sizeof key, "gemm_eff_%s", hw_dtype_name((hw_dtype)t));
-		load_param(db, "gpu", g, key, "gemm_eff", GENERIC_GEMM_EFF, NULL, &c->gemm_eff[t]);
+	bool have[HW_NPKEYS];
+	if ((rc = load_scope(db, HW_SCOPE_GPU, c->sys.gpu.name, c->p, have, err, errlen)) != 0 ||
+	    (rc = load_scope(db, HW_SCOPE_SYSTEM, c->sys.name, c->p, have, err, errlen)) != 0) {
+		free(c);
+		return rc;
 	}
-	load_param(db, "gpu", g, "gemm_k_ramp", NULL, GENERIC_K_RAMP, NULL, &c->k_ramp);
-	load_param(db, "gpu", g, "kernel_launch_us", NULL, GENERIC_LAUNCH_US, NULL, &c->launch_us);
-	load_param(db, "gpu", g, "host_op_us", NULL, GENERIC_HOST_OP_US, NULL, &c->host_op_us);
-	load_param(db, "gpu", g, "hbm_eff", NULL, GENERIC_HBM_EFF, NULL, &c->hbm_eff);
-	load_param(db, "gpu", g, "attn_eff_fwd", NULL, GENERIC_ATTN_FWD, NULL, &c->attn_fwd);
-	load_param(db, "gpu", g, "attn_eff_bwd", NULL, GENERIC_ATTN_BWD, NULL, &c->attn_bwd);
-	load_param(db, "gpu", g, "conv_eff", NULL, GENERIC_CONV_EFF, NULL, &c->conv_eff);
-	const char *s = c->sys.name;
-	load_param(db, "system", s, "coll_eff_intra", NULL, GENERIC_COLL_INTRA, NULL, &c->coll_intra);
-	load_param(db, "system", s, "coll_eff_intra_all_reduce", "coll_eff_intra", GENERIC_COLL_INTRA, NULL, &c->coll_intra_ar);
-	load_param(db, "system", s, "coll_eff_inter", NULL, GENERIC_COLL_INTER, NULL, &c->coll_inter);
-	load_param(db, "system", s, "p2p_eff_intra", NULL, GENERIC_P2P_INTRA, NULL, &c->p2p_intra);
-	load_param(db, "system", s, "coll_alpha_us", NULL, GENERIC_ALPHA_US, NULL, &c->alpha_us);
-	{
+	if (!have[HW_P_COLL_HOP_INTRA_US]) {
 		double gpn = c->sys.gpus_per_node > 1 ? (double)c->sys.gpus_per_node : 2.0;
-		double hi = (c->sys.scaleup_latency_us - c->alpha_us.v) / (2.0 * (gpn - 1.0));
+		double hi = (c->sys.scaleup_latency_us - c->p[HW_P_COLL_ALPHA_US].v) / (2.0 * (gpn - 1.0));
+		derived(&c->p[HW_P_COLL_HOP_INTRA_US], hi > 0.1 ? hi : 0.1,
+			"(the system's scaleup_latency_us - alpha) / 2(gpus per node - 1)");
+	}
+	if (!have[HW_P_COLL_HOP_INTER_US]) {
 		double he = (c->sys.scaleout_latency_us - c->sys.scaleup_latency_us) / 2.0;
-		load_param(db, "system", s, "coll_hop_intra_us", NULL, hi > 0.1 ? hi : 0.1,
-			   "(the system's scaleup_latency_us - alpha) / 2(gpus per node - 1)", &c->hop_intra_us);
-		load_param(db, "system", s, "coll_hop_inter_us", NULL, he > 0.5 ? he : 0.5,
-			   "(the system's scaleout_latency_us - scaleup_latency_us) / 2", &c->hop_inter_us);
+		derived(&c->p[HW_P_COLL_HOP_INTER_US], he > 0.5 ? he : 0.5,
+			"(the system's scaleout_latency_us - scaleup_latency_us) / 2");
 	}
-	load_param(db, "system", s, "iter_overhead_s", NULL, GENERIC_ITER_OVERHEAD_S, NULL, &c->iter_overhead_s);
-	{
-		hw_param sp;
-		c->have_serve_ar = hw_param_get(db, "system", s, "serve_allreduce_us", &sp) == 0;
-		load_param(db, "system", s, "serve_allreduce_us", NULL, 0.0, "none: small all-reduces follow the NCCL model",
-			   &c->serve_ar_us);
-	}
-	load_param(db, "system", s, "fabric_leaf_nodes", NULL, GENERIC_LEAF_NODES, NULL, &c->leaf_nodes);
-	load_param(db, "gpu", g, "overlap_slowdown", NULL, GENERIC_OVERLAP_SLOWDOWN, NULL, &c->overlap_slowdown);
+	c->have_serve_ar = have[HW_P_SERVE_ALLREDUCE_US];
+	if (!c->have_serve_ar)
+		derived(&c->p[HW_P_SERVE_ALLREDUCE_US], 0.0, "none: small all-reduces follow the NCCL model");
 	if ((rc = load_curves(db, c, err, errlen)) != 0 || (rc = load_gemms(db, c, err, errlen)) != 0) {
 		hw_cost_free(c);
 		return rc;
@@ -374,7 +387,7 @@ eff_dtype(const hw_cost *c, hw_dtype t)
 static double
 hbm_bw(const hw_cost *c)
 {
-	return c->sys.gpu.hbm_gbps * 1e9 * c->hbm_eff.v;
+	return c->sys.gpu.hbm_gbps * 1e9 * c->p[HW_P_HBM_EFF].v;
 }
 
 /* Fraction of the peak a GEMM's shape allows: for each of the usual tiles, the output tiles
@@ -417,7 +430,7 @@ hw_gemm_shape_eff(const hw_gpu *gpu, double k_ramp, double m, double n, double k
 static double
 shape_efficiency(const hw_cost *c, double m, double n, double k)
 {
-	return hw_gemm_shape_eff(&c->sys.gpu, c->k_ramp.v, m, n, k);
+	return hw_gemm_shape_eff(&c->sys.gpu, c->p[HW_P_GEMM_K_RAMP].v, m, n, k);
 }
 
 /* The roofline of a GEMM computing at dtype t whose k x n operand (the weights) is stored in
@@ -430,11 +443,11 @@ gemm_model_w(const hw_cost *c, hw_dtype t, double wbytes, double m, double n, do
 	hw_dtype et = eff_dtype(c, t);
 	/* Batched GEMMs fill the waves with their batch. */
 	double q = shape_efficiency(c, m, n * batch, k);
-	double compute = flops / (peak_flops(c, t) * c->gemm_eff[et].v * q);
+	double compute = flops / (peak_flops(c, t) * c->p[HW_P_GEMM_EFF_FP64 + et].v * q);
 	double abytes = hw_dtype_bytes(t);
 	double bytes = (m * k + m * n) * batch * abytes + k * n * batch * wbytes;
 	double mem = bytes / hbm_bw(c);
-	return c->launch_us.v * 1e-6 + (compute > mem ? compute : mem);
+	return c->p[HW_P_KERNEL_LAUNCH_US].v * 1e-6 + (compute > mem ? compute : mem);
 }
 
 static double
@@ -450,7 +463,7 @@ double
 hw_cost_gemm_w(const hw_cost *c, hw_dtype t, double wbytes, double m, double n, double k, double batch, hw_prov *prov)
 {
 	if (prov)
-		*prov = c->gemm_eff[eff_dtype(c, t)].prov;
+		*prov = c->p[HW_P_GEMM_EFF_FP64 + eff_dtype(c, t)].prov;
 	if (!(m > 0) || !(n > 0) || !(k > 0) || !(batch > 0))
 		return 0.0;
 	if (wbytes == hw_dtype_bytes(t))
@@ -490,7 +503,7 @@ hw_cost_gemm(const hw_cost *c, hw_dtype t, double m, double n, double k, double 
 		return model * (best->time_s / at);
 	}
 	if (prov)
-		*prov = c->gemm_eff[eff_dtype(c, t)].prov;
+		*prov = c->p[HW_P_GEMM_EFF_FP64 + eff_dtype(c, t)].prov;
 	return model;
 }
 
@@ -499,34 +512,34 @@ hw_cost_conv(const hw_cost *c, hw_dtype t, double m, double n, double k, hw_prov
 {
 	hw_prov p;
 	double g = hw_cost_gemm(c, t, m, n, k, 1.0, &p);
-	double launch = c->launch_us.v * 1e-6;
+	double launch = c->p[HW_P_KERNEL_LAUNCH_US].v * 1e-6;
 	if (prov)
-		*prov = p == HW_PROV_MEASURED ? c->conv_eff.prov : p;
+		*prov = p == HW_PROV_MEASURED ? c->p[HW_P_CONV_EFF].prov : p;
 	/* cuDNN's implicit GEMM reaches a fraction of the GEMM rate on the same shape. */
-	return launch + (g - launch) / c->conv_eff.v;
+	return launch + (g - launch) / c->p[HW_P_CONV_EFF].v;
 }
 
 double
 hw_cost_mem(const hw_cost *c, double bytes, hw_prov *prov)
 {
 	if (prov)
-		*prov = c->hbm_eff.prov;
+		*prov = c->p[HW_P_HBM_EFF].prov;
 	if (!(bytes > 0))
 		return 0.0;
-	return c->launch_us.v * 1e-6 + bytes / hbm_bw(c);
+	return c->p[HW_P_KERNEL_LAUNCH_US].v * 1e-6 + bytes / hbm_bw(c);
 }
 
 double
 hw_cost_attn(const hw_cost *c, hw_dtype t, double flops, double bytes, bool bwd, hw_prov *prov)
 {
-	const pval *e = bwd ? &c->attn_bwd : &c->attn_fwd;
+	const pval *e = bwd ? &c->p[HW_P_ATTN_EFF_BWD] : &c->p[HW_P_ATTN_EFF_FWD];
 	if (prov)
 		*prov = e->prov;
 	if (!(flops > 0))
 		return 0.0;
 	double compute = flops / (peak_flops(c, t) * e->v);
 	double mem = bytes / hbm_bw(c);
-	return c->launch_us.v * 1e-6 + (compute > mem ? compute : mem);
+	return c->p[HW_P_KERNEL_LAUNCH_US].v * 1e-6 + (compute > mem ? compute : mem);
 }
 
 /* ---- communication ------------------------------------------------------------------------- */
@@ -551,18 +564,18 @@ model_busbw(const hw_cost *c, hw_coll op, int nodes, int per_node, hw_prov *prov
 {
 	double up = hw_cost_scaleup_bw(c);
 	if (nodes <= 1) {
-		const pval *e = op == HW_ALL_REDUCE ? &c->coll_intra_ar : op == HW_SEND_RECV ? &c->p2p_intra : &c->coll_intra;
+		const pval *e = op == HW_ALL_REDUCE ? &c->p[HW_P_COLL_EFF_INTRA_AR] : op == HW_SEND_RECV ? &c->p[HW_P_P2P_EFF_INTRA] : &c->p[HW_P_COLL_EFF_INTRA];
 		*prov = e->prov;
 		return up * e->v;
 	}
 	double nic = hw_cost_nic_bw(c) * (double)per_node;
-	double bw = nic * c->coll_inter.v;
-	double upcap = up * c->coll_intra.v;
+	double bw = nic * c->p[HW_P_COLL_EFF_INTER].v;
+	double upcap = up * c->p[HW_P_COLL_EFF_INTRA].v;
 	if (bw > upcap)
 		bw = upcap;
-	if ((double)nodes > c->leaf_nodes.v && c->sys.oversubscription > 1.0)
+	if ((double)nodes > c->p[HW_P_FABRIC_LEAF_NODES].v && c->sys.oversubscription > 1.0)
 		bw /= c->sys.oversubscription;
-	*prov = c->coll_inter.prov;
+	*prov = c->p[HW_P_COLL_EFF_INTER].prov;
 	return bw;
 }
 
@@ -611,7 +624,7 @@ curve_eval(const curve *cv, double bytes)
 static double
 coll_latency_us(const hw_cost *c, hw_coll op, int n, int per_node, int nodes)
 {
-	double a = c->alpha_us.v, hi = c->hop_intra_us.v, he = c->hop_inter_us.v;
+	double a = c->p[HW_P_COLL_ALPHA_US].v, hi = c->p[HW_P_COLL_HOP_INTRA_US].v, he = c->p[HW_P_COLL_HOP_INTER_US].v;
 	double step = nodes > 1 ? he : hi;
 	double g = (double)(per_node < n ? per_node : n);
 	switch (op) {
@@ -680,7 +693,7 @@ hw_cost_coll(const hw_cost *c, hw_coll op, int ranks, int per_node, double bytes
 	out->latency_s = lat * 1e-6;
 	out->bw = mbw;
 	out->prov = mprov;
-	const pval *hop = nodes > 1 ? &c->hop_inter_us : &c->hop_intra_us;
+	const pval *hop = nodes > 1 ? &c->p[HW_P_COLL_HOP_INTER_US] : &c->p[HW_P_COLL_HOP_INTRA_US];
 	if (hop->prov > out->prov)
 		out->prov = hop->prov;
 }
@@ -700,13 +713,13 @@ hw_cost_coll_time(const hw_cost *c, hw_coll op, int ranks, int per_node, double 
 double
 hw_cost_host_op(const hw_cost *c)
 {
-	return c->host_op_us.v * 1e-6;
+	return c->p[HW_P_HOST_OP_US].v * 1e-6;
 }
 
 double
 hw_cost_iter_overhead(const hw_cost *c)
 {
-	return c->iter_overhead_s.v;
+	return c->p[HW_P_ITER_OVERHEAD_S].v;
 }
 
 /* Serving engines (vLLM, TensorRT-LLM) all-reduce small messages inside the NVLink domain
@@ -722,8 +735,8 @@ hw_cost_serve_allreduce(const hw_cost *c, int ranks, int per_node, double bytes,
 		hw_flow f;
 		hw_cost_coll(c, HW_ALL_REDUCE, ranks, per_node, bytes, &f);
 		if (prov)
-			*prov = c->serve_ar_us.prov;
-		return c->serve_ar_us.v * 1e-6 + f.wire_bytes / f.bw;
+			*prov = c->p[HW_P_SERVE_ALLREDUCE_US].prov;
+		return c->p[HW_P_SERVE_ALLREDUCE_US].v * 1e-6 + f.wire_bytes / f.bw;
 	}
 	return hw_cost_coll_time(c, HW_ALL_REDUCE, ranks, per_node, bytes, prov);
 }
@@ -731,7 +744,7 @@ hw_cost_serve_allreduce(const hw_cost *c, int ranks, int per_node, double bytes,
 double
 hw_cost_overlap_slowdown(const hw_cost *c)
 {
-	return c->overlap_slowdown.v;
+	return c->p[HW_P_OVERLAP_SLOWDOWN].v;
 }
 
 /* ---- description --------------------------------------------------------------------------- */
@@ -753,32 +766,18 @@ hw_cost_describe(const hw_cost *c)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON *arr = cJSON_AddArrayToObject(o, "parameters");
-	for (int t = 0; t < HW_NDTYPES; t++) {
-		if (!(c->sys.gpu.peak_tflops[t] > 0))
+	for (int k = 0; k < HW_NPKEYS; k++) {
+		const hw_pdef *d = hw_pdef_get((hw_pkey)k);
+		if (d->scope != HW_SCOPE_GPU && d->scope != HW_SCOPE_SYSTEM)
 			continue;
-		char key[32];
-		snprintf(key, sizeof key, "gemm_eff_%s", hw_dtype_name((hw_dtype)t));
-		describe(arr, key, &c->gemm_eff[t]);
+		/* a GEMM efficiency only for the dtypes the GPU has; the one-shot all-reduce only
+		 * where the system has one */
+		if (k >= HW_P_GEMM_EFF_FP64 && k <= HW_P_GEMM_EFF_INT4 && !(c->sys.gpu.peak_tflops[k - HW_P_GEMM_EFF_FP64] > 0))
+			continue;
+		if (k == HW_P_SERVE_ALLREDUCE_US && !c->have_serve_ar)
+			continue;
+		describe(arr, d->key, &c->p[k]);
 	}
-	describe(arr, "gemm_k_ramp", &c->k_ramp);
-	describe(arr, "kernel_launch_us", &c->launch_us);
-	describe(arr, "host_op_us", &c->host_op_us);
-	describe(arr, "hbm_eff", &c->hbm_eff);
-	describe(arr, "attn_eff_fwd", &c->attn_fwd);
-	describe(arr, "attn_eff_bwd", &c->attn_bwd);
-	describe(arr, "conv_eff", &c->conv_eff);
-	describe(arr, "coll_eff_intra", &c->coll_intra);
-	describe(arr, "coll_eff_intra_all_reduce", &c->coll_intra_ar);
-	describe(arr, "coll_eff_inter", &c->coll_inter);
-	describe(arr, "p2p_eff_intra", &c->p2p_intra);
-	describe(arr, "coll_alpha_us", &c->alpha_us);
-	describe(arr, "coll_hop_intra_us", &c->hop_intra_us);
-	describe(arr, "coll_hop_inter_us", &c->hop_inter_us);
-	describe(arr, "overlap_slowdown", &c->overlap_slowdown);
-	if (c->have_serve_ar)
-		describe(arr, "serve_allreduce_us", &c->serve_ar_us);
-	describe(arr, "iter_overhead_s", &c->iter_overhead_s);
-	describe(arr, "fabric_leaf_nodes", &c->leaf_nodes);
 	cJSON *m = cJSON_AddArrayToObject(o, "measured_collectives");
 	for (size_t i = 0; i < c->ncurves; i++) {
 		const curve *cv = &c->curves[i];

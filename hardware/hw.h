@@ -131,7 +131,48 @@ int hw_prices(hw_db *db, const char *system, hw_price **out, size_t *n, char *er
  * itself, else the median of its GPU's on-demand prices.  PP_ENOTFOUND when there is none. */
 int hw_default_price(hw_db *db, const char *system, hw_price *out, char *err, size_t errlen);
 
-/* ---- fitted parameters --------------------------------------------------------------------- */
+/* ---- the parameter registry ---------------------------------------------------------------- *
+ *
+ * Every cost-model parameter is declared once (hardware/params.c): its key, the scope it
+ * belongs to (a GPU's kernel rates, a system's links, a training framework's or a serving
+ * engine's behaviour), its default, physical bounds and unit.  Loaders read registered keys
+ * only; hw_param_set refuses others. */
+
+typedef enum hw_pscope { HW_SCOPE_GPU, HW_SCOPE_SYSTEM, HW_SCOPE_FRAMEWORK, HW_SCOPE_ENGINE, HW_NSCOPES } hw_pscope;
+const char *hw_scope_name(hw_pscope s);          /* "gpu", "system", "framework", "engine" */
+int hw_scope_parse(const char *s, hw_pscope *out); /* 0, or PP_EUSAGE */
+
+typedef enum hw_pkey {
+	/* gpu */
+	HW_P_GEMM_EFF_FP64, HW_P_GEMM_EFF_FP32, HW_P_GEMM_EFF_TF32, HW_P_GEMM_EFF_FP16, HW_P_GEMM_EFF_BF16,
+	HW_P_GEMM_EFF_FP8, HW_P_GEMM_EFF_INT8, HW_P_GEMM_EFF_INT4, /* in hw_dtype order */
+	HW_P_GEMM_K_RAMP, HW_P_KERNEL_LAUNCH_US, HW_P_HOST_OP_US, HW_P_HBM_EFF, HW_P_ATTN_EFF_FWD, HW_P_ATTN_EFF_BWD,
+	HW_P_CONV_EFF, HW_P_OVERLAP_SLOWDOWN,
+	/* system */
+	HW_P_COLL_EFF_INTRA, HW_P_COLL_EFF_INTRA_AR, HW_P_COLL_EFF_INTER, HW_P_P2P_EFF_INTRA, HW_P_COLL_ALPHA_US,
+	HW_P_COLL_HOP_INTRA_US, HW_P_COLL_HOP_INTER_US, HW_P_ITER_OVERHEAD_S, HW_P_SERVE_ALLREDUCE_US,
+	HW_P_FABRIC_LEAF_NODES,
+	HW_NPKEYS
+} hw_pkey;
+
+typedef struct hw_pdef {
+	const char *key;
+	hw_pscope scope;
+	double def;          /* without a row; NAN: derived from the subject's other figures */
+	double lo, hi;       /* physical bounds: values outside are refused */
+	const char *unit;
+	const char *fallback; /* a key read when this one has no row (gemm_eff_bf16 -> gemm_eff), or NULL */
+	const char *what;     /* one line: what it means */
+} hw_pdef;
+
+const hw_pdef *hw_pdef_get(hw_pkey k);  /* NULL out of range */
+/* The key's id in a scope: 0, or PP_ENOTFOUND. */
+int hw_pdef_find(hw_pscope scope, const char *key, hw_pkey *out);
+/* 0 when (scope, key) is registered and value finite and within its bounds; else PP_EUSAGE or
+ * PP_ERANGE with a message naming the key and its bounds. */
+int hw_pdef_check(const char *scope, const char *key, double value, char *err, size_t errlen);
+
+/* ---- parameter values ---------------------------------------------------------------------- */
 
 /* Parameters of the cost model, per GPU (scope "gpu") or per system (scope "system").  Origins
  * in order of precedence: measured, fitted, user, default. */

@@ -625,8 +625,9 @@ hw_param_set(hw_db *db, const char *scope, const char *subject, const char *key,
 {
 	if (db->readonly)
 		return pp_err(err, errlen, PP_EIO, "%s: database is read-only", db->path);
-	if (!isfinite(value))
-		return pp_err(err, errlen, PP_ERANGE, "parameter %s/%s/%s: value is not finite", scope, subject, key);
+	int rc = hw_pdef_check(scope, key, value, err, errlen);
+	if (rc != 0)
+		return rc;
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db->sql,
 			       "INSERT OR REPLACE INTO param(scope, subject, key, value, origin, method, source, run_id)"

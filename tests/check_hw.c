@@ -8,6 +8,7 @@
 #include "hardware/hw.h"
 #include "tests/testutil.h"
 
+#include <math.h>
 #include <cJSON.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
@@ -360,9 +361,19 @@ START_TEST(hostile_names)
 	ck_assert_int_eq(hw_show(db, evil, &doc, err, sizeof err), PP_ENOTFOUND);
 	hw_param p;
 	ck_assert_int_eq(hw_param_get(db, "gpu", evil, evil, &p), PP_ENOTFOUND);
-	ck_assert_int_eq(hw_param_set(db, "gpu", evil, "k", 1.0, "user", evil, evil, 0, err, sizeof err), 0);
-	ck_assert_int_eq(hw_param_get(db, "gpu", evil, "k", &p), 0);
+	ck_assert_int_eq(hw_param_set(db, "gpu", evil, "hbm_eff", 0.5, "user", evil, evil, 0, err, sizeof err), 0);
+	ck_assert_int_eq(hw_param_get(db, "gpu", evil, "hbm_eff", &p), 0);
 	ck_assert_str_eq(p.method, evil);
+	/* a key nobody registered, and a value outside its key's bounds, are refused by name */
+	ck_assert_int_eq(hw_param_set(db, "gpu", "h100-sxm", evil, 1.0, "user", "m", "s", 0, err, sizeof err), PP_EUSAGE);
+	ck_assert(strstr(err, "is not a gpu parameter") != NULL);
+	ck_assert_int_eq(hw_param_set(db, "gpu", "h100-sxm", "hbm_eff", 1.5, "user", "m", "s", 0, err, sizeof err),
+			 PP_ERANGE);
+	ck_assert(strstr(err, "hbm_eff") != NULL && strstr(err, "0.01..1") != NULL);
+	ck_assert_int_eq(hw_param_set(db, "gpu", "h100-sxm", "hbm_eff", NAN, "user", "m", "s", 0, err, sizeof err),
+			 PP_ERANGE);
+	ck_assert_int_eq(hw_param_set(db, "rack", "h100-sxm", "hbm_eff", 0.5, "user", "m", "s", 0, err, sizeof err),
+			 PP_EUSAGE);
 	hw_gpu g;
 	ck_assert_int_eq(hw_gpu_get(db, "h100-sxm", &g, err, sizeof err), 0);
 	hw_close(db);
