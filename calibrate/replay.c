@@ -552,9 +552,10 @@ gemm(lctx *x, int64_t m, int64_t n, int64_t k, int64_t batch, hw_dtype t, int32_
 #define SCORE_CHUNK_BYTES ((double)(256 << 20))
 
 static void
-attention(lctx *x, const sim_kernel *k)
+attention(lctx *x, const hw_kernel *k)
 {
-	int64_t batch = whole(k->b * k->heads), sq = whole(k->sq), sk = whole(k->causal ? k->sk / 2.0 : k->sk);
+	/* the scores the kernel computes: density of them (a causal square, half) */
+	int64_t batch = whole(k->b * k->heads), sq = whole(k->sq), sk = whole(k->sk * k->density);
 	int64_t dqk = whole(k->dqk), dv = whole(k->dv);
 	hw_dtype t = k->dtype;
 	double scores = (double)batch * (double)sq * (double)sk * out_bytes(t);
@@ -809,24 +810,25 @@ cal_replay_lower(const sim_rank_ops *o, const sim_train_cfg *c, cal_replay_prog 
 		case SIM_OP_COMPUTE:
 			p->sim_flops += op->flops;
 			for (size_t k = op->k0; k < op->k0 + op->nk; k++) {
-				const sim_kernel *kk = &o->kernels[k];
-				if (kk->kind == SIM_K_GEMM) {
+				const sim_kernel *sk = &o->kernels[k];
+				const hw_kernel *kk = &sk->hk;
+				if (kk->kind == HW_K_GEMM) {
 					int64_t m = whole(kk->m), n = whole(kk->n), kd = whole(kk->k), b = whole(kk->batch);
 					int32_t w = -1;
-					bool wout = kk->pass == SIM_PASS_WGRAD;
-					if (kk->weight != SIM_W_NONE && kk->pass != SIM_PASS_BMM) {
+					bool wout = sk->pass == SIM_PASS_WGRAD;
+					if (sk->weight != SIM_W_NONE && sk->pass != SIM_PASS_BMM) {
 						int64_t pm = cal_replay_buffer_dim(kk->dtype, m), pn = cal_replay_buffer_dim(kk->dtype, n),
 							pk = cal_replay_buffer_dim(kk->dtype, kd);
 						int64_t elems = (wout ? pm * pn : pk * pn) * b;
 						int bytes = in_bytes(kk->dtype) > out_bytes(kk->dtype) ? in_bytes(kk->dtype)
 												 : out_bytes(kk->dtype);
-						w = weight_id(&x, kk->layer, kk->weight, elems * bytes);
+						w = weight_id(&x, sk->layer, sk->weight, elems * bytes);
 					}
 					gemm(&x, m, n, kd, b, kk->dtype, w, wout);
-				} else if (kk->kind == SIM_K_ATTN) {
+				} else if (kk->kind == HW_K_ATTN) {
 					attention(&x, kk);
 				} else {
-					memop(&x, kk->bytes);
+					memop(&x, hw_kernel_bytes(kk));
 				}
 			}
 			break;

@@ -72,28 +72,30 @@ progress(void *ctx, const char *line)
 /* ---- --dry-run ----------------------------------------------------------------------------- */
 
 static void
-print_kernel(const sim_kernel *k)
+print_kernel(const sim_kernel *sk)
 {
+	const hw_kernel *k = &sk->hk;
 	char a[32];
 	switch (k->kind) {
-	case SIM_K_GEMM:
+	case HW_K_GEMM:
 		printf("gemm %.0fx%.0fx%.0f", k->m, k->n, k->k);
 		if (k->batch > 1)
 			printf(" x%.0f", k->batch);
 		printf(" %s", hw_dtype_name(k->dtype));
-		if (k->weight != SIM_W_NONE) {
-			printf(" %s", sim_weight_name(k->weight));
-			if (k->layer >= 0)
-				printf(" L%lld", (long long)k->layer);
-			printf(" %s", k->pass == SIM_PASS_FWD ? "fwd" : k->pass == SIM_PASS_DGRAD ? "dgrad" : "wgrad");
+		if (sk->weight != SIM_W_NONE) {
+			printf(" %s", sim_weight_name(sk->weight));
+			if (sk->layer >= 0)
+				printf(" L%lld", (long long)sk->layer);
+			printf(" %s", sk->pass == SIM_PASS_FWD ? "fwd" : sk->pass == SIM_PASS_DGRAD ? "dgrad" : "wgrad");
 		}
 		break;
-	case SIM_K_ATTN:
+	case HW_K_ATTN:
 		printf("attention%s b%.0f h%.0f/%.0f s%.0fx%.0f d%.0f/%.0f%s %s", k->bwd ? " bwd" : "", k->b, k->heads,
-		       k->kv_heads, k->sq, k->sk, k->dqk, k->dv, k->causal ? " causal" : "", cli_si(k->flops, "FLOP", a, sizeof a));
+		       k->kv_heads, k->sq, k->sk, k->dqk, k->dv, k->density < 1.0 ? " causal" : "",
+		       cli_si(hw_kernel_flops(k), "FLOP", a, sizeof a));
 		break;
 	default:
-		printf("memory %s", cli_bytes(k->bytes, a, sizeof a));
+		printf("memory %s", cli_bytes(hw_kernel_bytes(k), a, sizeof a));
 		break;
 	}
 }

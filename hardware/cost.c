@@ -459,20 +459,26 @@ gemm_model(const hw_cost *c, hw_dtype t, double m, double n, double k, double ba
 	return gemm_model_w(c, t, hw_dtype_bytes(t), m, n, k, batch);
 }
 
-double
-hw_cost_gemm_w(const hw_cost *c, hw_dtype t, double wbytes, double m, double n, double k, double batch, hw_prov *prov)
+static double cost_gemm(const hw_cost *c, hw_dtype t, double m, double n, double k, double batch, hw_prov *prov);
+
+/* A GEMM whose weights are stored at wbytes per element while it computes at dtype t
+ * (weight-only quantization): no measured correction, the measured tables are of plain GEMMs. */
+static double
+cost_gemm_w(const hw_cost *c, hw_dtype t, double wbytes, double m, double n, double k, double batch, hw_prov *prov)
 {
 	if (prov)
 		*prov = c->p[HW_P_GEMM_EFF_FP64 + eff_dtype(c, t)].prov;
 	if (!(m > 0) || !(n > 0) || !(k > 0) || !(batch > 0))
 		return 0.0;
 	if (wbytes == hw_dtype_bytes(t))
-		return hw_cost_gemm(c, t, m, n, k, batch, prov); /* measured shapes apply */
+		return cost_gemm(c, t, m, n, k, batch, prov); /* measured shapes apply */
 	return gemm_model_w(c, t, wbytes, m, n, k, batch);
 }
 
-double
-hw_cost_gemm(const hw_cost *c, hw_dtype t, double m, double n, double k, double batch, hw_prov *prov)
+/* A GEMM (batch x [m x k] x [k x n]) in the given dtype: the model, corrected by the nearest
+ * measured shape. */
+static double
+cost_gemm(const hw_cost *c, hw_dtype t, double m, double n, double k, double batch, hw_prov *prov)
 {
 	if (!(m > 0) || !(n > 0) || !(k > 0) || !(batch > 0)) {
 		if (prov)
@@ -507,11 +513,12 @@ hw_cost_gemm(const hw_cost *c, hw_dtype t, double m, double n, double k, double 
 	return model;
 }
 
-double
-hw_cost_conv(const hw_cost *c, hw_dtype t, double m, double n, double k, hw_prov *prov)
+/* A convolution lowered to an implicit GEMM. */
+static double
+cost_conv(const hw_cost *c, hw_dtype t, double m, double n, double k, hw_prov *prov)
 {
 	hw_prov p;
-	double g = hw_cost_gemm(c, t, m, n, k, 1.0, &p);
+	double g = cost_gemm(c, t, m, n, k, 1.0, &p);
 	double launch = c->p[HW_P_KERNEL_LAUNCH_US].v * 1e-6;
 	if (prov)
 		*prov = p == HW_PROV_MEASURED ? c->p[HW_P_CONV_EFF].prov : p;
@@ -519,8 +526,9 @@ hw_cost_conv(const hw_cost *c, hw_dtype t, double m, double n, double k, hw_prov
 	return launch + (g - launch) / c->p[HW_P_CONV_EFF].v;
 }
 
-double
-hw_cost_mem(const hw_cost *c, double bytes, hw_prov *prov)
+/* A memory-bound kernel that reads and writes `bytes` in total. */
+static double
+cost_mem(const hw_cost *c, double bytes, hw_prov *prov)
 {
 	if (prov)
 		*prov = c->p[HW_P_HBM_EFF].prov;
@@ -529,17 +537,87 @@ hw_cost_mem(const hw_cost *c, double bytes, hw_prov *prov)
 	return c->p[HW_P_KERNEL_LAUNCH_US].v * 1e-6 + bytes / hbm_bw(c);
 }
 
-double
-hw_cost_attn(const hw_cost *c, hw_dtype t, double flops, double bytes, bool bwd, hw_prov *prov)
+/* A fused (flash) attention kernel: a roofline with the kernel's own achieved fraction of the
+ * peak, forward or backward. */
+static double
+cost_attn(const hw_cost *c, const hw_kernel *k, hw_prov *prov)
 {
-	const pval *e = bwd ? &c->p[HW_P_ATTN_EFF_BWD] : &c->p[HW_P_ATTN_EFF_FWD];
+	const pval *e = k->bwd ? &c->p[HW_P_ATTN_EFF_BWD] : &c->p[HW_P_ATTN_EFF_FWD];
 	if (prov)
 		*prov = e->prov;
+	double flops = hw_kernel_flops(k);
 	if (!(flops > 0))
 		return 0.0;
-	double compute = flops / (peak_flops(c, t) * e->v);
-	double mem = bytes / hbm_bw(c);
+	double compute = flops / (peak_flops(c, k->dtype) * e->v);
+	double mem = hw_kernel_bytes(k) / hbm_bw(c);
 	return c->p[HW_P_KERNEL_LAUNCH_US].v * 1e-6 + (compute > mem ? compute : mem);
+}
+
+const char *
+hw_kkind_name(hw_kkind k)
+{
+	static const char *const n[HW_NKKINDS] = {"gemm", "attention", "memory", "conv"};
+	return (unsigned)k < HW_NKKINDS ? n[k] : "?";
+}
+
+double
+hw_kernel_flops(const hw_kernel *k)
+{
+	switch (k->kind) {
+	case HW_K_GEMM:
+		return 2.0 * k->m * k->n * k->k * k->batch;
+	case HW_K_CONV:
+		return 2.0 * k->m * k->n * k->k;
+	case HW_K_ATTN: {
+		double f = 2.0 * k->b * k->heads * k->sq * k->sk * (k->dqk + k->dv) * k->density;
+		return k->bwd ? 2.5 * f : f;
+	}
+	default:
+		return 0.0;
+	}
+}
+
+double
+hw_kernel_bytes(const hw_kernel *k)
+{
+	switch (k->kind) {
+	case HW_K_GEMM: {
+		double a = hw_dtype_bytes(k->dtype), w = k->wbytes > 0 ? k->wbytes : a;
+		return ((k->m * k->k + k->m * k->n) * a + k->k * k->n * w) * k->batch;
+	}
+	case HW_K_ATTN: {
+		/* Q and O, and K and V once each (the backward reads and writes about twice that) */
+		double e = hw_dtype_bytes(k->dtype), kv = k->kvbytes > 0 ? k->kvbytes : e;
+		double kvdim = k->kv_latent ? k->dqk : k->dqk + k->dv;
+		double io = k->b * k->sq * k->heads * (k->dqk + k->dv) * e + k->b * k->sk * k->kv_heads * kvdim * kv;
+		return k->bwd ? 2.0 * io : io;
+	}
+	case HW_K_MEM:
+		return k->bytes;
+	default:
+		return 0.0;
+	}
+}
+
+double
+hw_cost_kernel(const hw_cost *c, const hw_kernel *k, hw_prov *prov)
+{
+	switch (k->kind) {
+	case HW_K_GEMM:
+		if (k->wbytes > 0)
+			return cost_gemm_w(c, k->dtype, k->wbytes, k->m, k->n, k->k, k->batch, prov);
+		return cost_gemm(c, k->dtype, k->m, k->n, k->k, k->batch, prov);
+	case HW_K_CONV:
+		return cost_conv(c, k->dtype, k->m, k->n, k->k, prov);
+	case HW_K_ATTN:
+		return cost_attn(c, k, prov);
+	case HW_K_MEM:
+		return cost_mem(c, k->bytes, prov);
+	default:
+		if (prov)
+			*prov = HW_PROV_DATASHEET;
+		return 0.0;
+	}
 }
 
 /* ---- communication ------------------------------------------------------------------------- */

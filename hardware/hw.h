@@ -308,20 +308,46 @@ int hw_cost_use_gpus_per_node(hw_cost *c, int n, char *err, size_t errlen);
  * see cost.c.  Public so that calibrate/ can fit gemm_k_ramp against measured GEMMs. */
 double hw_gemm_shape_eff(const hw_gpu *gpu, double k_ramp, double m, double n, double k);
 
-/* A GEMM (batch x [m x k] x [k x n]) in the given dtype. */
-double hw_cost_gemm(const hw_cost *c, hw_dtype t, double m, double n, double k, double batch, hw_prov *prov);
-/* A GEMM whose k x n operand (the weights) is stored at wbytes bytes per element while it
- * computes at dtype t: weight-only quantization (int8 1, int4 0.5 with t = bf16).  No measured
- * correction: the measured tables are of plain GEMMs. */
-double hw_cost_gemm_w(const hw_cost *c, hw_dtype t, double wbytes, double m, double n, double k, double batch,
-		      hw_prov *prov);
-/* A memory-bound kernel that reads and writes `bytes` in total. */
-double hw_cost_mem(const hw_cost *c, double bytes, hw_prov *prov);
-/* A fused (flash) attention kernel of `flops` FLOPs moving `bytes`; bwd selects the backward
- * kernel's efficiency. */
-double hw_cost_attn(const hw_cost *c, hw_dtype t, double flops, double bytes, bool bwd, hw_prov *prov);
-/* A convolution lowered to an implicit GEMM. */
-double hw_cost_conv(const hw_cost *c, hw_dtype t, double m, double n, double k, hw_prov *prov);
+/* ---- kernels: the seam between software and hardware --------------------------------------- *
+ *
+ * A kernel is described by its full shape and implementation; hw_cost_kernel prices it on the
+ * bound system from measured tables first (GEMM shapes, bandwidth), then the GPU's measured or
+ * datasheet rates.  What a framework or engine does (which kernels, in which dtype) is decided
+ * by whoever builds the kernel (sim/kernels.c); nothing here knows about schedules. */
+
+typedef enum hw_kkind { HW_K_GEMM, HW_K_ATTN, HW_K_MEM, HW_K_CONV, HW_NKKINDS } hw_kkind;
+const char *hw_kkind_name(hw_kkind k); /* "gemm", "attention", "memory", "conv" */
+
+/* Fused attention kernels by implementation (their rates are the GPU's). */
+typedef enum hw_attn_impl { HW_ATTN_FLASH, HW_NATTN } hw_attn_impl;
+
+typedef struct hw_kernel {
+	hw_kkind kind;
+	hw_dtype dtype;      /* GEMM, conv, attention: the dtype it computes in */
+	/* GEMM: batch x [m x k] x [k x n]; conv: the implicit GEMM m x n x k.  m may be fractional
+	 * (MoE tokens per expert under load imbalance). */
+	double m, n, k, batch;
+	double wbytes;       /* GEMM: bytes per element of the k x n operand (the weights) when stored
+	                      * narrower than dtype (weight-only int8 1, int4 0.5); 0: dtype's */
+	/* fused attention: b sequences of sq queries over sk keys, heads query heads and kv_heads
+	 * key/value heads, head dims dqk and dv; density is the fraction of the sq x sk scores
+	 * computed (1: all, 0.5: a causal square); bwd the backward kernel */
+	hw_attn_impl impl;
+	double b, heads, kv_heads, sq, sk, dqk, dv, density;
+	double kvbytes;      /* attention: bytes per K/V element (an fp8 KV cache: 1); 0: dtype's */
+	bool kv_latent;      /* K and V are one shared vector of dqk per token and KV head (MLA decode
+	                      * with absorbed projections): K/V bytes sk x kv_heads x dqk */
+	bool bwd;
+	double bytes;        /* memory-bound: bytes read plus written */
+} hw_kernel;
+
+/* FLOPs a kernel executes (GEMM and conv 2mnk per batch; attention 2 b heads sq sk (dqk + dv)
+ * density, the backward 2.5 times that: it recomputes the scores, then dV, dP, dQ and dK), and
+ * the bytes it moves through HBM. */
+double hw_kernel_flops(const hw_kernel *k);
+double hw_kernel_bytes(const hw_kernel *k);
+/* Seconds the kernel takes on the bound system, and where the figure came from. */
+double hw_cost_kernel(const hw_cost *c, const hw_kernel *k, hw_prov *prov);
 
 /* A collective (or a send/recv) among `ranks` GPUs, `per_node` of them on each node
  * (per_node == ranks: inside one scale-up domain).  `bytes` is nccl-tests' size: the message

@@ -168,7 +168,8 @@ sim_train_estimate(const model *m, const hw_cost *cost, const sim_train_cfg *cin
 		step += red;
 	}
 	double P = worst_params / (c->zero >= 1 ? (double)grp : 1.0) + worst_expert / (c->zero >= 1 ? (double)pl.edp : 1.0);
-	step += hw_cost_mem(cost, P * (e >= 4.0 ? 28.0 : 32.0), NULL);
+	const hw_kernel opt = {.kind = HW_K_MEM, .bytes = P * (e >= 4.0 ? 28.0 : 32.0)};
+	step += hw_cost_kernel(cost, &opt, NULL);
 	*step_s = step;
 	return 0;
 }

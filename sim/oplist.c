@@ -152,16 +152,18 @@ sim_rec_kernel(sim_rec *r, int32_t list, const sim_kernel *k)
 	/* field by field over zeros: the padding too is defined (op lists travel as bytes) */
 	sim_kernel *d = &l->k[l->n++];
 	memset(d, 0, sizeof *d);
-	d->kind = k->kind;
-	d->dtype = k->dtype;
+	const hw_kernel *a = &k->hk;
+	hw_kernel *z = &d->hk;
+	z->kind = a->kind, z->dtype = a->dtype;
+	z->m = a->m, z->n = a->n, z->k = a->k, z->batch = a->batch, z->wbytes = a->wbytes;
+	z->impl = a->impl;
+	z->b = a->b, z->heads = a->heads, z->kv_heads = a->kv_heads, z->sq = a->sq, z->sk = a->sk;
+	z->dqk = a->dqk, z->dv = a->dv, z->density = a->density, z->kvbytes = a->kvbytes, z->bwd = a->bwd;
+	z->kv_latent = a->kv_latent;
+	z->bytes = a->bytes;
 	d->weight = k->weight;
 	d->pass = k->pass;
 	d->layer = k->layer;
-	d->m = k->m, d->n = k->n, d->k = k->k, d->batch = k->batch;
-	d->b = k->b, d->heads = k->heads, d->kv_heads = k->kv_heads, d->sq = k->sq, d->sk = k->sk;
-	d->dqk = k->dqk, d->dv = k->dv;
-	d->causal = k->causal, d->bwd = k->bwd;
-	d->flops = k->flops, d->bytes = k->bytes;
 }
 
 void
@@ -666,13 +668,6 @@ fail:
 /* ---- JSON ---------------------------------------------------------------------------------- */
 
 static const char *
-kkind_name(sim_kkind k)
-{
-	static const char *const n[] = {"gemm", "attention", "memory"};
-	return (unsigned)k < SIM_NKKINDS ? n[k] : "?";
-}
-
-static const char *
 pass_name(sim_pass p)
 {
 	static const char *const n[] = {"fwd", "dgrad", "wgrad", "bmm"};
@@ -680,25 +675,26 @@ pass_name(sim_pass p)
 }
 
 static cJSON *
-kernel_json(const sim_kernel *k)
+kernel_json(const sim_kernel *sk)
 {
+	const hw_kernel *k = &sk->hk;
 	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "kind", kkind_name(k->kind));
+	cJSON_AddStringToObject(o, "kind", hw_kkind_name(k->kind));
 	switch (k->kind) {
-	case SIM_K_GEMM:
+	case HW_K_GEMM:
 		cJSON_AddStringToObject(o, "dtype", hw_dtype_name(k->dtype));
 		cJSON_AddNumberToObject(o, "m", k->m);
 		cJSON_AddNumberToObject(o, "n", k->n);
 		cJSON_AddNumberToObject(o, "k", k->k);
 		cJSON_AddNumberToObject(o, "batch", k->batch);
-		cJSON_AddStringToObject(o, "pass", pass_name(k->pass));
-		if (k->weight != SIM_W_NONE) {
-			cJSON_AddStringToObject(o, "weight", sim_weight_name(k->weight));
-			cJSON_AddNumberToObject(o, "layer", (double)k->layer);
+		cJSON_AddStringToObject(o, "pass", pass_name(sk->pass));
+		if (sk->weight != SIM_W_NONE) {
+			cJSON_AddStringToObject(o, "weight", sim_weight_name(sk->weight));
+			cJSON_AddNumberToObject(o, "layer", (double)sk->layer);
 		}
-		cJSON_AddNumberToObject(o, "flops", k->flops);
+		cJSON_AddNumberToObject(o, "flops", hw_kernel_flops(k));
 		break;
-	case SIM_K_ATTN:
+	case HW_K_ATTN:
 		cJSON_AddStringToObject(o, "dtype", hw_dtype_name(k->dtype));
 		cJSON_AddBoolToObject(o, "backward", k->bwd);
 		cJSON_AddNumberToObject(o, "batch", k->b);
@@ -708,12 +704,12 @@ kernel_json(const sim_kernel *k)
 		cJSON_AddNumberToObject(o, "seq_k", k->sk);
 		cJSON_AddNumberToObject(o, "head_dim_qk", k->dqk);
 		cJSON_AddNumberToObject(o, "head_dim_v", k->dv);
-		cJSON_AddBoolToObject(o, "causal", k->causal);
-		cJSON_AddNumberToObject(o, "flops", k->flops);
-		cJSON_AddNumberToObject(o, "bytes", k->bytes);
+		cJSON_AddNumberToObject(o, "density", k->density);
+		cJSON_AddNumberToObject(o, "flops", hw_kernel_flops(k));
+		cJSON_AddNumberToObject(o, "bytes", hw_kernel_bytes(k));
 		break;
 	default:
-		cJSON_AddNumberToObject(o, "bytes", k->bytes);
+		cJSON_AddNumberToObject(o, "bytes", hw_kernel_bytes(k));
 		break;
 	}
 	return o;
@@ -785,12 +781,12 @@ sim_rank_ops_json(const sim_rank_ops *o, const sim_train_cfg *c)
 			for (size_t k = op->k0; k < op->k0 + op->nk; k++) {
 				const sim_kernel *kk = &o->kernels[k];
 				cJSON_AddItemToArray(ks, kernel_json(kk));
-				if (kk->kind == SIM_K_GEMM)
-					gemm += kk->flops;
-				else if (kk->kind == SIM_K_ATTN)
-					attn += kk->flops;
+				if (kk->hk.kind == HW_K_GEMM)
+					gemm += hw_kernel_flops(&kk->hk);
+				else if (kk->hk.kind == HW_K_ATTN)
+					attn += hw_kernel_flops(&kk->hk);
 				else
-					membytes += kk->bytes;
+					membytes += hw_kernel_bytes(&kk->hk);
 			}
 			break;
 		}

@@ -10,6 +10,7 @@
 #include "config.h"
 #include "common/csv.h"
 #include "common/pp.h"
+#include "sim/kernels_int.h"
 #include "sim/sim.h"
 
 #include <cJSON.h>
@@ -380,21 +381,81 @@ sim_serve_memory(const model *m, const hw_system *sys, const sim_serve_cfg *c, s
 	return 0;
 }
 
-/* ---- iteration cost ------------------------------------------------------------------------ */
+/* ---- iteration cost ------------------------------------------------------------------------ *
+ *
+ * The kernels come from the one builder (kernels.c) in its forward-only form: an iteration's
+ * linear layers over its T tokens (the same for every iteration of T tokens: cached), the
+ * attention of each prefill chunk and of the decoding sequences together (by the KV bytes they
+ * read), the LM head over the sequences that emit a token.  Serving engines capture their
+ * iterations in CUDA graphs: no per-kernel host floor. */
 
 typedef struct icost {
 	const model *m;
 	const model_tf *t;
 	const hw_cost *cost;
 	const sim_serve_cfg *c;
+	sim_kspec ks;
 	int tp_per_node;
 	double *lin;   /* [T]: GEMMs, element-wise work and TP all-reduces of all layers, -1 unknown */
 	double *head;  /* [n]: the LM head over n sequences */
 	size_t nlin, nhead;
-	hw_dtype gdt;  /* GEMM compute dtype */
-	double wb;     /* weight bytes per element */
-	double lpg;    /* layers per pipeline stage (all stages run in turn) */
+	int64_t dense_layer, moe_layer; /* a layer of each kind (-1: none) */
+	double ndense, nmoe;            /* how many of each */
 } icost;
+
+/* The builder's emit: sums the kernels' times. */
+static void
+sum_kernel(void *arg, int block, int slot, const sim_kernel *k)
+{
+	(void)block;
+	(void)slot;
+	double *acc = ((void **)arg)[1];
+	*acc += hw_cost_kernel(((const icost *)((void **)arg)[0])->cost, &k->hk, NULL);
+}
+
+static void
+icost_init(icost *ic, const model *m, const hw_cost *cost, const sim_serve_cfg *c)
+{
+	ic->m = m;
+	ic->t = model_transformer(m);
+	ic->cost = cost;
+	ic->c = c;
+	sim_kspec *s = &ic->ks;
+	memset(s, 0, sizeof *s);
+	s->m = m;
+	s->tp = c->tp, s->cp = 1, s->ep = 1;
+	/* FP8 weights run FP8 GEMMs; weight-only int8/int4 compute in 16 bits with narrow weights */
+	s->dt = c->weights == HW_FP8 ? HW_FP8 : HW_BF16;
+	s->wbytes = weight_bytes(c->weights);
+	s->adt = HW_BF16;
+	s->kvbytes = hw_dtype_bytes(c->kv_dtype);
+	s->e = 2.0;
+	s->flash = true;
+	s->moe_imb = 1.0;
+	ic->dense_layer = ic->moe_layer = -1;
+	for (int64_t l = 0; l < ic->t->layers; l++) {
+		bool moe = model_layer_is_moe(m, l);
+		if (moe) {
+			ic->nmoe += 1.0;
+			if (ic->moe_layer < 0)
+				ic->moe_layer = l;
+		} else {
+			ic->ndense += 1.0;
+			if (ic->dense_layer < 0)
+				ic->dense_layer = l;
+		}
+	}
+}
+
+/* Seconds of the kernels of one layer over T tokens, without the attention core. */
+static double
+layer_linear(icost *ic, int64_t layer, double T)
+{
+	double acc = 0.0;
+	void *arg[2] = {ic, &acc};
+	sim_kernels_layer(&ic->ks, layer, T, 0.0, 0.0, 0.0, 0.0, sum_kernel, arg);
+	return acc;
+}
 
 static double
 linear_time(icost *ic, int64_t T)
@@ -403,61 +464,15 @@ linear_time(icost *ic, int64_t T)
 		return ic->lin[T];
 	const model_tf *t = ic->t;
 	const sim_serve_cfg *c = ic->c;
-	double tp = (double)c->tp, h = (double)t->hidden, a = (double)t->heads / tp;
-	double g = t->kv_heads >= c->tp ? (double)t->kv_heads / tp : 1.0, d = (double)t->head_dim;
-	double mult = t->mlp == MODEL_MLP_SWIGLU ? 2.0 : 1.0;
-	double x = (double)T;
-	double per = 0.0;
-	/* attention projections */
-	if (t->kv_lora_rank > 0) {
-		double q = (double)t->q_lora_rank, kv = (double)t->kv_lora_rank, rope = (double)t->qk_rope_dim;
-		double dqk = (double)(t->qk_nope_dim + t->qk_rope_dim), dv = (double)t->v_head_dim;
-		per += q > 0 ? hw_cost_gemm_w(ic->cost, ic->gdt, ic->wb, x, q, h, 1, NULL) +
-				       hw_cost_gemm_w(ic->cost, ic->gdt, ic->wb, x, a * dqk, q, 1, NULL)
-			     : hw_cost_gemm_w(ic->cost, ic->gdt, ic->wb, x, a * dqk, h, 1, NULL);
-		per += hw_cost_gemm_w(ic->cost, ic->gdt, ic->wb, x, kv + rope, h, 1, NULL);
-		per += hw_cost_gemm_w(ic->cost, ic->gdt, ic->wb, x, a * ((double)t->qk_nope_dim + dv), kv, 1, NULL);
-		per += hw_cost_gemm_w(ic->cost, ic->gdt, ic->wb, x, h, a * dv, 1, NULL);
-	} else {
-		per += hw_cost_gemm_w(ic->cost, ic->gdt, ic->wb, x, (a + 2.0 * g) * d, h, 1, NULL);
-		per += hw_cost_gemm_w(ic->cost, ic->gdt, ic->wb, x, h, a * d, 1, NULL);
-	}
-	/* MLP, or the experts a batch of T tokens activates */
-	double mlp = 0.0;
-	double dense_ffn = (double)t->ffn / tp;
-	if (t->experts > 0) {
-		double E = (double)t->experts, k = (double)t->top_k, fe = (double)t->expert_ffn / tp;
-		double active = E * (1.0 - pow(1.0 - 1.0 / E, x * k)); /* expected distinct experts hit */
-		if (active < 1.0)
-			active = 1.0;
-		double per_exp = x * k / active;
-		double moe = hw_cost_gemm_w(ic->cost, ic->gdt, ic->wb, x, E, h, 1, NULL) +
-			     hw_cost_gemm_w(ic->cost, ic->gdt, ic->wb, per_exp, mult * fe, h, active, NULL) +
-			     hw_cost_gemm_w(ic->cost, ic->gdt, ic->wb, per_exp, h, fe, active, NULL);
-		if (t->shared_experts > 0) {
-			double fs = (double)t->shared_experts * fe;
-			moe += hw_cost_gemm_w(ic->cost, ic->gdt, ic->wb, x, mult * fs, h, 1, NULL) +
-			       hw_cost_gemm_w(ic->cost, ic->gdt, ic->wb, x, h, fs, 1, NULL);
-		}
-		double dense = hw_cost_gemm_w(ic->cost, ic->gdt, ic->wb, x, mult * dense_ffn, h, 1, NULL) +
-			       hw_cost_gemm_w(ic->cost, ic->gdt, ic->wb, x, h, dense_ffn, 1, NULL);
-		double nmoe = 0;
-		for (int64_t l = 0; l < t->layers; l++)
-			nmoe += model_layer_is_moe(ic->m, l) ? 1.0 : 0.0;
-		double fm = nmoe / (double)t->layers;
-		mlp = fm * moe + (1.0 - fm) * (dense_ffn > 0 ? dense : moe);
-		dense_ffn = (double)t->expert_ffn * k / tp;
-	} else {
-		mlp = hw_cost_gemm_w(ic->cost, ic->gdt, ic->wb, x, mult * dense_ffn, h, 1, NULL) +
-		      hw_cost_gemm_w(ic->cost, ic->gdt, ic->wb, x, h, dense_ffn, 1, NULL);
-	}
-	per += mlp;
-	/* norms, rotary, activation, residuals: read and write the token's vectors */
-	per += hw_cost_mem(ic->cost, x * (8.0 * h + 3.0 * dense_ffn) * 2.0, NULL);
-	/* two TP all-reduces of the hidden states */
+	double x = (double)T, h = (double)t->hidden;
+	double total = 0.0;
+	if (ic->ndense > 0)
+		total += ic->ndense * layer_linear(ic, ic->dense_layer, x);
+	if (ic->nmoe > 0)
+		total += ic->nmoe * layer_linear(ic, ic->moe_layer, x);
+	/* two TP all-reduces of the hidden states per layer */
 	if (c->tp > 1)
-		per += 2.0 * hw_cost_serve_allreduce(ic->cost, c->tp, ic->tp_per_node, x * h * 2.0, NULL);
-	double total = per * (double)t->layers;
+		total += 2.0 * (double)t->layers * hw_cost_serve_allreduce(ic->cost, c->tp, ic->tp_per_node, x * h * 2.0, NULL);
 	/* pipeline: each stage hands the hidden states to the next */
 	if (c->pp > 1)
 		total += (double)(c->pp - 1) * hw_cost_coll_time(ic->cost, HW_SEND_RECV, 2, 1, x * h * 2.0, NULL);
@@ -473,27 +488,36 @@ head_time(icost *ic, int64_t n)
 		return 0.0;
 	if ((size_t)n < ic->nhead && ic->head[n] >= 0)
 		return ic->head[n];
-	const model_tf *t = ic->t;
-	double v = (double)t->vocab / (double)ic->c->tp;
-	double x = hw_cost_gemm_w(ic->cost, HW_BF16, 2.0, (double)n, v, (double)t->hidden, 1, NULL) +
-		   hw_cost_mem(ic->cost, (double)n * v * 4.0 * 2.0, NULL); /* logits and sampling */
+	double acc = 0.0;
+	void *arg[2] = {ic, &acc};
+	sim_kernels_head(&ic->ks, (double)n, sum_kernel, arg);
 	if ((size_t)n < ic->nhead)
-		ic->head[n] = x;
-	return x;
+		ic->head[n] = acc;
+	return acc;
 }
 
-/* Attention of an iteration: prefill by FLOPs (causal), decode by the KV bytes read. */
+/* Attention of one prefill chunk of `chunk` tokens after `done` cached ones, all layers: the
+ * chunk's queries see the cached keys and, causally, each other. */
 static double
-attention_time(icost *ic, double pre_flops, double pre_bytes, double dec_ctx)
+prefill_attention(icost *ic, int64_t done, int64_t chunk)
 {
-	const model_tf *t = ic->t;
-	const sim_serve_cfg *c = ic->c;
-	double a = (double)t->heads / (double)c->tp;
-	double dqk = t->kv_lora_rank > 0 ? (double)(t->kv_lora_rank + t->qk_rope_dim) : (double)t->head_dim;
-	double kvtok = kv_per_token_gpu(ic->m, c) / ceil((double)t->layers / (double)c->pp); /* per layer */
-	double flops = pre_flops + 4.0 * dec_ctx * a * dqk;
-	double bytes = pre_bytes + dec_ctx * kvtok;
-	return hw_cost_attn(ic->cost, HW_BF16, flops, bytes, false, NULL) * (double)t->layers;
+	double acc = 0.0, sk = (double)(done + chunk);
+	void *arg[2] = {ic, &acc};
+	sim_kernels_attn(&ic->ks, 1.0, (double)chunk, sk, ((double)done + (double)chunk / 2.0) / sk, false, sum_kernel, arg);
+	return acc * (double)ic->t->layers;
+}
+
+/* Attention of the decoding sequences, all layers: n new queries against `ctx` cached tokens in
+ * all (by the bytes they read, in one batched kernel). */
+static double
+decode_attention(icost *ic, int64_t n, double ctx)
+{
+	if (n <= 0)
+		return 0.0;
+	double acc = 0.0;
+	void *arg[2] = {ic, &acc};
+	sim_kernels_attn(&ic->ks, (double)n, 1.0, ctx / (double)n, 1.0, true, sum_kernel, arg);
+	return acc * (double)ic->t->layers;
 }
 
 /* ---- the replicas -------------------------------------------------------------------------- */
@@ -688,10 +712,7 @@ start_iteration(run *r, int k)
 	kv_account(p, r->now);
 	int64_t budget = c->max_batched_tokens;
 	int64_t ndec = 0, npre_tokens = 0, nout = 0;
-	double pre_flops = 0, pre_bytes = 0, dec_ctx = 0;
-	const model_tf *t = r->ic.t;
-	double a = (double)t->heads / (double)c->tp, d = (double)t->head_dim;
-	double kvtok = kv_per_token_gpu(r->m, c) / ceil((double)t->layers / (double)c->pp);
+	double att = 0, dec_ctx = 0;
 	/* decode replicas admit handed-over sequences whose cache arrived (they need blocks);
 	 * they decode in this very iteration */
 	while (p->kind == R_DECODE && p->wlen > 0 && p->nrun < (size_t)c->max_num_seqs) {
@@ -776,8 +797,7 @@ start_iteration(run *r, int k)
 		s->decode = false;
 		budget -= chunk;
 		npre_tokens += chunk;
-		pre_flops += 4.0 * (double)chunk * ((double)s->done + (double)chunk / 2.0) * a * d;
-		pre_bytes += (double)(s->done + chunk) * kvtok;
+		att += prefill_attention(&r->ic, s->done, chunk);
 		if (s->done + chunk >= s->target)
 			nout++;
 	}
@@ -805,8 +825,7 @@ start_iteration(run *r, int k)
 		p->free_blocks -= need;
 		budget -= chunk;
 		npre_tokens += chunk;
-		pre_flops += 4.0 * (double)chunk * ((double)chunk / 2.0) * a * d;
-		pre_bytes += (double)chunk * kvtok;
+		att += prefill_attention(&r->ic, 0, chunk);
 		if (chunk >= target)
 			nout++;
 	}
@@ -815,7 +834,7 @@ start_iteration(run *r, int k)
 		/* nothing schedulable (no KV room for the next waiting request): idle until a change */
 		return;
 	}
-	double dur = linear_time(&r->ic, T) + head_time(&r->ic, nout) + attention_time(&r->ic, pre_flops, pre_bytes, dec_ctx) +
+	double dur = linear_time(&r->ic, T) + head_time(&r->ic, nout) + att + decode_attention(&r->ic, ndec, dec_ctx) +
 		     hw_cost_iter_overhead(r->ic.cost);
 	p->busy = true;
 	p->iter_start = r->now;
@@ -1215,7 +1234,6 @@ sim_serve(const model *m, const hw_cost *cost, const sim_serve_cfg *cin, sim_ser
 	*out = NULL;
 	sim_serve_cfg cfgv = *cin;
 	sim_serve_cfg *c = &cfgv;
-	const model_tf *t = model_transformer(m);
 	const hw_system *sys = hw_cost_system(cost);
 	int64_t nreq;
 	sim_serve_mem mem;
@@ -1245,14 +1263,9 @@ sim_serve(const model *m, const hw_cost *cost, const sim_serve_cfg *cin, sim_ser
 		r.ic.lin[i] = -1;
 	for (size_t i = 0; i < r.ic.nhead; i++)
 		r.ic.head[i] = -1;
-	r.ic.m = m;
-	r.ic.t = t;
-	r.ic.cost = cost;
-	r.ic.c = c;
+	icost_init(&r.ic, m, cost, c);
 	int dom = sys->scaleup_domain > 0 ? sys->scaleup_domain : sys->gpus_per_node;
 	r.ic.tp_per_node = c->tp < dom ? c->tp : dom;
-	r.ic.gdt = c->weights == HW_FP8 ? HW_FP8 : HW_BF16;
-	r.ic.wb = weight_bytes(c->weights);
 	make_requests(&r);
 	for (int64_t i = 0; i < nreq; i++)
 		if (r.req[i].prompt + r.req[i].output > maxlen)

@@ -156,8 +156,6 @@ void sim_train_result_free(sim_train_result *r);
  * then CP, then DP, then PP.  In the symmetric mode the list of a rank is its stage
  * representative's, with the rank's own groups and peers. */
 
-typedef enum sim_kkind { SIM_K_GEMM, SIM_K_ATTN, SIM_K_MEM, SIM_NKKINDS } sim_kkind;
-
 /* The weight a GEMM multiplies (forward and data gradient) or whose gradient it computes. */
 typedef enum sim_weight {
 	SIM_W_NONE, SIM_W_QKV, SIM_W_Q_DOWN, SIM_W_Q_UP, SIM_W_KV_DOWN, SIM_W_KV_UP, SIM_W_PROJ, SIM_W_FC1,
@@ -170,20 +168,14 @@ const char *sim_weight_name(sim_weight w);
  * SIM_PASS_BMM. */
 typedef enum sim_pass { SIM_PASS_FWD, SIM_PASS_DGRAD, SIM_PASS_WGRAD, SIM_PASS_BMM } sim_pass;
 
+/* A kernel of the op graph: what the cost model priced (its shape, dtype and implementation;
+ * hw_kernel_flops and hw_kernel_bytes give its work) and, for a GEMM, the weight of which
+ * model layer it multiplies or computes the gradient of. */
 typedef struct sim_kernel {
-	sim_kkind kind;
-	hw_dtype dtype;      /* GEMM and attention: the dtype the cost model priced them in */
+	hw_kernel hk;
 	sim_weight weight;
 	sim_pass pass;
 	int64_t layer;       /* the model layer of the weight (-1: none, the embedding or the head) */
-	double m, n, k, batch; /* GEMM: batch x [m x k] x [k x n] (m may be fractional: MoE tokens
-	                        * per expert under load imbalance) */
-	/* fused attention: b sequences, heads query heads and kv_heads key/value heads on this rank,
-	 * sq queries over sk keys, head dims dqk and dv; causal: half the score matrix counted */
-	double b, heads, kv_heads, sq, sk, dqk, dv;
-	bool causal, bwd;
-	double flops;        /* as the cost model counted them */
-	double bytes;        /* memory-bound kernel: bytes read plus written; attention: its I/O */
 } sim_kernel;
 
 typedef enum sim_group { SIM_G_TP, SIM_G_CP, SIM_G_EP, SIM_G_DP, SIM_G_EDP, SIM_G_PP, SIM_G_EMB, SIM_NGROUPS } sim_group;

@@ -874,7 +874,8 @@ optimizer(bld *b, int rk, double params, double bytes_per_param)
 	rank_res *r = &b->r[rk];
 	seg opt = {0};
 	hw_prov p = HW_PROV_DATASHEET;
-	double t = hw_cost_mem(b->cost, params * bytes_per_param, &p);
+	const hw_kernel step = {.kind = HW_K_MEM, .bytes = params * bytes_per_param};
+	double t = hw_cost_kernel(b->cost, &step, &p);
 	seg_add(&opt, t, 0.0, p);
 	int32_t marks[2];
 	marks[0] = sim_op_mark(b->e, r->dp, sim_tag(TAG_STEP, 0, 0));
@@ -886,7 +887,7 @@ optimizer(bld *b, int rk, double params, double bytes_per_param)
 			if (marks[i] >= 0)
 				sim_rec_op(b->rec, marks[i], &x);
 		l = sim_rec_list(b->rec);
-		sim_kernel k = {.kind = SIM_K_MEM, .layer = -1, .bytes = params * bytes_per_param};
+		sim_kernel k = {.hk = step, .layer = -1};
 		sim_rec_kernel(b->rec, l, &k);
 	}
 	add_pending(b, rk, marks[0]);
@@ -936,23 +937,6 @@ pass_grads(bld *b)
 
 /* ---- CNNs ---------------------------------------------------------------------------------- */
 
-/* Recording: a CNN layer's GEMM (conv or fc: weight w of model layer `layer`) or memory-bound
- * kernel into a list. */
-static void
-cnn_kernel(sim_rec *rec, int32_t list, hw_dtype dt, sim_weight w, sim_pass pass, int64_t layer, double M, double N,
-	   double K, double bytes)
-{
-	if (rec == NULL || list < 0)
-		return;
-	sim_kernel k = {.kind = w == SIM_W_NONE ? SIM_K_MEM : SIM_K_GEMM, .dtype = dt, .weight = w, .pass = pass,
-			.layer = w == SIM_W_NONE ? -1 : layer, .bytes = bytes};
-	if (w != SIM_W_NONE) {
-		k.m = M, k.n = N, k.k = K, k.batch = 1.0;
-		k.flops = 2.0 * M * N * K;
-	}
-	sim_rec_kernel(rec, list, &k);
-}
-
 static void
 cnn_layer_cost(const hw_cost *cost, hw_dtype dt, double act_bytes, const model_layer *l, double mb, seg *fwd,
 	       seg *bwd, sim_rec *rec, const int32_t *lists, int64_t layer);
@@ -964,6 +948,25 @@ sim_cnn_layer_cost(const hw_cost *cost, hw_dtype dt, double act_bytes, const mod
 	cnn_layer_cost(cost, dt, act_bytes, l, mb, fwd, bwd, NULL, NULL, -1);
 }
 
+/* Prices a CNN kernel into segment s and, recording, lists it in list (weight w of model layer
+ * `layer`, or none for an element-wise kernel).  flops are the layer's own count (the published
+ * CNN FLOP convention), not the kernel's. */
+static void
+cnn_kernel(const hw_cost *cost, seg *s, const hw_kernel *k, double flops, sim_rec *rec, int32_t list, sim_weight w,
+	   sim_pass pass, int64_t layer)
+{
+	hw_prov p = HW_PROV_DATASHEET;
+	double t = hw_cost_kernel(cost, k, &p);
+	seg_add(s, t, flops, p);
+	if (rec == NULL || list < 0)
+		return;
+	/* the replay runs a convolution as the GEMM it is lowered to */
+	sim_kernel sk = {.hk = *k, .weight = w, .pass = pass, .layer = w == SIM_W_NONE ? -1 : layer};
+	if (sk.hk.kind == HW_K_CONV)
+		sk.hk.kind = HW_K_GEMM, sk.hk.batch = 1.0;
+	sim_rec_kernel(rec, list, &sk);
+}
+
 /* The kernels of a CNN layer: lists[0] gets the forward's, lists[1] the backward's. */
 static void
 cnn_layer_cost(const hw_cost *cost, hw_dtype dt, double act_bytes, const model_layer *l, double mb, seg *fwd,
@@ -971,8 +974,7 @@ cnn_layer_cost(const hw_cost *cost, hw_dtype dt, double act_bytes, const model_l
 {
 	memset(fwd, 0, sizeof *fwd);
 	memset(bwd, 0, sizeof *bwd);
-	hw_prov p = HW_PROV_DATASHEET;
-	double t;
+	int32_t lf = lists ? lists[0] : -1, lb = lists ? lists[1] : -1;
 	if (l->kind == MODEL_LAYER_CONV || l->kind == MODEL_LAYER_FC) {
 		/* implicit GEMM: M = output pixels of the batch, N = output channels, K = the
 		 * receptive field; the backward's data and weight gradients swap the operands */
@@ -980,29 +982,21 @@ cnn_layer_cost(const hw_cost *cost, hw_dtype dt, double act_bytes, const model_l
 		double M = conv ? mb * (double)(l->out_h * l->out_w) : mb, N = (double)l->out_c;
 		double K = conv ? (double)(l->in_c * l->kernel * l->kernel) : (double)l->in_c;
 		double fl = l->fwd_flops * mb;
-		t = conv ? hw_cost_conv(cost, dt, M, N, K, &p) : hw_cost_gemm(cost, dt, M, N, K, 1.0, &p);
-		seg_add(fwd, t, fl, p);
-		t = conv ? hw_cost_conv(cost, dt, M, K, N, &p) : hw_cost_gemm(cost, dt, M, K, N, 1.0, &p);
-		seg_add(bwd, t, fl, p);
-		t = conv ? hw_cost_conv(cost, dt, K, N, M, &p) : hw_cost_gemm(cost, dt, K, N, M, 1.0, &p);
-		seg_add(bwd, t, fl, p);
-		if (rec) {
-			sim_weight w = conv ? SIM_W_CONV : SIM_W_CNN_FC;
-			cnn_kernel(rec, lists[0], dt, w, SIM_PASS_FWD, layer, M, N, K, 0.0);
-			cnn_kernel(rec, lists[1], dt, w, SIM_PASS_DGRAD, layer, M, K, N, 0.0);
-			cnn_kernel(rec, lists[1], dt, w, SIM_PASS_WGRAD, layer, K, N, M, 0.0);
-		}
+		hw_kernel k = {.kind = conv ? HW_K_CONV : HW_K_GEMM, .dtype = dt, .batch = 1.0};
+		sim_weight w = conv ? SIM_W_CONV : SIM_W_CNN_FC;
+		k.m = M, k.n = N, k.k = K;
+		cnn_kernel(cost, fwd, &k, fl, rec, lf, w, SIM_PASS_FWD, layer);
+		k.m = M, k.n = K, k.k = N;
+		cnn_kernel(cost, bwd, &k, fl, rec, lb, w, SIM_PASS_DGRAD, layer);
+		k.m = K, k.n = N, k.k = M;
+		cnn_kernel(cost, bwd, &k, fl, rec, lb, w, SIM_PASS_WGRAD, layer);
 	} else {
 		/* element-wise: read the input, write the output (an add reads two inputs) */
 		double bytes = (l->in_elems + l->out_elems + (l->kind == MODEL_LAYER_ADD ? l->out_elems : 0.0)) * act_bytes * mb;
-		t = hw_cost_mem(cost, bytes, &p);
-		seg_add(fwd, t, 0.0, p);
-		t = hw_cost_mem(cost, 1.5 * bytes, &p);
-		seg_add(bwd, t, 0.0, p);
-		if (rec) {
-			cnn_kernel(rec, lists[0], dt, SIM_W_NONE, SIM_PASS_FWD, layer, 0, 0, 0, bytes);
-			cnn_kernel(rec, lists[1], dt, SIM_W_NONE, SIM_PASS_FWD, layer, 0, 0, 0, 1.5 * bytes);
-		}
+		hw_kernel k = {.kind = HW_K_MEM, .bytes = bytes};
+		cnn_kernel(cost, fwd, &k, 0.0, rec, lf, SIM_W_NONE, SIM_PASS_FWD, layer);
+		k.bytes = 1.5 * bytes;
+		cnn_kernel(cost, bwd, &k, 0.0, rec, lb, SIM_W_NONE, SIM_PASS_FWD, layer);
 	}
 }
 

@@ -7,6 +7,7 @@
 
 #include "common/pp.h"
 #include "sim/engine.h"
+#include "sim/kernels_int.h"
 #include "sim/sim.h"
 
 /* The most ops (estimated before building) one training simulation may hold: about 1.6 GB. */
@@ -66,8 +67,6 @@ typedef struct block_cost {
 	int32_t klist;        /* recording: the first of its SLOT_N kernel lists (sim_rec), else -1 */
 } block_cost;
 
-/* The kernel list of each segment of a block, klist + SLOT_*. */
-enum { SLOT_F0, SLOT_F1, SLOT_F2, SLOT_B0, SLOT_B1, SLOT_B2, SLOT_W, SLOT_RC, SLOT_N };
 
 typedef struct layer_cost {
 	block_cost attn, mlp;

@@ -1,0 +1,289 @@
+/*
+ * kernels.c -- the one kernel builder (see kernels_int.h): the kernels of a transformer layer,
+ * its embedding and its head, for training, serving and the replay alike.
+ *
+ * Shapes (T tokens through the linear layers of one rank, t = tp, h hidden, a heads, g kv heads,
+ * d head dim, f MLP width; a linear layer of input T x K and weight K x N):
+ *   forward GEMM (M=T, N, K); backward: input gradient (M=T, N=K, K=N) and weight gradient
+ *   (M=K, N=N, K=T) -- the same FLOPs each, so training is 3x the forward.
+ *   attention: QKV (T, (a + 2g) d / t, h) [MLA: the q and kv low-rank projections], scores and
+ *   context over the sk keys (flash: one fused kernel; unfused: batched GEMMs b a/t x [sq x d] x
+ *   [d x sk] and the softmax/dropout kernels over b a/t sq sk elements), output projection
+ *   (T, h, a d / t);
+ *   MLP: up (T, f / t, h) (SwiGLU: 2f / t), activation, down (T, h, f / t); MoE: router
+ *   (T, E, h), each local expert that receives tokens multiplies its share of the T x top_k
+ *   routed tokens (times the load imbalance), shared experts as a dense MLP.
+ *   Memory-bound kernels move bytes: norms read and write the T x h activations (T / t of them
+ *   with sequence parallelism), activations read and write T x f / t, residual adds read two
+ *   and write one, dropout adds a 1-byte mask.  Backward kernels move about half again more.
+ * Experts that receive tokens: with E experts, ep ranks of T tokens each routing top_k, a rank's
+ * E / ep local experts get ep T top_k assignments of the group spread over E, so the expected
+ * number of them hit is E/ep (1 - (1 - 1/E)^(ep T top_k)) -- all of them in a training step,
+ * a few in a small decode batch.
+ */
+#include "config.h"
+#include "sim/kernels_int.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct bctx {
+	const sim_kspec *s;
+	const model_tf *t;
+	sim_kemit emit;
+	void *arg;
+	int block;
+	sim_weight w; /* the weight of the linear layers emitted next */
+	int64_t layer;
+} bctx;
+
+static void
+put(const bctx *x, int slot, const hw_kernel *k, sim_weight w, sim_pass pass)
+{
+	sim_kernel sk = {.hk = *k, .weight = w, .pass = pass, .layer = -1};
+	x->emit(x->arg, x->block, slot, &sk);
+}
+
+static void
+mem(const bctx *x, int slot, double bytes)
+{
+	hw_kernel k = {.kind = HW_K_MEM, .bytes = bytes};
+	put(x, slot, &k, SIM_W_NONE, SIM_PASS_FWD);
+}
+
+static void
+gemm(const bctx *x, int slot, hw_dtype dt, double wbytes, sim_weight w, sim_pass pass, double M, double N, double K,
+     double batch)
+{
+	hw_kernel k = {.kind = HW_K_GEMM, .dtype = dt, .m = M, .n = N, .k = K, .batch = batch, .wbytes = wbytes};
+	put(x, slot, &k, w, pass);
+}
+
+/* A linear layer: forward into f, and with the backward the input gradient into b and the
+ * weight gradient into b too, or into SLOT_W when a zero-bubble schedule runs it apart (the
+ * head's never: it ends the last stage's backward). */
+static void
+linear(const bctx *x, int f, int b, double M, double N, double K, double batch)
+{
+	const sim_kspec *s = x->s;
+	int w = s->zb && x->w != SIM_W_HEAD && x->w != SIM_W_MLM ? SLOT_W : b;
+	gemm(x, f, s->dt, s->wbytes, x->w, SIM_PASS_FWD, M, N, K, batch);
+	if (!s->backward)
+		return;
+	gemm(x, b, s->dt, s->wbytes, x->w, SIM_PASS_DGRAD, M, K, N, batch);
+	gemm(x, w, s->dt, s->wbytes, x->w, SIM_PASS_WGRAD, K, N, M, batch);
+}
+
+/* Forward and backward memory traffic of a memory-bound step. */
+static void
+mem2(const bctx *x, int f, int b, double fwd, double bwd)
+{
+	mem(x, f, fwd);
+	if (x->s->backward)
+		mem(x, b, bwd);
+}
+
+/* A batched matrix product with no weights (attention scores and context): its backward has
+ * two products of the same size, both input gradients. */
+static void
+bmm(const bctx *x, int f, int b, double M, double N, double K, double batch)
+{
+	const sim_kspec *s = x->s;
+	gemm(x, f, s->adt, 0.0, SIM_W_NONE, SIM_PASS_BMM, M, N, K, batch);
+	if (!s->backward)
+		return;
+	gemm(x, b, s->adt, 0.0, SIM_W_NONE, SIM_PASS_BMM, M, K, N, batch);
+	gemm(x, b, s->adt, 0.0, SIM_W_NONE, SIM_PASS_BMM, K, N, M, batch);
+}
+
+static double
+ffn_mult(const model_tf *t)
+{
+	return t->mlp == MODEL_MLP_SWIGLU ? 2.0 : 1.0;
+}
+
+/* Forward and backward memory traffic of the MLP activation over n elements. */
+static void
+activation(const bctx *x, int f, int b, double n)
+{
+	double e = x->s->e;
+	if (x->t->mlp == MODEL_MLP_SWIGLU)
+		mem2(x, f, b, 3.0 * n * e, 5.0 * n * e); /* read gate and up, write the product; read three, write two */
+	else
+		mem2(x, f, b, 2.0 * n * e, 3.0 * n * e);
+}
+
+/* One dense MLP of width `width` (already divided by tp) over T tokens; w1 and w2 name its two
+ * weights. */
+static void
+dense_mlp(bctx *x, int f, int b, double T, double width, sim_weight w1, sim_weight w2)
+{
+	double h = (double)x->t->hidden;
+	x->w = w1;
+	linear(x, f, b, T, ffn_mult(x->t) * width, h, 1.0);
+	activation(x, f, b, T * width);
+	x->w = w2;
+	linear(x, f, b, T, h, width, 1.0);
+}
+
+/* The attention dims of one rank: query heads, key/value heads (replicated when tp exceeds
+ * them), head dims (MLA: the decompressed heads). */
+static void
+attn_dims(const sim_kspec *s, const model_tf *t, double *at, double *gt, double *dqk, double *dv)
+{
+	double tp = (double)s->tp;
+	bool mla = t->kv_lora_rank > 0;
+	*at = (double)t->heads / tp;
+	*gt = t->kv_heads >= s->tp ? (double)t->kv_heads / tp : 1.0;
+	*dqk = mla ? (double)(t->qk_nope_dim + t->qk_rope_dim) : (double)t->head_dim;
+	*dv = mla ? (double)t->v_head_dim : (double)t->head_dim;
+}
+
+void
+sim_kernels_attn(const sim_kspec *s, double b, double sq, double sk, double density, bool decode, sim_kemit emit,
+		 void *arg)
+{
+	const model_tf *t = model_transformer(s->m);
+	bctx x = {.s = s, .t = t, .emit = emit, .arg = arg, .block = SIM_KB_ATTN, .layer = -1};
+	double at, gt, dqk, dv;
+	attn_dims(s, t, &at, &gt, &dqk, &dv);
+	bool latent = decode && t->kv_lora_rank > 0;
+	if (latent) {
+		/* MLA decode: every head scores against the shared latent (kv_lora_rank + rope) and
+		 * reads its context out of the latent (kv_lora_rank) */
+		gt = 1.0;
+		dqk = (double)(t->kv_lora_rank + t->qk_rope_dim);
+		dv = (double)t->kv_lora_rank;
+	}
+	if (s->flash) {
+		hw_kernel k = {.kind = HW_K_ATTN, .dtype = s->adt, .impl = HW_ATTN_FLASH, .b = b, .heads = at, .kv_heads = gt,
+			       .sq = sq, .sk = sk, .dqk = dqk, .dv = dv, .density = density, .kvbytes = s->kvbytes,
+			       .kv_latent = latent};
+		put(&x, SLOT_F1, &k, SIM_W_NONE, SIM_PASS_FWD);
+		if (s->backward) {
+			k.bwd = true;
+			put(&x, SLOT_B1, &k, SIM_W_NONE, SIM_PASS_FWD);
+		}
+		return;
+	}
+	double batch = b * at, elems = b * at * sq * sk, e = s->e;
+	bmm(&x, SLOT_F1, SLOT_B1, sq, sk, dqk, batch);
+	mem2(&x, SLOT_F1, SLOT_B1, 2.0 * elems * e, 3.0 * elems * e); /* scale, mask, softmax */
+	if (s->dropout)
+		mem2(&x, SLOT_F1, SLOT_B1, elems * (2.0 * e + 1.0), elems * (2.0 * e + 1.0));
+	bmm(&x, SLOT_F1, SLOT_B1, sq, dv, sk, batch);
+}
+
+void
+sim_kernels_layer(const sim_kspec *s, int64_t layer, double T, double b, double sq, double sk, double density,
+		  sim_kemit emit, void *arg)
+{
+	const model *m = s->m;
+	const model_tf *t = model_transformer(m);
+	bctx x = {.s = s, .t = t, .emit = emit, .arg = arg, .block = SIM_KB_ATTN, .layer = layer};
+	double tp = (double)s->tp;
+	double Tn = s->sp ? T / tp : T;
+	double h = (double)t->hidden, e = s->e;
+	double at, gt, dqk, dv;
+	attn_dims(s, t, &at, &gt, &dqk, &dv);
+	bool mla = t->kv_lora_rank > 0;
+	double drop = s->dropout ? 1.0 : 0.0;
+
+	/* ---- attention ---- */
+	/* pre: norm, QKV projections, rotary */
+	mem2(&x, SLOT_F0, SLOT_B2, 2.0 * Tn * h * e, 3.0 * Tn * h * e);
+	if (mla) {
+		double q = (double)t->q_lora_rank, kv = (double)t->kv_lora_rank, rope = (double)t->qk_rope_dim;
+		if (q > 0) {
+			x.w = SIM_W_Q_DOWN;
+			linear(&x, SLOT_F0, SLOT_B2, T, q, h, 1.0);
+			mem2(&x, SLOT_F0, SLOT_B2, 2.0 * T * q * e, 3.0 * T * q * e);
+			x.w = SIM_W_Q_UP;
+			linear(&x, SLOT_F0, SLOT_B2, T, at * dqk, q, 1.0);
+		} else {
+			x.w = SIM_W_Q_UP;
+			linear(&x, SLOT_F0, SLOT_B2, T, at * dqk, h, 1.0);
+		}
+		x.w = SIM_W_KV_DOWN;
+		linear(&x, SLOT_F0, SLOT_B2, T, kv + rope, h, 1.0);
+		mem2(&x, SLOT_F0, SLOT_B2, 2.0 * T * kv * e, 3.0 * T * kv * e);
+		x.w = SIM_W_KV_UP;
+		linear(&x, SLOT_F0, SLOT_B2, T, at * ((double)t->qk_nope_dim + dv), kv, 1.0);
+		mem2(&x, SLOT_F0, SLOT_B2, 2.0 * T * (at + 1.0) * rope * e, 2.0 * T * (at + 1.0) * rope * e);
+	} else {
+		x.w = SIM_W_QKV;
+		linear(&x, SLOT_F0, SLOT_B2, T, (at + 2.0 * gt) * dqk, h, 1.0);
+		if (t->pos == MODEL_POS_ROPE)
+			mem2(&x, SLOT_F0, SLOT_B2, 2.0 * T * (at + gt) * dqk * e, 2.0 * T * (at + gt) * dqk * e);
+	}
+	/* core: scores and context */
+	if (b > 0)
+		sim_kernels_attn(s, b, sq, sk, density, false, emit, arg);
+	/* post: output projection, dropout, residual */
+	x.w = SIM_W_PROJ;
+	linear(&x, SLOT_F2, SLOT_B0, T, h, at * dv, 1.0);
+	mem2(&x, SLOT_F2, SLOT_B0, Tn * h * (3.0 * e + drop), Tn * h * (2.0 * e + drop));
+
+	/* ---- MLP ---- */
+	x.block = SIM_KB_MLP;
+	mem2(&x, SLOT_F0, SLOT_B2, 2.0 * Tn * h * e, 3.0 * Tn * h * e);
+	if (model_layer_is_moe(m, layer)) {
+		double E = (double)t->experts, k = (double)t->top_k, fe = (double)t->expert_ffn / tp;
+		/* pre: router, top-k, permutation */
+		x.w = SIM_W_ROUTER;
+		linear(&x, SLOT_F0, SLOT_B2, T, E, h, 1.0);
+		mem2(&x, SLOT_F0, SLOT_B2, 2.0 * T * E * 4.0 + 2.0 * T * k * h * e, 2.0 * T * E * 4.0 + 2.0 * T * k * h * e);
+		/* core: the grouped GEMMs of the local experts that receive tokens */
+		double local = E / (double)s->ep;
+		double hit = local * (1.0 - pow(1.0 - 1.0 / E, (double)s->ep * T * k));
+		if (hit < 1.0)
+			hit = 1.0;
+		double tokens = T * k * s->moe_imb / hit;
+		x.w = SIM_W_EXPERT_FC1;
+		linear(&x, SLOT_F1, SLOT_B1, tokens, ffn_mult(t) * fe, h, hit);
+		activation(&x, SLOT_F1, SLOT_B1, tokens * fe * hit);
+		x.w = SIM_W_EXPERT_FC2;
+		linear(&x, SLOT_F1, SLOT_B1, tokens, h, fe, hit);
+		/* post: un-permute and combine, shared experts, residual */
+		mem2(&x, SLOT_F2, SLOT_B0, 2.0 * T * k * h * e, 2.0 * T * k * h * e);
+		if (t->shared_experts > 0)
+			dense_mlp(&x, SLOT_F2, SLOT_B0, T, (double)t->shared_experts * fe, SIM_W_SHARED_FC1,
+				  SIM_W_SHARED_FC2);
+	} else {
+		dense_mlp(&x, SLOT_F1, SLOT_B1, T, (double)t->ffn / tp, SIM_W_FC1, SIM_W_FC2);
+	}
+	mem2(&x, SLOT_F2, SLOT_B0, Tn * h * (3.0 * e + drop), Tn * h * (2.0 * e + drop));
+}
+
+void
+sim_kernels_embed(const sim_kspec *s, double T, sim_kemit emit, void *arg)
+{
+	const model_tf *t = model_transformer(s->m);
+	bctx x = {.s = s, .t = t, .emit = emit, .arg = arg, .block = SIM_KB_ATTN, .layer = -1};
+	double h = (double)t->hidden;
+	mem2(&x, SLOT_F0, SLOT_B0, 3.0 * T * h * s->e, 3.0 * T * h * s->e);
+}
+
+void
+sim_kernels_head(const sim_kspec *s, double T, sim_kemit emit, void *arg)
+{
+	const model_tf *t = model_transformer(s->m);
+	bctx x = {.s = s, .t = t, .emit = emit, .arg = arg, .block = SIM_KB_ATTN, .layer = -1};
+	double h = (double)t->hidden, V = (double)t->vocab / (double)s->tp, e = s->e;
+	mem2(&x, SLOT_F0, SLOT_B0, 2.0 * T * h * e, 3.0 * T * h * e);
+	if (!s->backward) {
+		/* serving: the 16-bit head over the sequences' last tokens, fp32 logits and sampling */
+		gemm(&x, SLOT_F0, HW_BF16, 0.0, SIM_W_HEAD, SIM_PASS_FWD, T, V, h, 1.0);
+		mem(&x, SLOT_F0, T * V * 4.0 * 2.0);
+		return;
+	}
+	if (t->mlm_head) {
+		x.w = SIM_W_MLM;
+		linear(&x, SLOT_F0, SLOT_B0, T, h, h, 1.0);
+		mem2(&x, SLOT_F0, SLOT_B0, 4.0 * T * h * e, 5.0 * T * h * e);
+	}
+	x.w = SIM_W_HEAD;
+	linear(&x, SLOT_F0, SLOT_B0, T, V, h, 1.0);
+	/* cross-entropy over fp32 logits: softmax forward, gradient backward */
+	mem2(&x, SLOT_F0, SLOT_B0, 3.0 * T * V * 4.0, 2.0 * T * V * 4.0 + T * V * e);
+}
