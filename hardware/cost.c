@@ -43,13 +43,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct pval {
-	double v;
-	hw_prov prov;
-	char origin[12];
-	char method[160];
-} pval;
-
 /* One measured busbw curve: an op on a (ranks, nodes) configuration. */
 typedef struct curve {
 	hw_coll op;
@@ -66,7 +59,7 @@ typedef struct gemm_pt {
 
 struct hw_cost {
 	hw_system sys;
-	pval p[HW_NPKEYS]; /* the GPU's and the system's parameters (registry order) */
+	hw_pval p[HW_NPKEYS]; /* the GPU's and the system's parameters (registry order) */
 	bool have_serve_ar; /* the system has a serve_allreduce_us row */
 	curve *curves;
 	size_t ncurves;
@@ -75,84 +68,9 @@ struct hw_cost {
 	bool hbm_measured;
 };
 
-static hw_prov
-prov_of_origin(const char *origin)
-{
-	if (!strcmp(origin, "measured"))
-		return HW_PROV_MEASURED;
-	if (!strcmp(origin, "fitted"))
-		return HW_PROV_FITTED;
-	return HW_PROV_DATASHEET; /* default and user figures rest on datasheets or judgement */
-}
-
-/* Reads every parameter row of (scope, subject) in one query and sets the registered keys of
- * that scope: the user's rows before the shipped ones, measured before fitted before user before
- * default (hw_param_get's order); a key without a row takes its fallback key's row, else the
- * registry's default.  Keys whose default is derived (NAN) are left to the caller when no row
- * names them (*have false). */
-static int
-load_scope(hw_db *db, hw_pscope scope, const char *subject, pval *p, bool *have, char *err, size_t errlen)
-{
-	enum { MAXROWS = 256 };
-	struct { char key[48]; double v; char origin[12]; char method[160]; } rows[MAXROWS];
-	size_t n = 0;
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db->sql,
-			       "SELECT key, value, origin, method FROM param WHERE scope = ? AND subject = ?"
-			       " ORDER BY shipped, CASE origin WHEN 'measured' THEN 0 WHEN 'fitted' THEN 1 WHEN 'user' THEN 2"
-			       " ELSE 3 END",
-			       -1, &st, NULL) != SQLITE_OK)
-		return hw_sqlerr(db, err, errlen, "reading cost-model parameters");
-	sqlite3_bind_text(st, 1, hw_scope_name(scope), -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 2, subject, -1, SQLITE_TRANSIENT);
-	while (sqlite3_step(st) == SQLITE_ROW && n < MAXROWS) {
-		const char *key = hw_col_text(st, 0);
-		bool seen = false;
-		for (size_t i = 0; i < n && !seen; i++)
-			seen = !strcmp(rows[i].key, key);
-		if (seen || strlen(key) >= sizeof rows[0].key)
-			continue; /* a lower-precedence row of a key already read, or no key of ours */
-		pp_strlcpy(rows[n].key, key, sizeof rows[n].key);
-		rows[n].v = sqlite3_column_double(st, 1);
-		pp_strlcpy(rows[n].origin, hw_col_text(st, 2), sizeof rows[n].origin);
-		pp_strlcpy(rows[n].method, hw_col_text(st, 3), sizeof rows[n].method);
-		n++;
-	}
-	sqlite3_finalize(st);
-	for (int k = 0; k < HW_NPKEYS; k++) {
-		const hw_pdef *d = hw_pdef_get((hw_pkey)k);
-		if (d->scope != scope)
-			continue;
-		size_t hit = n;
-		for (size_t i = 0; i < n && hit == n; i++)
-			if (!strcmp(rows[i].key, d->key))
-				hit = i;
-		for (size_t i = 0; i < n && hit == n && d->fallback; i++)
-			if (!strcmp(rows[i].key, d->fallback))
-				hit = i;
-		/* A row from a database made elsewhere may hold anything: only a value inside the key's
-		 * bounds is used. */
-		if (hit < n && isfinite(rows[hit].v) && rows[hit].v >= d->lo && rows[hit].v <= d->hi) {
-			p[k].v = rows[hit].v;
-			p[k].prov = prov_of_origin(rows[hit].origin);
-			pp_strlcpy(p[k].origin, rows[hit].origin, sizeof p[k].origin);
-			pp_strlcpy(p[k].method, rows[hit].method, sizeof p[k].method);
-			have[k] = true;
-			continue;
-		}
-		p[k].v = d->def;
-		p[k].prov = HW_PROV_DATASHEET;
-		pp_strlcpy(p[k].origin, "generic", sizeof p[k].origin);
-		pp_strlcpy(p[k].method, "generic default for hardware without parameters (hardware/params.c)",
-			   sizeof p[k].method);
-		have[k] = false;
-	}
-	return 0;
-}
-
 /* A default derived from the subject's own figures, for a key without a row. */
 static void
-derived(pval *p, double v, const char *method)
+derived(hw_pval *p, double v, const char *method)
 {
 	p->v = v;
 	p->prov = HW_PROV_DATASHEET;
@@ -334,8 +252,8 @@ hw_cost_new(hw_db *db, const char *system, hw_cost **out, char *err, size_t errl
 		return rc;
 	}
 	bool have[HW_NPKEYS];
-	if ((rc = load_scope(db, HW_SCOPE_GPU, c->sys.gpu.name, c->p, have, err, errlen)) != 0 ||
-	    (rc = load_scope(db, HW_SCOPE_SYSTEM, c->sys.name, c->p, have, err, errlen)) != 0) {
+	if ((rc = hw_load_scope(db, HW_SCOPE_GPU, c->sys.gpu.name, c->p, have, err, errlen)) != 0 ||
+	    (rc = hw_load_scope(db, HW_SCOPE_SYSTEM, c->sys.name, c->p, have, err, errlen)) != 0) {
 		free(c);
 		return rc;
 	}
@@ -542,7 +460,7 @@ cost_mem(const hw_cost *c, double bytes, hw_prov *prov)
 static double
 cost_attn(const hw_cost *c, const hw_kernel *k, hw_prov *prov)
 {
-	const pval *e = k->bwd ? &c->p[HW_P_ATTN_EFF_BWD] : &c->p[HW_P_ATTN_EFF_FWD];
+	const hw_pval *e = k->bwd ? &c->p[HW_P_ATTN_EFF_BWD] : &c->p[HW_P_ATTN_EFF_FWD];
 	if (prov)
 		*prov = e->prov;
 	double flops = hw_kernel_flops(k);
@@ -642,7 +560,7 @@ model_busbw(const hw_cost *c, hw_coll op, int nodes, int per_node, hw_prov *prov
 {
 	double up = hw_cost_scaleup_bw(c);
 	if (nodes <= 1) {
-		const pval *e = op == HW_ALL_REDUCE ? &c->p[HW_P_COLL_EFF_INTRA_AR] : op == HW_SEND_RECV ? &c->p[HW_P_P2P_EFF_INTRA] : &c->p[HW_P_COLL_EFF_INTRA];
+		const hw_pval *e = op == HW_ALL_REDUCE ? &c->p[HW_P_COLL_EFF_INTRA_AR] : op == HW_SEND_RECV ? &c->p[HW_P_P2P_EFF_INTRA] : &c->p[HW_P_COLL_EFF_INTRA];
 		*prov = e->prov;
 		return up * e->v;
 	}
@@ -771,7 +689,7 @@ hw_cost_coll(const hw_cost *c, hw_coll op, int ranks, int per_node, double bytes
 	out->latency_s = lat * 1e-6;
 	out->bw = mbw;
 	out->prov = mprov;
-	const pval *hop = nodes > 1 ? &c->p[HW_P_COLL_HOP_INTER_US] : &c->p[HW_P_COLL_HOP_INTRA_US];
+	const hw_pval *hop = nodes > 1 ? &c->p[HW_P_COLL_HOP_INTER_US] : &c->p[HW_P_COLL_HOP_INTRA_US];
 	if (hop->prov > out->prov)
 		out->prov = hop->prov;
 }
@@ -828,7 +746,7 @@ hw_cost_overlap_slowdown(const hw_cost *c)
 /* ---- description --------------------------------------------------------------------------- */
 
 static void
-describe(cJSON *arr, const char *key, const pval *p)
+describe(cJSON *arr, const char *key, const hw_pval *p)
 {
 	cJSON *x = cJSON_CreateObject();
 	cJSON_AddStringToObject(x, "key", key);

@@ -139,7 +139,35 @@ static const char schema_v3[] =
 	"  time_s REAL NOT NULL CHECK(time_s > 0),\n"
 	"  PRIMARY KEY(run_id, step));\n";
 
-static const char *const migrations[HW_SCHEMA_VERSION] = {schema_v1, schema_v2, schema_v3};
+/* Version 4: software profiles -- a training framework or a serving engine as a named object
+ * (its version, what it is, its source; `base` names a profile whose parameters it inherits),
+ * with its parameters in param under the scopes 'framework' and 'engine'.  SQLite cannot widen
+ * a CHECK constraint in place, so param is rebuilt with the new scopes and its rows copied. */
+static const char schema_v4[] =
+	"CREATE TABLE profile(\n"
+	"  kind TEXT NOT NULL CHECK(kind IN ('framework','engine')),\n"
+	"  name TEXT NOT NULL,\n"
+	"  base TEXT,                               -- inherits this profile's parameters\n"
+	"  version TEXT NOT NULL DEFAULT '',\n"
+	"  description TEXT NOT NULL DEFAULT '',\n"
+	"  source TEXT NOT NULL DEFAULT '',\n"
+	"  origin TEXT NOT NULL DEFAULT 'user' CHECK(origin IN ('default','user')),\n"
+	"  PRIMARY KEY(kind, name));\n"
+	"CREATE TABLE param_v4(\n"
+	"  scope TEXT NOT NULL CHECK(scope IN ('gpu','system','framework','engine')),\n"
+	"  subject TEXT NOT NULL, key TEXT NOT NULL, value REAL NOT NULL,\n"
+	"  origin TEXT NOT NULL CHECK(origin IN ('default','fitted','measured','user')),\n"
+	"  method TEXT NOT NULL, source TEXT NOT NULL DEFAULT '',\n"
+	"  run_id INTEGER REFERENCES cal_run(id) ON DELETE CASCADE,\n"
+	"  shipped INTEGER NOT NULL DEFAULT 0, -- 1: part of the compiled-in defaults\n"
+	"  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),\n"
+	"  PRIMARY KEY(scope, subject, key, origin, shipped));\n"
+	"INSERT INTO param_v4(scope, subject, key, value, origin, method, source, run_id, shipped, created)\n"
+	"  SELECT scope, subject, key, value, origin, method, source, run_id, shipped, created FROM param;\n"
+	"DROP TABLE param;\n"
+	"ALTER TABLE param_v4 RENAME TO param;\n";
+
+static const char *const migrations[HW_SCHEMA_VERSION] = {schema_v1, schema_v2, schema_v3, schema_v4};
 
 /* ---- helpers ------------------------------------------------------------------------------- */
 
@@ -260,7 +288,8 @@ migrate(hw_db *db, int from, char *err, size_t errlen)
 	return 0;
 }
 
-static const char *const default_tables[] = {"gpu", "system", "price", "figure_source"};
+static const char *const default_tables[] = {"gpu", "system", "price", "figure_source", "profile"};
+enum { NDEFAULT_TABLES = sizeof default_tables / sizeof default_tables[0] };
 
 /* Replaces the default rows with the compiled-in ones, in one transaction. */
 static int
@@ -271,15 +300,15 @@ load_defaults(hw_db *db, const char *hash, char *err, size_t errlen)
 	if (rc != 0)
 		return rc;
 	char sql[256];
-	sqlite3_int64 maxrow[4];
-	for (size_t t = 0; t < 4; t++) {
+	sqlite3_int64 maxrow[NDEFAULT_TABLES];
+	for (size_t t = 0; t < NDEFAULT_TABLES; t++) {
 		snprintf(sql, sizeof sql, "DELETE FROM %s WHERE origin = 'default'", default_tables[t]);
 		if ((rc = hw_exec(db, sql, err, errlen, what)) != 0)
 			goto fail;
 	}
 	if ((rc = hw_exec(db, "DELETE FROM param WHERE shipped = 1", err, errlen, what)) != 0)
 		goto fail;
-	for (size_t t = 0; t < 4; t++) {
+	for (size_t t = 0; t < NDEFAULT_TABLES; t++) {
 		sqlite3_stmt *st;
 		snprintf(sql, sizeof sql, "SELECT coalesce(max(rowid), 0) FROM %s", default_tables[t]);
 		if (sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL) != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW) {
@@ -312,7 +341,7 @@ load_defaults(hw_db *db, const char *hash, char *err, size_t errlen)
 			  " DROP TABLE temp.param",
 			  err, errlen, what)) != 0)
 		goto fail;
-	for (size_t t = 0; t < 4; t++) {
+	for (size_t t = 0; t < NDEFAULT_TABLES; t++) {
 		snprintf(sql, sizeof sql, "UPDATE %s SET origin = 'default' WHERE rowid > %lld", default_tables[t],
 			 (long long)maxrow[t]);
 		if ((rc = hw_exec(db, sql, err, errlen, what)) != 0)

@@ -29,7 +29,7 @@ typedef struct hw_db hw_db;
 typedef struct hw_cost hw_cost;
 
 /* Schema version this build writes (PRAGMA user_version). */
-#define HW_SCHEMA_VERSION 3
+#define HW_SCHEMA_VERSION 4
 
 /* ---- data types ---------------------------------------------------------------------------- */
 
@@ -131,6 +131,11 @@ int hw_prices(hw_db *db, const char *system, hw_price **out, size_t *n, char *er
  * itself, else the median of its GPU's on-demand prices.  PP_ENOTFOUND when there is none. */
 int hw_default_price(hw_db *db, const char *system, hw_price *out, char *err, size_t errlen);
 
+/* Where a figure came from: a measurement of this GPU or system, a fit to measurements, or a
+ * datasheet figure (and the defaults of judgement). */
+typedef enum hw_prov { HW_PROV_MEASURED, HW_PROV_FITTED, HW_PROV_DATASHEET, HW_NPROV } hw_prov;
+const char *hw_prov_name(hw_prov p);
+
 /* ---- the parameter registry ---------------------------------------------------------------- *
  *
  * Every cost-model parameter is declared once (hardware/params.c): its key, the scope it
@@ -152,8 +157,16 @@ typedef enum hw_pkey {
 	HW_P_COLL_EFF_INTRA, HW_P_COLL_EFF_INTRA_AR, HW_P_COLL_EFF_INTER, HW_P_P2P_EFF_INTRA, HW_P_COLL_ALPHA_US,
 	HW_P_COLL_HOP_INTRA_US, HW_P_COLL_HOP_INTER_US, HW_P_ITER_OVERHEAD_S, HW_P_SERVE_ALLREDUCE_US,
 	HW_P_FABRIC_LEAF_NODES,
+	/* framework: what a training framework does */
+	HW_P_FW_ATTENTION, HW_P_FW_OVERLAP_GRAD_REDUCE, HW_P_FW_OVERLAP_PARAM_GATHER, HW_P_FW_HOST_OP_US,
+	HW_P_FW_COMM_SLOWDOWN,
 	HW_NPKEYS
 } hw_pkey;
+
+/* The framework's attention kernels (HW_P_FW_ATTENTION): unfused batched products and softmax
+ * kernels; FlashAttention-2-class fused kernels; the architecture's fastest fused kernels
+ * (FlashAttention-3 or cuDNN on Hopper, cuDNN on Blackwell; FlashAttention-2-class elsewhere). */
+enum { HW_FW_ATTN_UNFUSED, HW_FW_ATTN_FLASH2, HW_FW_ATTN_FLASH3 };
 
 typedef struct hw_pdef {
 	const char *key;
@@ -163,7 +176,12 @@ typedef struct hw_pdef {
 	const char *unit;
 	const char *fallback; /* a key read when this one has no row (gemm_eff_bf16 -> gemm_eff), or NULL */
 	const char *what;     /* one line: what it means */
+	const char *const *names; /* a choice: the names of its values 0, 1, ... (NULL-terminated); else NULL */
 } hw_pdef;
+
+/* A choice parameter's value by name, and its name ("?" out of range). */
+int hw_pdef_choice(const hw_pdef *d, const char *name, double *out); /* 0, or PP_EUSAGE */
+const char *hw_pdef_choice_name(const hw_pdef *d, double v);
 
 const hw_pdef *hw_pdef_get(hw_pkey k);  /* NULL out of range */
 /* The key's id in a scope: 0, or PP_ENOTFOUND. */
@@ -171,6 +189,38 @@ int hw_pdef_find(hw_pscope scope, const char *key, hw_pkey *out);
 /* 0 when (scope, key) is registered and value finite and within its bounds; else PP_EUSAGE or
  * PP_ERANGE with a message naming the key and its bounds. */
 int hw_pdef_check(const char *scope, const char *key, double value, char *err, size_t errlen);
+
+/* ---- software profiles ---------------------------------------------------------------------- *
+ *
+ * A training framework (scope HW_SCOPE_FRAMEWORK: megatron, torchtitan, llm-foundry, deepspeed,
+ * pytorch, maxtext, ...) or a serving engine (HW_SCOPE_ENGINE: vllm, sglang, trtllm) is a named
+ * profile in the database: what it is (version, source) and the parameters of its scope, each
+ * registered once; a profile may inherit another's (its base).  Found by name; a loaded profile
+ * is a value in memory that fits change with hw_profile_set (the database only when a fit is
+ * saved).  Read-only once built, it may be shared by threads. */
+
+typedef struct hw_profile hw_profile;
+
+/* The default profiles when none is chosen. */
+#define HW_DEFAULT_FRAMEWORK "megatron"
+#define HW_DEFAULT_ENGINE "vllm"
+
+/* PP_EUSAGE naming the known profiles when there is none of that name. */
+int hw_profile_find(hw_db *db, hw_pscope kind, const char *name, hw_profile **out, char *err, size_t errlen);
+hw_profile *hw_profile_dup(const hw_profile *p); /* NULL when out of memory */
+void hw_profile_free(hw_profile *p);
+/* Names of the profiles of a kind, sorted; *names is one malloc'd block, NULL-terminated. */
+int hw_profile_names(hw_db *db, hw_pscope kind, char ***names, size_t *n, char *err, size_t errlen);
+hw_pscope hw_profile_kind(const hw_profile *p);
+const char *hw_profile_name(const hw_profile *p);
+const char *hw_profile_version(const hw_profile *p);
+/* A parameter of the profile's scope (0 for another scope's key), and where it came from. */
+double hw_profile_get(const hw_profile *p, hw_pkey k);
+hw_prov hw_profile_prov(const hw_profile *p, hw_pkey k);
+/* Sets a parameter in memory (fits); PP_EUSAGE/PP_ERANGE as hw_pdef_check. */
+int hw_profile_set(hw_profile *p, hw_pkey k, double v, char *err, size_t errlen);
+/* The profile and every parameter with its value, provenance and meaning. */
+struct cJSON *hw_profile_describe(const hw_profile *p);
 
 /* ---- parameter values ---------------------------------------------------------------------- */
 
@@ -290,8 +340,6 @@ int hw_validations(hw_db *db, struct cJSON **out, char *err, size_t errlen);
 
 /* ---- the cost model ------------------------------------------------------------------------ */
 
-typedef enum hw_prov { HW_PROV_MEASURED, HW_PROV_FITTED, HW_PROV_DATASHEET, HW_NPROV } hw_prov;
-const char *hw_prov_name(hw_prov p);
 
 /* Builds the cost model of one system: reads its GPU, link figures, parameters and measured
  * tables once. */

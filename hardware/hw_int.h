@@ -26,4 +26,19 @@ int hw_exec(hw_db *db, const char *sql, char *err, size_t errlen, const char *wh
 const char *hw_col_text(sqlite3_stmt *st, int col);
 int hw_gpu_read(hw_db *db, const char *name, hw_gpu *out, char *err, size_t errlen);
 
+/* A parameter's value as loaded, with where it came from. */
+typedef struct hw_pval {
+	double v;
+	hw_prov prov;
+	char origin[12];
+	char method[160];
+} hw_pval;
+
+/* Reads every parameter row of (scope, subject) in one query and sets p[k] for the registered
+ * keys k of that scope: the user's rows before the shipped ones, measured before fitted before
+ * user before default (hw_param_get's order); a key without a row takes its fallback key's row,
+ * else the registry's default.  have[k] says whether a row set it (keys whose default is derived,
+ * NAN, are left to the caller when not).  Rows outside a key's bounds are not used. */
+int hw_load_scope(hw_db *db, hw_pscope scope, const char *subject, hw_pval *p, bool *have, char *err, size_t errlen);
+
 #endif

@@ -18,6 +18,9 @@
 
 /* Bounds hold every physical value: an efficiency above 1 only where a measured rate can pass
  * the datasheet figure it is a fraction of (NVLS all-reduce reduces inside the switch). */
+static const char *const onoff[] = {"off", "on", NULL};
+static const char *const attn_kinds[] = {"unfused", "flash2", "flash3", NULL};
+
 static const hw_pdef defs[HW_NPKEYS] = {
 	/* ---- per GPU: what its kernels achieve ---- */
 	[HW_P_GEMM_EFF_FP64] = {"gemm_eff_fp64", HW_SCOPE_GPU, 0.70, 0.01, 1.0, "fraction", "gemm_eff",
@@ -74,6 +77,19 @@ static const hw_pdef defs[HW_NPKEYS] = {
 				     "a serving engine's one-shot all-reduce latency for small messages (none: NCCL's)"},
 	[HW_P_FABRIC_LEAF_NODES] = {"fabric_leaf_nodes", HW_SCOPE_SYSTEM, 16.0, 1.0, 1e7, "nodes", NULL,
 				    "nodes under one leaf switch (groups beyond it see the oversubscription)"},
+	/* ---- per training framework: what it runs and overlaps ---- */
+	[HW_P_FW_ATTENTION] = {"attention", HW_SCOPE_FRAMEWORK, HW_FW_ATTN_FLASH2, 0.0, 2.0, "choice", NULL,
+			       "attention kernels: unfused, flash2 (FlashAttention-2 class), flash3 (the architecture's "
+			       "fastest: FlashAttention-3/cuDNN)",
+			       attn_kinds},
+	[HW_P_FW_OVERLAP_GRAD_REDUCE] = {"overlap_grad_reduce", HW_SCOPE_FRAMEWORK, 1.0, 0.0, 1.0, "choice", NULL,
+					 "data-parallel gradient reduction overlapped with the backward pass", onoff},
+	[HW_P_FW_OVERLAP_PARAM_GATHER] = {"overlap_param_gather", HW_SCOPE_FRAMEWORK, 1.0, 0.0, 1.0, "choice", NULL,
+					  "ZeRO-1/2 parameter all-gather hidden in the next forward", onoff},
+	[HW_P_FW_HOST_OP_US] = {"host_op_us", HW_SCOPE_FRAMEWORK, 0.0, 0.0, 10000.0, "us", NULL,
+				"the framework's host time to issue one kernel (a floor on a kernel's time)"},
+	[HW_P_FW_COMM_SLOWDOWN] = {"comm_slowdown", HW_SCOPE_FRAMEWORK, 0.0, 0.0, 4.0, "fraction", NULL,
+				   "compute slowdown while its collectives run beside it (their kernels take SMs and HBM)"},
 };
 
 static const char *const scope_names[HW_NSCOPES] = {"gpu", "system", "framework", "engine"};
@@ -127,5 +143,104 @@ hw_pdef_check(const char *scope, const char *key, double value, char *err, size_
 	if (!isfinite(value) || value < d->lo || value > d->hi)
 		return pp_err(err, errlen, PP_ERANGE, "%s parameter %s = %g is outside its bounds %g..%g (%s)", scope, key,
 			      value, d->lo, d->hi, d->unit);
+	if (d->names != NULL && value != floor(value))
+		return pp_err(err, errlen, PP_ERANGE, "%s parameter %s is a choice: %g is not one of its values", scope, key,
+			      value);
 	return 0;
 }
+
+int
+hw_pdef_choice(const hw_pdef *d, const char *name, double *out)
+{
+	for (int i = 0; d->names != NULL && d->names[i] != NULL; i++)
+		if (!strcmp(d->names[i], name)) {
+			*out = (double)i;
+			return 0;
+		}
+	return PP_EUSAGE;
+}
+
+const char *
+hw_pdef_choice_name(const hw_pdef *d, double v)
+{
+	int n = 0;
+	while (d->names != NULL && d->names[n] != NULL)
+		n++;
+	return v >= 0 && v < n && v == floor(v) ? d->names[(int)v] : "?";
+}
+
+static hw_prov
+prov_of_origin(const char *origin)
+{
+	if (!strcmp(origin, "measured"))
+		return HW_PROV_MEASURED;
+	if (!strcmp(origin, "fitted"))
+		return HW_PROV_FITTED;
+	return HW_PROV_DATASHEET; /* default and user figures rest on datasheets or judgement */
+}
+
+/* Reads every parameter row of (scope, subject) in one query and sets the registered keys of
+ * that scope: the user's rows before the shipped ones, measured before fitted before user before
+ * default (hw_param_get's order); a key without a row takes its fallback key's row, else the
+ * registry's default.  Keys whose default is derived (NAN) are left to the caller when no row
+ * names them (*have false). */
+int
+hw_load_scope(hw_db *db, hw_pscope scope, const char *subject, hw_pval *p, bool *have, char *err, size_t errlen)
+{
+	enum { MAXROWS = 256 };
+	struct { char key[48]; double v; char origin[12]; char method[160]; } rows[MAXROWS];
+	size_t n = 0;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db->sql,
+			       "SELECT key, value, origin, method FROM param WHERE scope = ? AND subject = ?"
+			       " ORDER BY shipped, CASE origin WHEN 'measured' THEN 0 WHEN 'fitted' THEN 1 WHEN 'user' THEN 2"
+			       " ELSE 3 END",
+			       -1, &st, NULL) != SQLITE_OK)
+		return hw_sqlerr(db, err, errlen, "reading cost-model parameters");
+	sqlite3_bind_text(st, 1, hw_scope_name(scope), -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, subject, -1, SQLITE_TRANSIENT);
+	while (sqlite3_step(st) == SQLITE_ROW && n < MAXROWS) {
+		const char *key = hw_col_text(st, 0);
+		bool seen = false;
+		for (size_t i = 0; i < n && !seen; i++)
+			seen = !strcmp(rows[i].key, key);
+		if (seen || strlen(key) >= sizeof rows[0].key)
+			continue; /* a lower-precedence row of a key already read, or no key of ours */
+		pp_strlcpy(rows[n].key, key, sizeof rows[n].key);
+		rows[n].v = sqlite3_column_double(st, 1);
+		pp_strlcpy(rows[n].origin, hw_col_text(st, 2), sizeof rows[n].origin);
+		pp_strlcpy(rows[n].method, hw_col_text(st, 3), sizeof rows[n].method);
+		n++;
+	}
+	sqlite3_finalize(st);
+	for (int k = 0; k < HW_NPKEYS; k++) {
+		const hw_pdef *d = hw_pdef_get((hw_pkey)k);
+		if (d->scope != scope)
+			continue;
+		size_t hit = n;
+		for (size_t i = 0; i < n && hit == n; i++)
+			if (!strcmp(rows[i].key, d->key))
+				hit = i;
+		for (size_t i = 0; i < n && hit == n && d->fallback; i++)
+			if (!strcmp(rows[i].key, d->fallback))
+				hit = i;
+		/* A row from a database made elsewhere may hold anything: only a value inside the key's
+		 * bounds is used. */
+		if (hit < n && isfinite(rows[hit].v) && rows[hit].v >= d->lo && rows[hit].v <= d->hi) {
+			p[k].v = rows[hit].v;
+			p[k].prov = prov_of_origin(rows[hit].origin);
+			pp_strlcpy(p[k].origin, rows[hit].origin, sizeof p[k].origin);
+			pp_strlcpy(p[k].method, rows[hit].method, sizeof p[k].method);
+			have[k] = true;
+			continue;
+		}
+		p[k].v = d->def;
+		p[k].prov = HW_PROV_DATASHEET;
+		pp_strlcpy(p[k].origin, "generic", sizeof p[k].origin);
+		pp_strlcpy(p[k].method, "generic default for hardware without parameters (hardware/params.c)",
+			   sizeof p[k].method);
+		have[k] = false;
+	}
+	return 0;
+}
+

@@ -71,6 +71,17 @@ sim_train_cfg_init(sim_train_cfg *c)
 	c->straggler_rank = -1;
 }
 
+void
+sim_train_cfg_framework(sim_train_cfg *c, const hw_profile *fw)
+{
+	c->fw = fw;
+	if (fw == NULL)
+		return;
+	c->attention = hw_profile_get(fw, HW_P_FW_ATTENTION) == HW_FW_ATTN_UNFUSED ? SIM_ATTN_UNFUSED : SIM_ATTN_FLASH;
+	c->overlap_grad_reduce = hw_profile_get(fw, HW_P_FW_OVERLAP_GRAD_REDUCE) != 0.0;
+	c->overlap_param_gather = hw_profile_get(fw, HW_P_FW_OVERLAP_PARAM_GATHER) != 0.0;
+}
+
 int64_t
 sim_seq(const model *m, const sim_train_cfg *c)
 {

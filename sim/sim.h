@@ -69,11 +69,15 @@ typedef struct sim_train_cfg {
 	bool record_ops;            /* keep the op graph with each op's kernels for sim_train_rank_ops
 	                             * (replay); off, the simulation does no recording at all */
 	uint64_t seed;
+	const hw_profile *fw;       /* the training framework (not owned); NULL: the defaults above */
 } sim_train_cfg;
 
 /* Defaults: 1F1B, no recomputation, bf16, flash attention, overlapped bf16->fp32 gradient
- * reduction as Megatron-LM does, scatter/gather on, 1 GPU. */
+ * reduction as Megatron-LM does, scatter/gather on, 1 GPU, no framework profile. */
 void sim_train_cfg_init(sim_train_cfg *c);
+/* Runs the configuration as framework fw does (its attention kernels, what it overlaps) and
+ * keeps fw for the parameters of its kernels; fw must outlive the configuration's use. */
+void sim_train_cfg_framework(sim_train_cfg *c, const hw_profile *fw);
 
 /* Completes and validates a configuration for a model on a system (derives dp, checks every
  * divisibility rule).  Returns PP_EUSAGE with a message naming the failed constraint. */

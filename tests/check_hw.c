@@ -738,26 +738,22 @@ START_TEST(default_sources_and_params)
 				     " OR method LIKE 'transferred from%') OR (origin = 'fitted' AND source NOT LIKE 'sim/data/published-%')"),
 			 0);
 	ck_assert_int_eq(count_of(s, "SELECT count(*) FROM param WHERE (scope = 'gpu' AND subject NOT IN (SELECT name FROM gpu))"
-				     " OR (scope = 'system' AND subject NOT IN (SELECT name FROM system))"),
+				     " OR (scope = 'system' AND subject NOT IN (SELECT name FROM system))"
+				     " OR (scope IN ('framework', 'engine') AND subject NOT IN"
+				     " (SELECT name FROM profile WHERE kind = scope))"),
 			 0);
 	ck_assert_int_eq(count_of(s, "SELECT count(*) FROM param WHERE length(method) < 10 OR length(method) >= 160"
-				     " OR source = '' OR length(source) >= 200 OR NOT (value > 0)"),
+				     " OR source = '' OR length(source) >= 200"),
 			 0);
-	static const char *const keys[] = {"gemm_eff", "gemm_k_ramp", "kernel_launch_us", "host_op_us", "hbm_eff", "attn_eff_fwd",
-					   "attn_eff_bwd", "conv_eff", "coll_eff_intra", "coll_eff_intra_all_reduce",
-					   "coll_eff_inter", "p2p_eff_intra", "coll_alpha_us", "coll_hop_intra_us",
-					   "coll_hop_inter_us", "overlap_slowdown", "iter_overhead_s", "fabric_leaf_nodes",
-					   "serve_allreduce_us"};
+	/* every shipped parameter is a registered key of its scope, inside its bounds */
 	ck_assert_int_eq(sqlite3_prepare_v2(s, "SELECT scope, subject, key, value FROM param", -1, &st, NULL), SQLITE_OK);
 	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *scope = (const char *)sqlite3_column_text(st, 0);
 		const char *subject = (const char *)sqlite3_column_text(st, 1);
 		const char *key = (const char *)sqlite3_column_text(st, 2);
 		double v = sqlite3_column_double(st, 3);
-		hw_dtype t;
-		bool known = strncmp(key, "gemm_eff_", 9) == 0 && hw_dtype_parse(key + 9, &t) == 0;
-		for (size_t i = 0; i < sizeof keys / sizeof keys[0] && !known; i++)
-			known = strcmp(key, keys[i]) == 0;
-		ck_assert_msg(known, "%s: unknown parameter %s", subject, key);
+		char e2[256];
+		ck_assert_msg(hw_pdef_check(scope, key, v, e2, sizeof e2) == 0, "%s %s: %s", scope, subject, e2);
 		/* Efficiencies are fractions; only NVLS all-reduce busbw may pass the link rate. */
 		if (strstr(key, "eff") != NULL)
 			ck_assert_msg(v <= (strcmp(key, "coll_eff_intra_all_reduce") ? 1.0 : 1.2), "%s %s = %g", subject,
@@ -766,6 +762,56 @@ START_TEST(default_sources_and_params)
 	sqlite3_finalize(st);
 	sqlite3_close(s);
 	test_rmdir(dir);
+}
+END_TEST
+
+/* Profiles are found by name; a variant inherits its base's parameters and overrides its own;
+ * an unknown name lists the known ones; a base chain that loops is refused; fits change a
+ * profile in memory only. */
+START_TEST(profiles_by_name)
+{
+	hw_db *db;
+	ck_assert_int_eq(hw_open(":memory:", 0, &db, err, sizeof err), 0);
+	hw_profile *m, *v;
+	ck_assert_int_eq(hw_profile_find(db, HW_SCOPE_FRAMEWORK, "megatron", &m, err, sizeof err), 0);
+	ck_assert_int_eq(hw_profile_find(db, HW_SCOPE_FRAMEWORK, "megatron-2021", &v, err, sizeof err), 0);
+	ck_assert_str_eq(hw_profile_name(v), "megatron-2021");
+	ck_assert_double_eq(hw_profile_get(m, HW_P_FW_ATTENTION), HW_FW_ATTN_FLASH3);
+	ck_assert_double_eq(hw_profile_get(v, HW_P_FW_ATTENTION), HW_FW_ATTN_UNFUSED);       /* its own */
+	ck_assert_double_eq(hw_profile_get(v, HW_P_FW_OVERLAP_GRAD_REDUCE), 0.0);            /* its own */
+	ck_assert_double_eq(hw_profile_get(v, HW_P_FW_OVERLAP_PARAM_GATHER), 1.0);           /* megatron's */
+	ck_assert_double_eq(hw_profile_get(v, HW_P_GEMM_EFF_BF16), 0.0); /* not a framework key */
+	/* in memory only: a second find reads the database again */
+	ck_assert_int_eq(hw_profile_set(v, HW_P_FW_HOST_OP_US, 7.5, err, sizeof err), 0);
+	ck_assert_double_eq(hw_profile_get(v, HW_P_FW_HOST_OP_US), 7.5);
+	ck_assert_int_eq(hw_profile_set(v, HW_P_FW_HOST_OP_US, -1, err, sizeof err), PP_ERANGE);
+	ck_assert_int_eq(hw_profile_set(v, HW_P_FW_ATTENTION, 1.5, err, sizeof err), PP_ERANGE);
+	hw_profile *again;
+	ck_assert_int_eq(hw_profile_find(db, HW_SCOPE_FRAMEWORK, "megatron-2021", &again, err, sizeof err), 0);
+	ck_assert_double_eq(hw_profile_get(again, HW_P_FW_HOST_OP_US), hw_profile_get(m, HW_P_FW_HOST_OP_US));
+	hw_profile_free(again);
+	hw_profile_free(v);
+	hw_profile_free(m);
+	ck_assert_int_eq(hw_profile_find(db, HW_SCOPE_FRAMEWORK, "nosuch", &m, err, sizeof err), PP_EUSAGE);
+	ck_assert(strstr(err, "nosuch") != NULL && strstr(err, "torchtitan") != NULL);
+	ck_assert_int_eq(hw_profile_find(db, HW_SCOPE_GPU, "megatron", &m, err, sizeof err), PP_EUSAGE);
+	ck_assert_int_eq(hw_exec_simple(db,
+					"INSERT INTO profile(kind, name, base) VALUES('framework', 'a', 'b'), ('framework', 'b', 'a'),"
+					" ('framework', 'c', 'gone')",
+					err, sizeof err),
+			 0);
+	ck_assert_int_eq(hw_profile_find(db, HW_SCOPE_FRAMEWORK, "a", &m, err, sizeof err), PP_EINPUT);
+	ck_assert(strstr(err, "loop") != NULL);
+	ck_assert_int_eq(hw_profile_find(db, HW_SCOPE_FRAMEWORK, "c", &m, err, sizeof err), PP_EINPUT);
+	ck_assert(strstr(err, "gone") != NULL);
+	char **names;
+	size_t n;
+	ck_assert_int_eq(hw_profile_names(db, HW_SCOPE_FRAMEWORK, &names, &n, err, sizeof err), 0);
+	ck_assert_int_ge(n, 6);
+	ck_assert_str_eq(names[0], "a");
+	ck_assert_ptr_null(names[n]);
+	free(names);
+	hw_close(db);
 }
 END_TEST
 
@@ -837,6 +883,7 @@ main(void)
 	tcase_add_test(tc, default_systems_complete);
 	tcase_add_test(tc, default_prices);
 	tcase_add_test(tc, default_sources_and_params);
+	tcase_add_test(tc, profiles_by_name);
 	suite_add_tcase(s, tc);
 	return test_run(s);
 }
