@@ -6,11 +6,12 @@
 #include "cli/cli.h"
 
 #include <cJSON.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 void
 cli_error(const char *fmt, ...)
@@ -56,36 +57,100 @@ cli_dispatch(const char *cmd, const char *usage, const cli_sub *subs, int argc, 
 	return cli_usage(cmd, "unknown workload \"%s\" (expected %s)", argv[1], names);
 }
 
-static char again_name[64];
-
 int
-cli_getopt(int argc, char **argv, const struct option *opts, unsigned char *seen)
+cli_opt_dtype(const cli_opt *o, const char *val, char *err, size_t errlen)
 {
-	int c = getopt_long(argc, argv, ":h", opts, NULL);
-	if (c < 0 || c == '?' || c == ':' || c >= CLI_OPT_MAX)
-		return c;
-	if (!seen[c]) {
-		seen[c] = 1;
-		return c;
-	}
-	snprintf(again_name, sizeof again_name, "-%c", c);
-	for (const struct option *o = opts; o->name != NULL; o++)
-		if (o->val == c && o->flag == NULL) {
-			snprintf(again_name, sizeof again_name, "--%s", o->name);
-			break;
-		}
-	return CLI_OPT_AGAIN;
+	if (hw_dtype_parse(val, o->target) != 0)
+		return pp_err(err, errlen, PP_EUSAGE, "--%s must be a dtype (fp32, tf32, fp16, bf16, fp8, int8, int4), got \"%s\"",
+			      o->name, val);
+	return 0;
 }
 
 int
-cli_bad_option(const char *cmd, int c, char **argv)
+cli_opt_schedule(const cli_opt *o, const char *val, char *err, size_t errlen)
 {
-	if (c == CLI_OPT_AGAIN)
-		return cli_usage(cmd, "option \"%s\" is given more than once", again_name);
-	const char *arg = argv[optind - 1];
-	if (c == ':')
-		return cli_usage(cmd, "option \"%s\" needs a value", arg);
-	return cli_usage(cmd, "unknown option \"%s\"", arg);
+	if (sim_schedule_parse(val, o->target) != 0)
+		return pp_err(err, errlen, PP_EUSAGE, "--%s must be gpipe, 1f1b, interleaved or zb-h1, got \"%s\"", o->name, val);
+	return 0;
+}
+
+int
+cli_opt_recompute(const cli_opt *o, const char *val, char *err, size_t errlen)
+{
+	if (sim_recompute_parse(val, o->target) != 0)
+		return pp_err(err, errlen, PP_EUSAGE, "--%s must be none, selective or full, got \"%s\"", o->name, val);
+	return 0;
+}
+
+int
+cli_opt_dist(const cli_opt *o, const char *val, char *err, size_t errlen)
+{
+	char e[256];
+	if (sim_dist_parse(val, o->target, e, sizeof e) != 0)
+		return pp_err(err, errlen, PP_EUSAGE, "--%s: %s", o->name, e);
+	return 0;
+}
+
+/* ---- progress and Ctrl-C ------------------------------------------------------------------- */
+
+double
+cli_now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void
+cli_progress_init(cli_progress *p, const char *what)
+{
+	p->tty = isatty(2) != 0;
+	p->t0 = p->last = cli_now_s();
+	p->what = what;
+}
+
+void
+cli_progress_cb(void *arg, size_t done, size_t total)
+{
+	cli_progress *p = arg;
+	if (!p->tty)
+		return;
+	if (total == 0)
+		fprintf(stderr, "\r%zu evaluated (%.1f s)  ", done, cli_now_s() - p->t0);
+	else
+		fprintf(stderr, "\r[%-30.*s] %3.0f%% (%zu/%zu)  ", (int)(30 * done / (total ? total : 1)),
+			"==============================", 100.0 * (double)done / (double)total, done, total);
+}
+
+void
+cli_progress_end(cli_progress *p)
+{
+	if (p->tty)
+		fputs("\r\033[K", stderr);
+}
+
+static volatile sig_atomic_t stop_flag;
+
+static void
+on_sigint(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+	signal(SIGINT, SIG_DFL); /* a second Ctrl-C ends the program */
+}
+
+volatile sig_atomic_t *
+cli_sigint_catch(void)
+{
+	stop_flag = 0;
+	signal(SIGINT, on_sigint);
+	return &stop_flag;
+}
+
+void
+cli_sigint_release(void)
+{
+	signal(SIGINT, SIG_DFL);
 }
 
 int

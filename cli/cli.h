@@ -9,11 +9,14 @@
 #ifndef CLI_H
 #define CLI_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "cli/opt.h"
 #include "common/pp.h"
 #include "hardware/hw.h"
+#include "sim/sim.h"
 
 struct cJSON;
 
@@ -26,11 +29,14 @@ typedef struct cmd_entry {
 extern const cmd_entry cli_commands[];
 
 int cmd_help(int argc, char **argv);
+void cli_print_usage(FILE *f);
 int cmd_version(int argc, char **argv);
 int cmd_hw(int argc, char **argv);
 int cmd_model(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
+int cmd_plan_train(int argc, char **argv);
+int cmd_plan_serve(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
@@ -49,19 +55,38 @@ typedef struct cli_sub {
 	int (*run)(int argc, char **argv);
 } cli_sub;
 int cli_dispatch(const char *cmd, const char *usage, const cli_sub *subs, int argc, char **argv);
-/* getopt_long(argc, argv, ":h", opts, ...) that also refuses an option given twice ("--tp 8 ...
- * --tp 4" would otherwise keep the last in silence): the second returns CLI_OPT_AGAIN, which
- * cli_bad_option reports.  seen has CLI_OPT_MAX flags, zeroed before the first call. */
-enum { CLI_OPT_MAX = 1024, CLI_OPT_AGAIN = 0x7ffe };
-struct option;
-int cli_getopt(int argc, char **argv, const struct option *opts, unsigned char *seen);
-/* Reports getopt_long's '?' (unknown option) or ':' (missing value) for the option just seen
- * (optstring must start with ':'), or cli_getopt's CLI_OPT_AGAIN; returns 2. */
-int cli_bad_option(const char *cmd, int c, char **argv);
+/* Progress of a long search on stderr (cli.c).  On a terminal, a bar redrawn in place and wiped
+ * at the end; elsewhere (CI, a pipe into tee) a line every few seconds with the counts and an
+ * estimate of the time left, so that a long run is not silent.  cli_progress_cb has the
+ * signature of the planner's progress callbacks. */
+typedef struct cli_progress {
+	bool tty;
+	double t0, last;       /* monotonic seconds: start, last line printed */
+	const char *what;      /* "layouts", "deployments" */
+} cli_progress;
+void cli_progress_init(cli_progress *p, const char *what);
+void cli_progress_cb(void *arg, size_t done, size_t total);
+void cli_progress_end(cli_progress *p);
+double cli_now_s(void);
+/* Ctrl-C stops a search: the first sets the flag returned (the search then returns its best so
+ * far), a second ends the program.  cli_sigint_release restores the default. */
+volatile sig_atomic_t *cli_sigint_catch(void);
+void cli_sigint_release(void);
+
 /* Maps a library return code to an exit status (PP_EUSAGE -> 2, other failures -> 1). */
 int cli_status(int rc);
 /* Reports a failed library call (its message) and returns the exit status for it. */
 int cli_fail(int rc, const char *msg);
+
+/* Option parse functions for paraplan's own value kinds (see cli/opt.h). */
+int cli_opt_dtype(const cli_opt *o, const char *val, char *err, size_t errlen);     /* hw_dtype * */
+int cli_opt_schedule(const cli_opt *o, const char *val, char *err, size_t errlen);  /* sim_schedule * */
+int cli_opt_recompute(const cli_opt *o, const char *val, char *err, size_t errlen); /* sim_recompute * */
+int cli_opt_dist(const cli_opt *o, const char *val, char *err, size_t errlen);      /* sim_dist * */
+#define OPT_DTYPE(N, A, P, H) {N, A, cli_opt_dtype, CLI_TARGET(hw_dtype, P), 0, 0, H, 0, NULL, NULL}
+#define OPT_SCHEDULE(N, A, P, H) {N, A, cli_opt_schedule, CLI_TARGET(sim_schedule, P), 0, 0, H, 0, NULL, NULL}
+#define OPT_RECOMPUTE(N, A, P, H) {N, A, cli_opt_recompute, CLI_TARGET(sim_recompute, P), 0, 0, H, 0, NULL, NULL}
+#define OPT_DIST(N, A, P, H) {N, A, cli_opt_dist, CLI_TARGET(sim_dist, P), 0, 0, H, 0, NULL, NULL}
 
 /* Opens the hardware database (--db value or NULL) and prints its notice, if any. */
 int cli_open_db(const char *path, unsigned flags, hw_db **out);

@@ -8,45 +8,24 @@
 #include "cli/cli.h"
 
 #include <cJSON.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage_text[] =
-	"usage: paraplan calibrate [--gemm] [--membw] [--collectives] [--system-name NAME]\n"
-	"                          [--dtype LIST] [--max-bytes SIZE] [--no-fit] [--note TEXT]\n"
-	"                          [--json] [--quiet] [--db FILE]\n"
-	"       paraplan calibrate --fit --system NAME [--run ID] [--json] [--db FILE]\n"
-	"\n"
+static const char about_text[] =
 	"Measures this machine's GPUs and stores the rows as one calibration run of system NAME:\n"
-	"  --gemm          cuBLASLt GEMM sweep (fp32, tf32, fp16, bf16, fp8 where supported):\n"
-	"                  transformer shapes of common widths, TP degrees and token counts, and\n"
-	"                  a log grid; median of repeats with L2 flushed between them\n"
-	"  --membw         HBM bandwidth: device-to-device copies and a read-write kernel over\n"
-	"                  buffers well beyond L2\n"
-	"  --collectives   NCCL all_reduce, all_gather, reduce_scatter, alltoall, broadcast and\n"
-	"                  send/recv, 1 KiB .. 4 GiB, on groups of 2 .. all GPUs of the node; under\n"
-	"                  mpirun or srun (one process per GPU) also across all nodes\n"
-	"  (none of the three: all of them)\n"
-	"  --system-name NAME  the system this machine is (see 'paraplan hw list'); without it,\n"
-	"                  the one system whose GPU and GPU count match, if there is one\n"
-	"  --dtype LIST    GEMM dtypes, comma-separated (fp32,tf32,fp16,bf16,fp8)\n"
-	"  --max-bytes SIZE  largest collective (default 4Gi, less when GPU memory is short)\n"
-	"  --no-fit        do not fit the cost-model parameters to the new run\n"
-	"  --note TEXT     a note stored with the run\n"
-	"  --quiet         no progress lines on stderr\n"
+	"--gemm, a cuBLASLt GEMM sweep (fp32, tf32, fp16, bf16, fp8 where supported) of transformer\n"
+	"shapes of common widths, TP degrees and token counts, and a log grid, median of repeats\n"
+	"with L2 flushed between them; --membw, HBM bandwidth (device-to-device copies and a\n"
+	"read-write kernel over buffers well beyond L2); --collectives, NCCL all_reduce,\n"
+	"all_gather, reduce_scatter, alltoall, broadcast and send/recv, 1 KiB .. 4 GiB, on groups\n"
+	"of 2 .. all GPUs of the node, and under mpirun or srun (one process per GPU) across all\n"
+	"nodes.  None of the three: all of them.\n"
 	"\n"
 	"The run is one database transaction: Ctrl-C or an error leaves nothing of it.  After a\n"
-	"complete run the parameters are fitted to it (as with --fit --run ID).\n"
-	"\n"
-	"  --fit           fit the cost model's parameters of system NAME (and its GPU) to its\n"
-	"                  stored measurements (calibration and imported runs): alpha-beta\n"
-	"                  collective efficiencies and latencies, GEMM efficiency, k ramp and launch\n"
-	"                  time, HBM efficiency; stored with origin 'fitted' (see 'hw show NAME')\n"
-	"  --run ID        fit to one run only (see 'paraplan hw calibrations')\n"
-	"\n"
-	"Examples:\n"
+	"complete run the parameters are fitted to it (as with --fit --run ID).\n";
+
+static const char examples_text[] =
 	"  paraplan calibrate --system-name dgx-h100\n"
 	"  mpirun -np 16 --npernode 8 paraplan calibrate --collectives --system-name dgx-h100\n"
 	"  srun -N 2 --ntasks-per-node 8 --gpus-per-node 8 paraplan calibrate --collectives --system-name dgx-h100\n"
@@ -205,81 +184,57 @@ print_run(const cJSON *rep)
 int
 cmd_calibrate(int argc, char **argv)
 {
-	enum { O_GEMM = 256, O_MEMBW, O_COLL, O_SYSTEM, O_DTYPE, O_MAXB, O_NOFIT, O_NOTE, O_FIT, O_RUN, O_JSON, O_QUIET, O_DB };
-	static const struct option opts[] = {
-		{"gemm", no_argument, NULL, O_GEMM}, {"membw", no_argument, NULL, O_MEMBW},
-		{"collectives", no_argument, NULL, O_COLL}, {"system-name", required_argument, NULL, O_SYSTEM},
-		{"system", required_argument, NULL, O_SYSTEM}, {"dtype", required_argument, NULL, O_DTYPE},
-		{"max-bytes", required_argument, NULL, O_MAXB}, {"no-fit", no_argument, NULL, O_NOFIT},
-		{"note", required_argument, NULL, O_NOTE}, {"fit", no_argument, NULL, O_FIT},
-		{"run", required_argument, NULL, O_RUN}, {"json", no_argument, NULL, O_JSON},
-		{"quiet", no_argument, NULL, O_QUIET}, {"db", required_argument, NULL, O_DB},
-		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
-	};
+	static const cli_cmd cmd = {"calibrate",
+				    "calibrate [--gemm] [--membw] [--collectives] [--system-name NAME]\n"
+				    "                   [--dtype LIST] [--max-bytes SIZE] [--no-fit] [--note TEXT]\n"
+				    "                   [--json] [--quiet] [--db FILE]\n"
+				    "calibrate --fit --system NAME [--run ID] [--json] [--db FILE]\n",
+				    about_text, examples_text};
 	cal_gpu_opts g = {.fit = true};
-	const char *db_path = NULL, *system = NULL;
-	bool fit = false, json = false, quiet = false, measure_flags = false;
-	long long run = 0;
+	const char *db_path = NULL, *system = NULL, *system_name = NULL, *dtype_s = NULL;
+	bool fit = false, json = false, quiet = false, gemm = false, membw = false, coll = false, nofit = false;
+	int64_t run = 0;
 	double maxb = 0;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case O_GEMM:
-			g.what |= CAL_GEMM;
-			break;
-		case O_MEMBW:
-			g.what |= CAL_MEMBW;
-			break;
-		case O_COLL:
-			g.what |= CAL_COLLECTIVES;
-			break;
-		case O_SYSTEM:
-			system = optarg;
-			break;
-		case O_DTYPE:
-			if (parse_dtypes(optarg, &g.dtypes) != 0)
-				return 2;
-			measure_flags = true;
-			break;
-		case O_MAXB:
-			if (cli_double("calibrate", "--max-bytes", optarg, 1024, 4294967296.0, &maxb) != 0)
-				return 2;
-			measure_flags = true;
-			break;
-		case O_NOFIT:
-			g.fit = false;
-			measure_flags = true;
-			break;
-		case O_NOTE:
-			g.note = optarg;
-			break;
-		case O_FIT:
-			fit = true;
-			break;
-		case O_RUN:
-			if (cli_int("calibrate", "--run", optarg, 1, INT64_MAX, &run) != 0)
-				return 2;
-			break;
-		case O_JSON:
-			json = true;
-			break;
-		case O_QUIET:
-			quiet = true;
-			break;
-		case O_DB:
-			db_path = optarg;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
-		default:
-			return cli_bad_option("calibrate", c, argv);
-		}
-	}
-	if (optind < argc)
-		return cli_usage("calibrate", "unexpected argument \"%s\"", argv[optind]);
+	const cli_opt opts[] = {
+		OPT_SWITCH("gemm", &gemm, "measure GEMMs (cuBLASLt)"),
+		OPT_SWITCH("membw", &membw, "measure HBM bandwidth"),
+		OPT_SWITCH("collectives", &coll, "measure NCCL collectives"),
+		OPT_STR("system-name", "NAME", &system_name,
+			"the system this machine is (see 'paraplan hw list'); without it, the one system whose GPU and GPU "
+			"count match, if there is one"),
+		OPT_STR("system", "NAME", &system, "the same as --system-name"),
+		OPT_STR("dtype", "LIST", &dtype_s, "GEMM dtypes, comma-separated (fp32,tf32,fp16,bf16,fp8)"),
+		OPT_NUM("max-bytes", "SIZE", &maxb, 1024, 4294967296.0, "largest collective (default 4Gi, less when GPU memory is short)"),
+		OPT_SWITCH("no-fit", &nofit, "do not fit the cost-model parameters to the new run"),
+		OPT_STR("note", "TEXT", &g.note, "a note stored with the run"),
+		OPT_SWITCH("fit", &fit,
+			   "fit the cost model's parameters of system NAME (and its GPU) to its stored measurements "
+			   "(calibration and imported runs): alpha-beta collective efficiencies and latencies, GEMM "
+			   "efficiency, k ramp and launch time, HBM efficiency; stored with origin 'fitted' (see 'hw show NAME')"),
+		OPT_I64("run", "ID", &run, 1, (double)INT64_MAX, "with --fit: fit to one run only (see 'paraplan hw calibrations')"),
+		OPT_JSON(&json),
+		OPT_SWITCH("quiet", &quiet, "no progress lines on stderr"),
+		OPT_DB(&db_path),
+		OPT_END,
+	};
+	int st = cli_parse(&cmd, opts, argc, argv, NULL, 0, NULL);
+	if (st != CLI_RUN)
+		return st;
+	if (system != NULL && system_name != NULL)
+		return cli_usage("calibrate", "--system and --system-name are the same option: give one");
+	if (system == NULL)
+		system = system_name;
+	bool measure_flags = nofit || maxb > 0 || dtype_s != NULL;
+	if (gemm)
+		g.what |= CAL_GEMM;
+	if (membw)
+		g.what |= CAL_MEMBW;
+	if (coll)
+		g.what |= CAL_COLLECTIVES;
+	if (nofit)
+		g.fit = false;
+	if (dtype_s != NULL && parse_dtypes(dtype_s, &g.dtypes) != 0)
+		return 2;
 	if (fit) {
 		if (g.what != 0 || measure_flags || g.note != NULL)
 			return cli_usage("calibrate", "--fit fits stored measurements: it takes no measurement options "
@@ -300,7 +255,7 @@ cmd_calibrate(int argc, char **argv)
 	char err[1024] = "";
 	int rc = cal_gpu_run(&g, &rep, &root, err, sizeof err);
 	if (rc != 0) {
-		int st = root ? cli_fail(rc, err) : cli_status(rc);
+		st = root ? cli_fail(rc, err) : cli_status(rc);
 		cJSON_Delete(rep);
 		return st;
 	}

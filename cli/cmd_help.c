@@ -6,27 +6,39 @@
 
 #include <string.h>
 
-int
-cmd_help(int argc, char **argv)
+/* The list of commands, to stdout for 'paraplan help', to stderr for a bare 'paraplan'. */
+void
+cli_print_usage(FILE *f)
 {
-	if (argc >= 2 && strcmp(argv[1], "--help") != 0 && strcmp(argv[1], "-h") != 0) {
-		for (const cmd_entry *c = cli_commands; c->name != NULL; c++) {
-			if (strcmp(c->name, argv[1]) != 0)
-				continue;
-			char *args[] = {argv[1], "--help", NULL};
-			return c->run(2, args);
-		}
-		return cli_usage("help", "unknown command \"%s\"", argv[1]);
-	}
-	printf("usage: paraplan COMMAND [OPTIONS]\n\n"
+	fprintf(f, "usage: paraplan COMMAND [OPTIONS]\n\n"
 	       "paraplan simulates parallel training and serving of large models against a database\n"
 	       "of measured and datasheet hardware figures, and plans configurations with it.\n\n"
 	       "Commands:\n");
 	for (const cmd_entry *c = cli_commands; c->name != NULL; c++)
-		printf("  %-10s %s\n", c->name, c->summary);
-	printf("\nEvery command takes --help.  Common options: --db FILE (hardware database; also\n"
-	       "PARAPLAN_DB), --json (one JSON document on stdout).\n"
+		fprintf(f, "  %-10s %s\n", c->name, c->summary);
+	fprintf(f, "\nEvery command takes --help ('paraplan help COMMAND [WORKLOAD]' says the same).  Most\n"
+	       "take --db FILE (the hardware database; also PARAPLAN_DB) and --json (one JSON document\n"
+	       "on stdout).  Options match only in full.\n"
 	       "Exit status: 0 success, 1 failed run, 2 usage error.\n\n"
-	       "Example:\n  paraplan model show llama-3-70b\n  paraplan hw show dgx-h100\n");
-	return 0;
+	       "Example:\n  paraplan model show llama-3-70b\n  paraplan hw show dgx-h100\n"
+		"  paraplan help plan train\n");
+}
+
+/* 'paraplan help COMMAND [WORKLOAD]' runs 'paraplan COMMAND [WORKLOAD] --help'. */
+int
+cmd_help(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		cli_print_usage(stdout);
+		return 0;
+	}
+	if (argc > 3)
+		return cli_usage("help", "unexpected argument \"%s\"", argv[3]);
+	for (const cmd_entry *c = cli_commands; c->name != NULL; c++) {
+		if (strcmp(c->name, argv[1]) != 0)
+			continue;
+		char *args[] = {argv[1], argc > 2 ? argv[2] : "--help", "--help", NULL};
+		return c->run(argc > 2 ? 3 : 2, args);
+	}
+	return cli_usage("help", "unknown command \"%s\"", argv[1]);
 }

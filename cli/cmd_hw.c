@@ -5,22 +5,15 @@
 #include "cli/cli.h"
 
 #include <cJSON.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage_text[] =
-	"usage: paraplan hw list [--json] [--db FILE]\n"
-	"       paraplan hw show NAME [--json] [--db FILE]\n"
-	"       paraplan hw export [--out FILE] [--db FILE]\n"
-	"       paraplan hw calibrations [--json] [--db FILE]\n"
-	"       paraplan hw diff RUN_A RUN_B [--json] [--db FILE]\n"
-	"       paraplan hw validations [--json] [--db FILE]\n"
-	"\n"
+static const char about_text[] =
 	"The hardware database holds GPUs, systems (node types), prices, calibration runs and\n"
 	"fitted cost-model parameters.  It lives in --db FILE, else $PARAPLAN_DB, else\n"
-	"$XDG_DATA_HOME/paraplan/hardware.db, and is created from the built-in defaults.\n"
+	"$XDG_DATA_HOME/paraplan/hardware.db (~/.local/share/paraplan/hardware.db), and is created\n"
+	"from the built-in defaults on first use.\n"
 	"\n"
 	"  list          GPUs and systems\n"
 	"  show NAME     every figure of a GPU or system with its source and whether it is a\n"
@@ -29,9 +22,9 @@ static const char usage_text[] =
 	"  calibrations  calibration and import runs\n"
 	"  diff A B      compare the measurements of two runs\n"
 	"  validations   replays of plans on GPUs ('paraplan replay'): predicted and measured\n"
-	"                step time, the error and every timed step\n"
-	"\n"
-	"Examples:\n"
+	"                step time, the error and every timed step\n";
+
+static const char examples_text[] =
 	"  paraplan hw list\n"
 	"  paraplan hw show dgx-h100\n"
 	"  paraplan hw export --out my-cluster.sql\n";
@@ -265,40 +258,31 @@ print_diff(const cJSON *doc)
 int
 cmd_hw(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"db", required_argument, NULL, 'd'}, {"json", no_argument, NULL, 'j'},
-		{"out", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
-	};
+	static const cli_cmd cmd = {"hw",
+				    "hw list [--json] [--db FILE]\n"
+				    "hw show NAME [--json] [--db FILE]\n"
+				    "hw export [--out FILE] [--db FILE]\n"
+				    "hw calibrations [--json] [--db FILE]\n"
+				    "hw diff RUN_A RUN_B [--json] [--db FILE]\n"
+				    "hw validations [--json] [--db FILE]\n",
+				    about_text, examples_text};
 	const char *db_path = NULL, *out_path = NULL;
 	bool json = false;
-	int c;
-	optind = 1;
-	opterr = 0;
-	unsigned char seen[CLI_OPT_MAX] = {0};
-	/* GNU getopt_long moves the positional arguments (subcommand, names) after the options. */
-	while ((c = cli_getopt(argc, argv, opts, seen)) != -1) {
-		switch (c) {
-		case 'd':
-			db_path = optarg;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'o':
-			out_path = optarg;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
-		default:
-			return cli_bad_option("hw", c, argv);
-		}
-	}
-	if (optind >= argc)
+	const cli_opt opts[] = {
+		OPT_DB(&db_path),
+		OPT_JSON(&json),
+		OPT_STR("out", "FILE", &out_path, "hw export: write to FILE (atomically) instead of stdout"),
+		OPT_END,
+	};
+	char *ops[3];
+	int nops, st;
+	if ((st = cli_parse(&cmd, opts, argc, argv, ops, 3, &nops)) != CLI_RUN)
+		return st;
+	if (nops == 0)
 		return cli_usage("hw", "missing subcommand (list, show, export, calibrations, diff, validations)");
-	const char *sub = argv[optind++];
-	int nargs = argc - optind;
-	char **args = argv + optind;
+	const char *sub = ops[0];
+	int nargs = nops - 1;
+	char **args = ops + 1;
 	int want = !strcmp(sub, "show") ? 1 : !strcmp(sub, "diff") ? 2 : 0;
 	if (strcmp(sub, "list") && strcmp(sub, "show") && strcmp(sub, "export") && strcmp(sub, "calibrations") &&
 	    strcmp(sub, "diff") && strcmp(sub, "validations"))
@@ -352,8 +336,10 @@ cmd_hw(int argc, char **argv)
 		}
 		free(sql);
 	}
+	/* an unknown GPU, system or run is a name the user typed wrong: a usage error, as an
+	 * unknown model or system is everywhere else */
 	if (rc != 0)
-		status = cli_fail(rc, err);
+		status = cli_fail(rc == PP_ENOTFOUND ? PP_EUSAGE : rc, err);
 	cJSON_Delete(doc);
 	hw_close(db);
 	return status;

@@ -6,14 +6,10 @@
 #include "cli/cli.h"
 
 #include <cJSON.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage_text[] =
-	"usage: paraplan import nccl-tests --system S [--nodes N --gpus-per-node G] [--ranks R]\n"
-	"                                  [--op OP] [--note TEXT] [--json] [--db FILE] FILE...\n"
-	"\n"
+static const char about_text[] =
 	"Reads the output of nccl-tests (all_reduce_perf, all_gather_perf, reduce_scatter_perf,\n"
 	"alltoall_perf, broadcast_perf, reduce_perf, sendrecv_perf) and stores every row, out-of-place\n"
 	"and in-place, as one calibration run of kind 'import' for system S.  The cost model then\n"
@@ -22,21 +18,9 @@ static const char usage_text[] =
 	"Both table layouts (with and without 'root'/'#wrong'), srun -l and mpirun --tag-output line\n"
 	"prefixes, several tests per file and log lines between rows are understood.  Each row is\n"
 	"checked: algbw must equal size/time and busbw must equal algbw times nccl-tests' bus factor\n"
-	"for the op and rank count; any error stores nothing.\n"
-	"\n"
-	"  --system S          the system the logs were measured on (see 'paraplan hw list')\n"
-	"  --op OP             the collective, for files that do not say (all_reduce, all_gather,\n"
-	"                      reduce_scatter, alltoall, broadcast, reduce, sendrecv); by default it is\n"
-	"                      read from the '# Collective test starting' line, a *_perf command\n"
-	"                      line or the file name\n"
-	"  --ranks R           GPUs in the test, for files without the '# Using devices' list\n"
-	"  --nodes N           nodes of the test (default: the hosts of the device list, else\n"
-	"  --gpus-per-node G   ranks / G, else ranks / the system's GPUs per node)\n"
-	"  --note TEXT         a note stored with the run (default: the file names)\n"
-	"  --json              print what was stored as JSON\n"
-	"  --db FILE           the hardware database (default: $PARAPLAN_DB, else the user's)\n"
-	"\n"
-	"Examples:\n"
+	"for the op and rank count; any error stores nothing.\n";
+
+static const char examples_text[] =
 	"  paraplan import nccl-tests --system dgx-h100 all_reduce_perf.log all_gather_perf.log\n"
 	"  paraplan import nccl-tests --system aws-p5 --nodes 2 --gpus-per-node 8 --op all_reduce slurm-123.out\n"
 	"  paraplan hw calibrations        # the run appears here; 'paraplan calibrate --fit' fits it\n";
@@ -79,66 +63,56 @@ print_summary(const cJSON *sum, const char *system, double run_id)
 	printf("stored %.0f rows as run %.0f (import) for %s\n", rows, run_id, system);
 }
 
+static int import_run(char **ops, int nops, const char *system, const char *db_path, const char *note, const char *op_s,
+		      long long nodes, long long gpn, long long ranks, bool json);
+
 int
 cmd_import(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"system", required_argument, NULL, 's'}, {"nodes", required_argument, NULL, 'n'},
-		{"gpus-per-node", required_argument, NULL, 'g'}, {"ranks", required_argument, NULL, 'r'},
-		{"op", required_argument, NULL, 'o'}, {"note", required_argument, NULL, 'N'},
-		{"json", no_argument, NULL, 'j'}, {"db", required_argument, NULL, 'd'},
-		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
-	};
+	static const cli_cmd cmd = {"import",
+				    "import nccl-tests --system S [--nodes N --gpus-per-node G] [--ranks R]\n"
+				    "                         [--op OP] [--note TEXT] [--json] [--db FILE] FILE...\n",
+				    about_text, examples_text};
 	const char *system = NULL, *db_path = NULL, *note = NULL, *op_s = NULL;
-	long long nodes = 0, gpn = 0, ranks = 0;
+	int nodes = 0, gpn = 0, ranks = 0;
 	bool json = false;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			system = optarg;
-			break;
-		case 'n':
-			if (cli_int("import", "--nodes", optarg, 1, 1 << 20, &nodes) != 0)
-				return 2;
-			break;
-		case 'g':
-			if (cli_int("import", "--gpus-per-node", optarg, 1, 1 << 16, &gpn) != 0)
-				return 2;
-			break;
-		case 'r':
-			if (cli_int("import", "--ranks", optarg, 1, 1 << 22, &ranks) != 0)
-				return 2;
-			break;
-		case 'o':
-			op_s = optarg;
-			break;
-		case 'N':
-			note = optarg;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'd':
-			db_path = optarg;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
-		default:
-			return cli_bad_option("import", c, argv);
-		}
-	}
-	if (optind >= argc)
+	const cli_opt opts[] = {
+		OPT_STR("system", "S", &system, "the system the logs were measured on (see 'paraplan hw list')"),
+		OPT_INT("nodes", "N", &nodes, 1, 1 << 20,
+			"nodes of the test (default: the hosts of the device list, else ranks / G, else ranks / the "
+			"system's GPUs per node)"),
+		OPT_INT("gpus-per-node", "G", &gpn, 1, 1 << 16, "GPUs per node of the test"),
+		OPT_INT("ranks", "R", &ranks, 1, 1 << 22, "GPUs in the test, for files without the '# Using devices' list"),
+		OPT_STR("op", "OP", &op_s,
+			"the collective, for files that do not say (all_reduce, all_gather, reduce_scatter, alltoall, "
+			"broadcast, reduce, sendrecv); by default it is read from the '# Collective test starting' line, a "
+			"*_perf command line or the file name"),
+		OPT_STR("note", "TEXT", &note, "a note stored with the run (default: the file names)"),
+		OPT_SWITCH("json", &json, "print what was stored as JSON"),
+		OPT_DB(&db_path),
+		OPT_END,
+	};
+	char **ops = calloc((size_t)argc + 1, sizeof *ops);
+	if (ops == NULL)
+		return cli_fail(PP_ENOMEM, "out of memory");
+	int nops, st = cli_parse(&cmd, opts, argc, argv, ops, argc, &nops);
+	if (st == CLI_RUN)
+		st = import_run(ops, nops, system, db_path, note, op_s, nodes, gpn, ranks, json);
+	free(ops);
+	return st;
+}
+
+static int
+import_run(char **ops, int nops, const char *system, const char *db_path, const char *note, const char *op_s,
+	   long long nodes, long long gpn, long long ranks, bool json)
+{
+	if (nops == 0)
 		return cli_usage("import", "missing what to import (nccl-tests)");
-	if (strcmp(argv[optind], "nccl-tests") != 0)
-		return cli_usage("import", "unknown source \"%s\" (expected nccl-tests)", argv[optind]);
-	optind++;
+	if (strcmp(ops[0], "nccl-tests") != 0)
+		return cli_usage("import", "unknown source \"%s\" (expected nccl-tests)", ops[0]);
 	if (system == NULL)
 		return cli_usage("import", "--system is required (the system the logs were measured on)");
-	if (optind >= argc)
+	if (nops < 2)
 		return cli_usage("import", "no files to import");
 	cal_nccl_opts o = {.op = -1};
 	if (op_s != NULL) {
@@ -186,8 +160,8 @@ cmd_import(int argc, char **argv)
 		hw_close(db);
 		return cli_fail(PP_ENOMEM, "out of memory");
 	}
-	for (int i = optind; i < argc && rc == 0; i++)
-		rc = cal_nccl_read(log, argv[i], &o, err, sizeof err);
+	for (int i = 1; i < nops && rc == 0; i++)
+		rc = cal_nccl_read(log, ops[i], &o, err, sizeof err);
 	int64_t run_id = 0;
 	if (rc == 0)
 		rc = cal_nccl_store(log, db, system, note, &run_id, err, sizeof err);

@@ -6,13 +6,9 @@
 #include "models/model.h"
 
 #include <cJSON.h>
-#include <getopt.h>
 #include <string.h>
 
-static const char usage_text[] =
-	"usage: paraplan model list [--json]\n"
-	"       paraplan model show MODEL [--json]\n"
-	"\n"
+static const char about_text[] =
 	"MODEL is a catalog name (see 'model list'), a path to a paraplan model JSON file\n"
 	"(docs/model-format.md) or a path to a Hugging Face config.json (llama, mistral,\n"
 	"mixtral, qwen2, gpt2, gpt_neox, bert, deepseek_v2/v3).\n"
@@ -20,9 +16,9 @@ static const char usage_text[] =
 	"'show' prints the dimensions and derived quantities: parameters (total, active per\n"
 	"token, embedding), FLOPs per token (forward and training, attention counted over the\n"
 	"full sequence as Narayanan 2021 and Korthikanti 2022 do), weight and KV-cache bytes;\n"
-	"for a CNN, every layer with its output shape, parameters and FLOPs.\n"
-	"\n"
-	"Examples:\n"
+	"for a CNN, every layer with its output shape, parameters and FLOPs.\n";
+
+static const char examples_text[] =
 	"  paraplan model list\n"
 	"  paraplan model show llama-3-70b\n"
 	"  paraplan model show ./config.json --json\n";
@@ -157,30 +153,20 @@ print_show(const model *m, const cJSON *doc)
 int
 cmd_model(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
-	};
+	static const cli_cmd cmd = {"model", "model list [--json]\nmodel show MODEL [--json]\n", about_text, examples_text};
 	bool json = false;
-	int c;
-	optind = 1;
-	opterr = 0;
-	unsigned char seen[CLI_OPT_MAX] = {0};
-	while ((c = cli_getopt(argc, argv, opts, seen)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
-		default:
-			return cli_bad_option("model", c, argv);
-		}
-	}
-	if (optind >= argc)
+	const cli_opt opts[] = {
+		OPT_JSON(&json),
+		OPT_END,
+	};
+	char *ops[3];
+	int nops, st;
+	if ((st = cli_parse(&cmd, opts, argc, argv, ops, 3, &nops)) != CLI_RUN)
+		return st;
+	if (nops == 0)
 		return cli_usage("model", "missing subcommand (list or show)");
-	const char *sub = argv[optind++];
-	int nargs = argc - optind;
+	const char *sub = ops[0];
+	int nargs = nops - 1;
 	if (!strcmp(sub, "list")) {
 		if (nargs != 0)
 			return cli_usage("model", "'model list' takes no arguments");
@@ -192,7 +178,7 @@ cmd_model(int argc, char **argv)
 		return cli_usage("model", "'model show' takes one MODEL (a catalog name or a path)");
 	char err[512];
 	model *m;
-	int rc = model_load(argv[optind], &m, err, sizeof err);
+	int rc = model_load(ops[1], &m, err, sizeof err);
 	if (rc != 0)
 		return cli_fail(rc == PP_ENOTFOUND ? PP_EUSAGE : rc, err);
 	cJSON *doc = model_to_json(m);

@@ -10,17 +10,11 @@
 #include "sim/sim.h"
 
 #include <cJSON.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage_text[] =
-	"usage: paraplan replay --plan PLAN.json [--steps N] [--warmup N] [--model M]\n"
-	"                       [--rank-config auto|local|first] [--note TEXT] [--no-store]\n"
-	"                       [--json] [--quiet] [--db FILE]\n"
-	"       paraplan replay --plan PLAN.json --dry-run [--rank R] [--model M] [--json] [--db FILE]\n"
-	"\n"
+static const char about_text[] =
 	"Runs one training step of a plan on real GPUs, the way the simulator predicted it: every rank\n"
 	"executes the op list the simulator built for it -- cuBLASLt GEMMs of the real shapes and\n"
 	"dtype, memory-bound kernels moving the same bytes, attention as GEMMs of the same FLOPs, the\n"
@@ -36,30 +30,15 @@ static const char usage_text[] =
 	"  srun -N 2 --ntasks-per-node 8 --gpus-per-node 8 paraplan replay --plan plan.json\n"
 	"A one-GPU plan also runs without a launcher.  Only rank 0 reads the plan and the database.\n"
 	"\n"
-	"  --steps N        timed steps (1 .. 10000, default 10)\n"
-	"  --warmup N       untimed steps first (0 .. 1000, default 3)\n"
-	"  --model M        the model, when the plan names one this machine cannot load (a path)\n"
-	"  --rank-config X  how a process picks its GPU: auto (the one it sees, else that of its\n"
-	"                   local rank; default), local (that of its local rank), first (the first\n"
-	"                   it sees: the launcher binds one GPU per process)\n"
-	"  --note TEXT      stored with the validation run\n"
-	"  --no-store       measure and report, store nothing\n"
-	"  --quiet          no progress lines on stderr\n"
-	"  --dry-run        no GPU: print each rank's communicator groups and the ops it would\n"
-	"                   launch, stream by stream, with the events between streams\n"
-	"  --rank R         with --dry-run: rank R's whole launch list (default: the world's groups\n"
-	"                   and each pipeline stage's list; a stage's ranks launch the same ops)\n"
-	"\n"
 	"Exit status: 0 measured (or printed); 1 no GPU, a build without CUDA and NCCL, or a failed\n"
 	"run (nothing is stored); 2 a usage error, including a --plan that is not a readable plan\n"
-	"document, a plan whose model or system is unknown, and a launch of the wrong size.\n"
-	"\n"
-	"Examples:\n"
+	"document, a plan whose model or system is unknown, and a launch of the wrong size.\n";
+
+static const char examples_text[] =
 	"  paraplan plan train --model llama-3-8b --system dgx-h100 --gpus 8 --global-batch 64 --json > plan.json\n"
 	"  paraplan replay --plan plan.json --dry-run --rank 0\n"
 	"  mpirun -np 8 paraplan replay --plan plan.json --steps 20\n";
 
-enum { O_PLAN = 256, O_STEPS, O_WARMUP, O_MODEL, O_RANKCFG, O_NOTE, O_NOSTORE, O_JSON, O_QUIET, O_DRY, O_RANK, O_DB, O_HELP };
 
 static void
 progress(void *ctx, const char *line)
@@ -353,67 +332,43 @@ print_report(const cJSON *r)
 int
 cmd_replay(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"plan", required_argument, NULL, O_PLAN}, {"steps", required_argument, NULL, O_STEPS},
-		{"warmup", required_argument, NULL, O_WARMUP}, {"model", required_argument, NULL, O_MODEL},
-		{"rank-config", required_argument, NULL, O_RANKCFG}, {"note", required_argument, NULL, O_NOTE},
-		{"no-store", no_argument, NULL, O_NOSTORE}, {"json", no_argument, NULL, O_JSON},
-		{"quiet", no_argument, NULL, O_QUIET}, {"dry-run", no_argument, NULL, O_DRY},
-		{"rank", required_argument, NULL, O_RANK}, {"db", required_argument, NULL, O_DB},
-		{"help", no_argument, NULL, O_HELP}, {NULL, 0, NULL, 0},
-	};
+	static const cli_cmd cmd = {"replay",
+				    "replay --plan PLAN.json [--steps N] [--warmup N] [--model M]\n"
+				    "                [--rank-config auto|local|first] [--note TEXT] [--no-store]\n"
+				    "                [--json] [--quiet] [--db FILE]\n"
+				    "replay --plan PLAN.json --dry-run [--rank R] [--model M] [--json] [--db FILE]\n",
+				    about_text, examples_text};
+	static const char *const devsels[] = {"auto", "local", "first", NULL};
 	const char *plan_path = NULL, *model_spec = NULL, *note = NULL, *db_path = NULL;
-	long long steps = 10, warmup = 3, rank = -1;
-	bool json = false, quiet = false, dry = false, no_store = false, have_steps = false, have_rank = false;
-	cal_devsel devsel = CAL_DEV_AUTO;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case O_PLAN: plan_path = optarg; break;
-		case O_STEPS:
-			if (cli_int("replay", "--steps", optarg, 1, 10000, &steps))
-				return 2;
-			have_steps = true;
-			break;
-		case O_WARMUP:
-			if (cli_int("replay", "--warmup", optarg, 0, 1000, &warmup))
-				return 2;
-			have_steps = true;
-			break;
-		case O_MODEL: model_spec = optarg; break;
-		case O_RANKCFG:
-			if (!strcmp(optarg, "auto"))
-				devsel = CAL_DEV_AUTO;
-			else if (!strcmp(optarg, "local"))
-				devsel = CAL_DEV_LOCAL;
-			else if (!strcmp(optarg, "first"))
-				devsel = CAL_DEV_FIRST;
-			else
-				return cli_usage("replay", "--rank-config must be auto, local or first, got \"%s\"", optarg);
-			break;
-		case O_NOTE: note = optarg; break;
-		case O_NOSTORE: no_store = true; break;
-		case O_JSON: json = true; break;
-		case O_QUIET: quiet = true; break;
-		case O_DRY: dry = true; break;
-		case O_RANK:
-			if (cli_int("replay", "--rank", optarg, 0, (1 << 24) - 1, &rank))
-				return 2;
-			have_rank = true;
-			break;
-		case O_DB: db_path = optarg; break;
-		case O_HELP:
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
-		default:
-			return cli_bad_option("replay", c, argv);
-		}
-	}
-	if (optind < argc)
-		return cli_usage("replay", "unexpected argument \"%s\"", argv[optind]);
+	int steps = 10, warmup = 3, rank = -1, dsel = 0;
+	bool json = false, quiet = false, dry = false, no_store = false;
+	const cli_opt opts[] = {
+		OPT_STR("plan", "PLAN.json", &plan_path, "the --json output of 'paraplan plan train' or 'simulate train'"),
+		OPT_INT("steps", "N", &steps, 1, 10000, "timed steps (default 10)"),
+		OPT_INT("warmup", "N", &warmup, 0, 1000, "untimed steps first (default 3)"),
+		OPT_STR("model", "M", &model_spec, "the model, when the plan names one this machine cannot load (a path)"),
+		OPT_CHOICE("rank-config", "X", &dsel, devsels,
+			   "how a process picks its GPU: auto (the one it sees, else that of its local rank; default), local "
+			   "(that of its local rank), first (the first it sees: the launcher binds one GPU per process)"),
+		OPT_STR("note", "TEXT", &note, "stored with the validation run"),
+		OPT_SWITCH("no-store", &no_store, "measure and report, store nothing"),
+		OPT_JSON(&json),
+		OPT_SWITCH("quiet", &quiet, "no progress lines on stderr"),
+		OPT_SWITCH("dry-run", &dry,
+			   "no GPU: print each rank's communicator groups and the ops it would launch, stream by stream, "
+			   "with the events between streams"),
+		OPT_INT("rank", "R", &rank, 0, (1 << 24) - 1,
+			"with --dry-run: rank R's whole launch list (default: the world's groups and each pipeline stage's "
+			"list; a stage's ranks launch the same ops)"),
+		OPT_DB(&db_path),
+		OPT_END,
+	};
+	int st = cli_parse(&cmd, opts, argc, argv, NULL, 0, NULL);
+	if (st != CLI_RUN)
+		return st;
+	static const cal_devsel devsel_of[] = {CAL_DEV_AUTO, CAL_DEV_LOCAL, CAL_DEV_FIRST};
+	cal_devsel devsel = devsel_of[dsel];
+	bool have_steps = cli_given(opts, "steps") || cli_given(opts, "warmup"), have_rank = cli_given(opts, "rank");
 	if (plan_path == NULL)
 		return cli_usage("replay", "--plan PLAN.json is required (the --json output of 'paraplan plan train')");
 	if (have_rank && !dry)

@@ -6,14 +6,10 @@
 #include "cli/cli.h"
 #include "reports/rep.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage_text[] =
-	"usage: paraplan report --from RESULT.json [--from ...] --out DIR [--format html|md|csv|all]\n"
-	"           [--title T] [--currency USD|CODE:RATE] [--tokens T] [--trace TRACE.json]\n"
-	"\n"
+static const char about_text[] =
 	"Turns the --json results of 'plan train' (layout search or capacity plan with --tokens/--days),\n"
 	"'plan serve', 'simulate train', 'simulate serve' and 'validate', and traces of 'simulate train\n"
 	"--trace', into a report: the chosen configuration and why, speed, time and cost to train under\n"
@@ -25,15 +21,9 @@ static const char usage_text[] =
 	"charts beside it in charts/ (PNG and SVG, with their data and gnuplot scripts), tables/*.csv\n"
 	"(every table, every digit) and manifest.txt.  DIR appears complete or not at all; an existing\n"
 	"DIR is replaced only if it is empty or an earlier report.  Without gnuplot (or with\n"
-	"PARAPLAN_GNUPLOT naming a program that is not there) the report has tables only.\n"
-	"\n"
-	"  --format F     html, md, csv or all (default all)\n"
-	"  --title T      the report's title (default: the model's name and what the report is)\n"
-	"  --currency C   USD (default), or CODE:RATE with RATE units per US dollar (EUR:0.92)\n"
-	"  --tokens T     tokens for the time to train of layout searches and simulations (default 1T)\n"
-	"  --trace FILE   a 'simulate train --trace' file (the same as --from FILE)\n"
-	"\n"
-	"Example:\n"
+	"PARAPLAN_GNUPLOT naming a program that is not there) the report has tables only.\n";
+
+static const char examples_text[] =
 	"  paraplan plan train --model llama-3-70b --system dgx-h100 --gpus 64..512 --global-batch 512 --json > plan.json\n"
 	"  paraplan validate --json > validate.json\n"
 	"  paraplan report --from plan.json --from validate.json --out report --tokens 15T\n";
@@ -41,74 +31,40 @@ static const char usage_text[] =
 int
 cmd_report(int argc, char **argv)
 {
-	enum { R_FROM = 300, R_OUT, R_FORMAT, R_TITLE, R_CURRENCY, R_TOKENS, R_TRACE, R_HELP };
-	static const struct option opts[] = {
-		{"from", required_argument, NULL, R_FROM},         {"out", required_argument, NULL, R_OUT},
-		{"format", required_argument, NULL, R_FORMAT},     {"title", required_argument, NULL, R_TITLE},
-		{"currency", required_argument, NULL, R_CURRENCY}, {"tokens", required_argument, NULL, R_TOKENS},
-		{"trace", required_argument, NULL, R_TRACE},       {"help", no_argument, NULL, R_HELP},
-		{NULL, 0, NULL, 0},
-	};
+	static const cli_cmd cmd = {"report",
+				    "report --from RESULT.json [--from ...] --out DIR [--format html|md|csv|all]\n"
+				    "           [--title T] [--currency USD|CODE:RATE] [--tokens T] [--trace TRACE.json]\n",
+				    about_text, examples_text};
 	rep_opts o;
 	rep_opts_init(&o);
-	const char **from = calloc((size_t)argc + 1, sizeof *from);
-	size_t nfrom = 0;
-	const char *out = NULL;
+	cli_strs from = {0};
+	const char *out = NULL, *format = NULL, *currency = NULL;
 	char err[1024];
-	int c;
-	if (from == NULL)
-		return cli_fail(PP_ENOMEM, "out of memory");
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case R_FROM:
-		case R_TRACE: from[nfrom++] = optarg; break;
-		case R_OUT: out = optarg; break;
-		case R_FORMAT:
-			if (rep_parse_format(optarg, &o.formats) != 0) {
-				free(from);
-				return cli_usage("report", "--format must be html, md, csv or all, got \"%s\"", optarg);
-			}
-			break;
-		case R_TITLE: o.title = optarg; break;
-		case R_CURRENCY:
-			if (rep_parse_currency(optarg, &o, err, sizeof err) != 0) {
-				free(from);
-				return cli_usage("report", "%s", err);
-			}
-			break;
-		case R_TOKENS:
-			if (cli_double("report", "--tokens", optarg, 1.0, 1e18, &o.tokens)) {
-				free(from);
-				return 2;
-			}
-			break;
-		case R_HELP:
-		case 'h':
-			free(from);
-			fputs(usage_text, stdout);
-			return 0;
-		default:
-			free(from);
-			return cli_bad_option("report", c, argv);
-		}
-	}
-	if (optind < argc) {
-		free(from);
-		return cli_usage("report", "unexpected argument \"%s\"", argv[optind]);
-	}
-	if (nfrom == 0) {
-		free(from);
+	const cli_opt opts[] = {
+		OPT_STRS("from", "FILE", &from, "a --json result of plan, simulate or validate (or a trace); repeat for more"),
+		OPT_STRS("trace", "FILE", &from, "a 'simulate train --trace' file (the same as --from FILE)"),
+		OPT_STR("out", "DIR", &out, "the directory to write the report into"),
+		OPT_STR("format", "F", &format, "html, md, csv or all (default all)"),
+		OPT_STR("title", "T", &o.title, "the report's title (default: the model's name and what the report is)"),
+		OPT_STR("currency", "C", &currency, "USD (default), or CODE:RATE with RATE units per US dollar (EUR:0.92)"),
+		OPT_NUM("tokens", "T", &o.tokens, 1.0, 1e18,
+			"tokens for the time to train of layout searches and simulations (default 1T)"),
+		OPT_END,
+	};
+	int st = cli_parse(&cmd, opts, argc, argv, NULL, 0, NULL);
+	if (st != CLI_RUN)
+		return st;
+	if (format != NULL && rep_parse_format(format, &o.formats) != 0)
+		return cli_usage("report", "--format must be html, md, csv or all, got \"%s\"", format);
+	if (currency != NULL && rep_parse_currency(currency, &o, err, sizeof err) != 0)
+		return cli_usage("report", "%s", err);
+	size_t nfrom = (size_t)from.n;
+	if (nfrom == 0)
 		return cli_usage("report", "--from is required (a --json result of plan, simulate or validate)");
-	}
-	if (out == NULL) {
-		free(from);
+	if (out == NULL)
 		return cli_usage("report", "--out is required (the directory to write the report into)");
-	}
 	rep_report *r;
-	int rc = rep_build(from, nfrom, &o, &r, err, sizeof err);
-	free(from);
+	int rc = rep_build(from.v, nfrom, &o, &r, err, sizeof err);
 	if (rc != 0)
 		return cli_fail(rc, err);
 	char *notes = NULL;

@@ -8,64 +8,30 @@
 #include "sim/sim.h"
 
 #include <cJSON.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage_train[] =
-	"usage: paraplan simulate train --model M --system S --gpus N --tp T --pp P [--dp D] [--cp C]\n"
-	"           [--ep E] [--vpp V] [--zero 0..3] [--fsdp] [--schedule gpipe|1f1b|interleaved|zb-h1]\n"
-	"           --micro-batch B --global-batch G [--seq L] [--recompute none|selective|full]\n"
-	"           [--sequence-parallel] [--dtype bf16|fp16|fp8|fp32] [--attention flash|unfused]\n"
-	"           [--no-overlap-grad-reduce] [--grad-reduce fp32|bf16] [--bucket-mb X]\n"
-	"           [--moe-imbalance F] [--moe-capacity F] [--first-stage-layers N] [--last-stage-layers N]\n"
-	"           [--full [--straggler RANK:FACTOR]] [--gpus-per-node N] [--trace FILE] [--json]\n"
-	"           [--db FILE]\n"
-	"\n"
+static const char about_train[] =
 	"Predicts one training step of model M on N GPUs of system S: step time, throughput, MFU,\n"
 	"pipeline bubble, exposed communication and memory per pipeline stage.  DP defaults to\n"
 	"N / (T x P x C).  A configuration whose degrees do not divide the GPUs, heads, layers or\n"
 	"batch is a usage error that names the failed constraint; one that does not fit in memory\n"
-	"is simulated and reported as out of memory with its breakdown.\n"
-	"\n"
-	"  --full          simulate every rank (default: one representative rank per stage)\n"
-	"  --gpus-per-node N  use N GPUs of each node (nodes of fewer GPUs, e.g. two nodes of 4);\n"
-	"                  each keeps its NIC bandwidth, the NVLink domain shrinks to N\n"
-	"  --straggler R:F full mode: GPU R runs its compute F times slower\n"
-	"  --trace FILE    write a Chrome/Perfetto trace (open in ui.perfetto.dev)\n"
-	"\n"
-	"Example:\n"
-	"  paraplan simulate train --model gpt3-175b --system dgx-a100 --gpus 1024 --tp 8 --pp 8 \\\n"
-	"      --vpp 3 --micro-batch 1 --global-batch 1536 --recompute selective --sequence-parallel\n";
+	"is simulated and reported as out of memory with its breakdown.\n";
 
 static const char usage_top[] =
 	"usage: paraplan simulate train ...   (see 'paraplan simulate train --help')\n"
 	"       paraplan simulate serve ...   (see 'paraplan simulate serve --help')\n"
 	"       paraplan simulate infer ...   (see 'paraplan simulate infer --help')\n";
 
-static const char usage_infer[] =
-	"usage: paraplan simulate infer --model CNN --system S --batch B [--pp P] [--micro-batch M]\n"
-	"           [--replicas R] [--dtype fp16|bf16|fp32|tf32|int8] [--trace FILE] [--json] [--db FILE]\n"
-	"\n"
+static const char about_infer[] =
 	"Predicts batch inference of a CNN: B images per replica in micro-batches of M, through P\n"
 	"pipeline stages (contiguous layer ranges balanced by forward time, one GPU each, in one\n"
 	"node; activations handed to the next stage over NVLink or PCIe while it computes the next\n"
 	"micro-batch).  Prints the batch latency, images/s, the pipeline bubble and each stage's\n"
 	"layers, time and memory (weights, live activations, receive buffers); a stage that does\n"
-	"not fit its GPU is reported.  M defaults to B with one stage, else B / (4 P).\n"
-	"\n"
-	"Example:\n"
-	"  paraplan simulate infer --model resnet-152 --system pcie-t4x4 --batch 4096 --pp 4\n";
+	"not fit its GPU is reported.  M defaults to B with one stage, else B / (4 P).\n";
 
-static const char usage_serve[] =
-	"usage: paraplan simulate serve --model M --system S --tp T [--pp P] [--replicas R] --rate QPS\n"
-	"           [--arrival poisson|gamma:cv=C|batch|closed:N|trace:FILE] [--prompt-len DIST]\n"
-	"           [--output-len DIST] [--requests N | --duration S] [--max-num-seqs N]\n"
-	"           [--max-batched-tokens N] [--weights bf16|fp8|int8|int4] [--kv-dtype bf16|fp8]\n"
-	"           [--disaggregate P:D] [--router least-outstanding|round-robin]\n"
-	"           [--slo-ttft-p99 MS] [--slo-tpot-p99 MS] [--slo-e2e-p99 MS] [--price USD_PER_GPU_HOUR]\n"
-	"           [--seed N] [--trace FILE] [--json] [--db FILE]\n"
-	"\n"
+static const char about_serve[] =
 	"Simulates a serving deployment the way vLLM schedules it: continuous batching under\n"
 	"--max-num-seqs (default 256) and a token budget per iteration (--max-batched-tokens,\n"
 	"default 8192) with chunked prefill, a paged KV cache (16-token blocks, 90% of GPU memory)\n"
@@ -77,25 +43,41 @@ static const char usage_serve[] =
 	"Prints TTFT, TPOT, inter-token latency and end-to-end latency (mean, P50, P90, P99),\n"
 	"throughput, goodput under the given SLO, KV-cache use and preemptions, and dollars per\n"
 	"million tokens at the system's price.  A deployment that cannot keep up is reported as\n"
-	"saturated.\n"
-	"\n"
-	"Example:\n"
-	"  paraplan simulate serve --model llama-3-70b --system dgx-h100 --tp 4 --replicas 2 --rate 10 \\\n"
-	"      --prompt-len lognormal:mean=800,sigma=0.6 --output-len 256 --duration 300\n";
+	"saturated.\n";
 
-enum {
-	O_MODEL = 256, O_SYSTEM, O_GPUS, O_TP, O_PP, O_DP, O_CP, O_EP, O_VPP, O_ZERO, O_FSDP, O_SCHED, O_MB, O_GB,
-	O_SEQ, O_RECOMP, O_SP, O_DTYPE, O_ATTN, O_NOOVL, O_GRED, O_BUCKET, O_IMB, O_CAPF, O_FIRST, O_LAST, O_FULL,
-	O_STRAG, O_TRACE, O_JSON, O_DB, O_HELP, O_GPN
-};
-
+/* --straggler RANK:FACTOR */
 static int
-parse_int(const char *flag, const char *v, int lo, int hi, int *out)
+opt_straggler(const cli_opt *o, const char *val, char *err, size_t errlen)
 {
-	long long x;
-	if (cli_int("simulate", flag, v, lo, hi, &x) != 0)
-		return 2;
-	*out = (int)x;
+	sim_train_cfg *c = o->target;
+	const char *colon = strchr(val, ':');
+	char rank[32];
+	int64_t r;
+	double f;
+	if (colon == NULL || colon == val || (size_t)(colon - val) >= sizeof rank)
+		return pp_err(err, errlen, PP_EUSAGE, "--straggler must be RANK:FACTOR, got \"%s\"", val);
+	memcpy(rank, val, (size_t)(colon - val));
+	rank[colon - val] = '\0';
+	if (pp_parse_i64(rank, &r) != 0 || r < 0 || r > (1 << 24))
+		return pp_err(err, errlen, PP_EUSAGE, "--straggler rank must be an integer from 0 to %d, got \"%s\"", 1 << 24, rank);
+	if (pp_parse_double(colon + 1, &f) != 0 || !(f >= 1.0) || !(f <= 1000.0))
+		return pp_err(err, errlen, PP_EUSAGE, "--straggler factor must be a number from 1 to 1000, got \"%s\"", colon + 1);
+	c->straggler_rank = (int)r;
+	c->straggler = f;
+	return 0;
+}
+
+/* --grad-reduce fp32|bf16|fp16: bytes per gradient element reduced */
+static int
+opt_grad_reduce(const cli_opt *o, const char *val, char *err, size_t errlen)
+{
+	int *bytes = o->target;
+	if (!strcmp(val, "fp32"))
+		*bytes = 4;
+	else if (!strcmp(val, "bf16") || !strcmp(val, "fp16"))
+		*bytes = 2;
+	else
+		return pp_err(err, errlen, PP_EUSAGE, "--grad-reduce must be fp32, bf16 or fp16, got \"%s\"", val);
 	return 0;
 }
 
@@ -169,152 +151,79 @@ print_table(const cJSON *doc, const sim_train_result *r)
 static int
 simulate_train(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"model", required_argument, NULL, O_MODEL}, {"system", required_argument, NULL, O_SYSTEM},
-		{"gpus", required_argument, NULL, O_GPUS}, {"tp", required_argument, NULL, O_TP},
-		{"pp", required_argument, NULL, O_PP}, {"dp", required_argument, NULL, O_DP},
-		{"cp", required_argument, NULL, O_CP}, {"ep", required_argument, NULL, O_EP},
-		{"vpp", required_argument, NULL, O_VPP}, {"zero", required_argument, NULL, O_ZERO},
-		{"fsdp", no_argument, NULL, O_FSDP}, {"schedule", required_argument, NULL, O_SCHED},
-		{"micro-batch", required_argument, NULL, O_MB}, {"global-batch", required_argument, NULL, O_GB},
-		{"seq", required_argument, NULL, O_SEQ}, {"recompute", required_argument, NULL, O_RECOMP},
-		{"sequence-parallel", no_argument, NULL, O_SP}, {"dtype", required_argument, NULL, O_DTYPE},
-		{"attention", required_argument, NULL, O_ATTN}, {"no-overlap-grad-reduce", no_argument, NULL, O_NOOVL},
-		{"grad-reduce", required_argument, NULL, O_GRED}, {"bucket-mb", required_argument, NULL, O_BUCKET},
-		{"moe-imbalance", required_argument, NULL, O_IMB}, {"moe-capacity", required_argument, NULL, O_CAPF},
-		{"first-stage-layers", required_argument, NULL, O_FIRST},
-		{"last-stage-layers", required_argument, NULL, O_LAST}, {"full", no_argument, NULL, O_FULL},
-		{"straggler", required_argument, NULL, O_STRAG}, {"trace", required_argument, NULL, O_TRACE},
-		{"json", no_argument, NULL, O_JSON}, {"db", required_argument, NULL, O_DB},
-		{"gpus-per-node", required_argument, NULL, O_GPN},
-		{"help", no_argument, NULL, O_HELP}, {NULL, 0, NULL, 0},
-	};
+	static const cli_cmd cmd = {
+		"simulate train",
+		"simulate train --model M --system S --gpus N --tp T --pp P [--dp D] [--cp C]\n"
+		"                         [--ep E] [--vpp V] [--zero 0..3] [--fsdp] [--schedule gpipe|1f1b|interleaved|zb-h1]\n"
+		"                         --micro-batch B --global-batch G [--seq L] [--recompute none|selective|full]\n"
+		"                         [--sequence-parallel] [--dtype bf16|fp16|fp8|fp32] [--full] [--trace FILE] [--json]\n",
+		about_train,
+		"  paraplan simulate train --model gpt3-175b --system dgx-a100 --gpus 1024 --tp 8 --pp 8 \\\n"
+		"      --vpp 3 --micro-batch 1 --global-batch 1536 --recompute selective --sequence-parallel\n"};
+	static const char *const attns[] = {"flash", "unfused", NULL};
 	sim_train_cfg c;
 	sim_train_cfg_init(&c);
 	const char *model_spec = NULL, *system = NULL, *db_path = NULL, *trace = NULL;
-	bool json = false, have_gpus = false, have_mb = false, have_gb = false;
-	int opt, gpn = 0;
-	double d;
-	long long ll;
-	optind = 1;
-	opterr = 0;
-	unsigned char seen[CLI_OPT_MAX] = {0};
-	while ((opt = cli_getopt(argc, argv, opts, seen)) != -1) {
-		switch (opt) {
-		case O_MODEL: model_spec = optarg; break;
-		case O_SYSTEM: system = optarg; break;
-		case O_GPUS:
-			if (parse_int("--gpus", optarg, 1, 1 << 24, &c.gpus))
-				return 2;
-			have_gpus = true;
-			break;
-		case O_TP: if (parse_int("--tp", optarg, 1, 1 << 16, &c.tp)) return 2; break;
-		case O_PP: if (parse_int("--pp", optarg, 1, 1 << 16, &c.pp)) return 2; break;
-		case O_DP: if (parse_int("--dp", optarg, 1, 1 << 24, &c.dp)) return 2; break;
-		case O_CP: if (parse_int("--cp", optarg, 1, 1 << 16, &c.cp)) return 2; break;
-		case O_EP: if (parse_int("--ep", optarg, 1, 1 << 16, &c.ep)) return 2; break;
-		case O_VPP: if (parse_int("--vpp", optarg, 1, 1 << 10, &c.vpp)) return 2; break;
-		case O_ZERO: if (parse_int("--zero", optarg, 0, 3, &c.zero)) return 2; break;
-		case O_FSDP: c.fsdp = true; break;
-		case O_SCHED:
-			if (sim_schedule_parse(optarg, &c.schedule) != 0)
-				return cli_usage("simulate", "--schedule must be gpipe, 1f1b, interleaved or zb-h1, got \"%s\"", optarg);
-			break;
-		case O_MB:
-			if (cli_int("simulate", "--micro-batch", optarg, 1, 1 << 24, &ll))
-				return 2;
-			c.micro_batch = ll;
-			have_mb = true;
-			break;
-		case O_GB:
-			if (cli_int("simulate", "--global-batch", optarg, 1, 1LL << 40, &ll))
-				return 2;
-			c.global_batch = ll;
-			have_gb = true;
-			break;
-		case O_SEQ:
-			if (cli_int("simulate", "--seq", optarg, 1, 1 << 24, &ll))
-				return 2;
-			c.seq = ll;
-			break;
-		case O_RECOMP:
-			if (sim_recompute_parse(optarg, &c.recompute) != 0)
-				return cli_usage("simulate", "--recompute must be none, selective or full, got \"%s\"", optarg);
-			break;
-		case O_SP: c.sequence_parallel = true; break;
-		case O_DTYPE:
-			if (hw_dtype_parse(optarg, &c.dtype) != 0)
-				return cli_usage("simulate", "--dtype must be bf16, fp16, fp8, tf32 or fp32, got \"%s\"", optarg);
-			break;
-		case O_ATTN:
-			if (!strcmp(optarg, "flash"))
-				c.attention = SIM_ATTN_FLASH;
-			else if (!strcmp(optarg, "unfused"))
-				c.attention = SIM_ATTN_UNFUSED;
-			else
-				return cli_usage("simulate", "--attention must be flash or unfused, got \"%s\"", optarg);
-			break;
-		case O_NOOVL: c.overlap_grad_reduce = false; break;
-		case O_GRED:
-			if (!strcmp(optarg, "fp32"))
-				c.grad_reduce_bytes = 4;
-			else if (!strcmp(optarg, "bf16") || !strcmp(optarg, "fp16"))
-				c.grad_reduce_bytes = 2;
-			else
-				return cli_usage("simulate", "--grad-reduce must be fp32, bf16 or fp16, got \"%s\"", optarg);
-			break;
-		case O_BUCKET:
-			if (cli_double("simulate", "--bucket-mb", optarg, 0.001, 1e6, &d))
-				return 2;
-			c.bucket_bytes = d * 1048576.0;
-			break;
-		case O_IMB:
-			if (cli_double("simulate", "--moe-imbalance", optarg, 1.0, 64.0, &d))
-				return 2;
-			c.moe_imbalance = d;
-			break;
-		case O_CAPF:
-			if (cli_double("simulate", "--moe-capacity", optarg, 0.0, 64.0, &d))
-				return 2;
-			c.moe_capacity = d;
-			break;
-		case O_FIRST: if (parse_int("--first-stage-layers", optarg, 1, 1 << 16, &c.first_stage_layers)) return 2; break;
-		case O_LAST: if (parse_int("--last-stage-layers", optarg, 1, 1 << 16, &c.last_stage_layers)) return 2; break;
-		case O_FULL: c.full = true; break;
-		case O_STRAG: {
-			char *colon = strchr(optarg, ':');
-			if (colon == NULL)
-				return cli_usage("simulate", "--straggler must be RANK:FACTOR, got \"%s\"", optarg);
-			*colon = '\0';
-			if (parse_int("--straggler rank", optarg, 0, 1 << 24, &c.straggler_rank) ||
-			    cli_double("simulate", "--straggler factor", colon + 1, 1.0, 1000.0, &c.straggler))
-				return 2;
-			break;
-		}
-		case O_TRACE: trace = optarg; c.trace = true; break;
-		case O_JSON: json = true; break;
-		case O_DB: db_path = optarg; break;
-		case O_GPN: if (parse_int("--gpus-per-node", optarg, 1, 1024, &gpn)) return 2; break;
-		case O_HELP:
-		case 'h':
-			fputs(usage_train, stdout);
-			return 0;
-		default:
-			return cli_bad_option("simulate", opt, argv);
-		}
-	}
-	if (optind < argc)
-		return cli_usage("simulate", "unexpected argument \"%s\"", argv[optind]);
+	bool json = false;
+	int gpn = 0, attn = 0;
+	double bucket_mb = 0;
+	c.gpus = 0; /* required */
+	const cli_opt opts[] = {
+		OPT_MODEL(&model_spec),
+		OPT_SYSTEM(&system),
+		OPT_INT("gpus", "N", &c.gpus, 1, 1 << 24, "GPUs in the job"),
+		OPT_INT("tp", "T", &c.tp, 1, 1 << 16, "tensor-parallel degree"),
+		OPT_INT("pp", "P", &c.pp, 1, 1 << 16, "pipeline-parallel degree"),
+		OPT_INT("dp", "D", &c.dp, 1, 1 << 24, "data-parallel degree (default: N / (T x P x C))"),
+		OPT_INT("cp", "C", &c.cp, 1, 1 << 16, "context-parallel degree"),
+		OPT_INT("ep", "E", &c.ep, 1, 1 << 16, "expert-parallel degree (divides D x C)"),
+		OPT_INT("vpp", "V", &c.vpp, 1, 1 << 10, "virtual stages per pipeline rank (the interleaved schedule)"),
+		OPT_INT("zero", "Z", &c.zero, 0, 3, "ZeRO stage: 1 optimizer states, 2 + gradients, 3 + parameters"),
+		OPT_SWITCH("fsdp", &c.fsdp, "ZeRO-3 as PyTorch FSDP FULL_SHARD does it (per-block gathers)"),
+		OPT_SCHEDULE("schedule", "NAME", &c.schedule, "pipeline schedule: gpipe, 1f1b (default), interleaved or zb-h1"),
+		OPT_I64("micro-batch", "B", &c.micro_batch, 1, 1 << 24, "sequences per micro-batch"),
+		OPT_I64("global-batch", "G", &c.global_batch, 1, (double)(1LL << 40), "sequences per step"),
+		OPT_I64("seq", "L", &c.seq, 1, 1 << 24, "sequence length (default: the model's)"),
+		OPT_RECOMPUTE("recompute", "R", &c.recompute, "activation recomputation: none (default), selective or full"),
+		OPT_SWITCH("sequence-parallel", &c.sequence_parallel, "sequence parallelism with TP"),
+		OPT_DTYPE("dtype", "D", &c.dtype, "bf16 (default), fp16, fp8 (fp8 GEMMs, bf16 elsewhere) or fp32"),
+		OPT_CHOICE("attention", "K", &attn, attns, "flash (default) or unfused attention"),
+		OPT_NEGATE("no-overlap-grad-reduce", &c.overlap_grad_reduce, "do not overlap the gradient reduction with the backward pass"),
+		OPT_FN("grad-reduce", "DTYPE", opt_grad_reduce, &c.grad_reduce_bytes, "gradient reduction in fp32, bf16 or fp16"),
+		OPT_NUM("bucket-mb", "X", &bucket_mb, 0.001, 1e6, "gradient bucket size, MiB"),
+		OPT_NUM("moe-imbalance", "F", &c.moe_imbalance, 1.0, 64.0, "tokens on the busiest expert over the mean"),
+		OPT_NUM("moe-capacity", "F", &c.moe_capacity, 0.0, 64.0, "MoE capacity factor (0: no token dropping)"),
+		OPT_INT("first-stage-layers", "N", &c.first_stage_layers, 1, 1 << 16, "layers of the first pipeline stage"),
+		OPT_INT("last-stage-layers", "N", &c.last_stage_layers, 1, 1 << 16, "layers of the last pipeline stage"),
+		OPT_SWITCH("full", &c.full, "simulate every rank (default: one representative rank per stage)"),
+		OPT_FN("straggler", "R:F", opt_straggler, &c, "full mode: GPU R runs its compute F times slower"),
+		OPT_INT("gpus-per-node", "N", &gpn, 1, 1024,
+			"use N GPUs of each node (nodes of fewer GPUs, e.g. two nodes of 4); each keeps its NIC bandwidth, "
+			"the NVLink domain shrinks to N"),
+		OPT_STR("trace", "FILE", &trace, "write a Chrome/Perfetto trace (open in ui.perfetto.dev)"),
+		OPT_JSON(&json),
+		OPT_DB(&db_path),
+		OPT_END,
+	};
+	int st = cli_parse(&cmd, opts, argc, argv, NULL, 0, NULL);
+	if (st != CLI_RUN)
+		return st;
+	c.attention = attn == 0 ? SIM_ATTN_FLASH : SIM_ATTN_UNFUSED;
+	if (bucket_mb > 0)
+		c.bucket_bytes = bucket_mb * 1048576.0;
+	if (trace != NULL)
+		c.trace = true;
+	bool have_gpus = c.gpus > 0, have_mb = cli_given(opts, "micro-batch"), have_gb = cli_given(opts, "global-batch");
 	if (model_spec == NULL)
-		return cli_usage("simulate", "--model is required (a catalog name or a path)");
+		return cli_usage("simulate train", "--model is required (a catalog name or a path)");
 	if (system == NULL)
-		return cli_usage("simulate", "--system is required (see 'paraplan hw list')");
+		return cli_usage("simulate train", "--system is required (see 'paraplan hw list')");
 	if (!have_gpus)
-		return cli_usage("simulate", "--gpus is required");
+		return cli_usage("simulate train", "--gpus is required");
 	if (!have_mb || !have_gb)
-		return cli_usage("simulate", "--micro-batch and --global-batch are required");
+		return cli_usage("simulate train", "--micro-batch and --global-batch are required");
 	if (c.straggler_rank >= 0 && !c.full)
-		return cli_usage("simulate", "--straggler needs --full (every rank simulated)");
+		return cli_usage("simulate train", "--straggler needs --full (every rank simulated)");
 
 	char err[1024];
 	model *m;
@@ -419,158 +328,106 @@ print_serve(const cJSON *doc)
 		       "Add replicas or GPUs per replica, or lower the rate.\n");
 }
 
-enum {
-	S_MODEL = 300, S_SYSTEM, S_TP, S_PP, S_REPL, S_RATE, S_ARR, S_PROMPT, S_OUTPUT, S_REQS, S_DUR, S_MAXSEQS, S_MAXTOK,
-	S_WEIGHTS, S_KV, S_DISAGG, S_ROUTER, S_SLO_TTFT, S_SLO_TPOT, S_SLO_E2E, S_PRICE, S_SEED, S_TRACE, S_JSON, S_DB, S_HELP
-};
+/* --arrival poisson|gamma:cv=C|batch|closed:N|trace:FILE */
+typedef struct arrival_arg {
+	sim_serve_cfg *c;
+	const char **trace_in;
+} arrival_arg;
+
+static int
+opt_arrival(const cli_opt *o, const char *val, char *err, size_t errlen)
+{
+	arrival_arg *a = o->target;
+	char e[256];
+	if (!strncmp(val, "trace:", 6)) {
+		a->c->arrival = SIM_ARR_TRACE;
+		*a->trace_in = val + 6;
+		return 0;
+	}
+	if (sim_arrival_parse(val, &a->c->arrival, &a->c->arrival_param, e, sizeof e) != 0)
+		return pp_err(err, errlen, PP_EUSAGE, "%s", e);
+	return 0;
+}
+
+/* --disaggregate P:D */
+static int
+opt_disaggregate(const cli_opt *o, const char *val, char *err, size_t errlen)
+{
+	sim_serve_cfg *c = o->target;
+	int pr, dr;
+	char tail;
+	if (sscanf(val, "%d:%d%c", &pr, &dr, &tail) != 2 || pr < 1 || dr < 1 || pr > 50000 || dr > 50000)
+		return pp_err(err, errlen, PP_EUSAGE, "--disaggregate must be P:D (prefill and decode replicas), got \"%s\"", val);
+	c->prefill_replicas = pr;
+	c->decode_replicas = dr;
+	return 0;
+}
 
 static int
 simulate_serve(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"model", required_argument, NULL, S_MODEL}, {"system", required_argument, NULL, S_SYSTEM},
-		{"tp", required_argument, NULL, S_TP}, {"pp", required_argument, NULL, S_PP},
-		{"replicas", required_argument, NULL, S_REPL}, {"rate", required_argument, NULL, S_RATE},
-		{"arrival", required_argument, NULL, S_ARR}, {"prompt-len", required_argument, NULL, S_PROMPT},
-		{"output-len", required_argument, NULL, S_OUTPUT}, {"requests", required_argument, NULL, S_REQS},
-		{"duration", required_argument, NULL, S_DUR}, {"max-num-seqs", required_argument, NULL, S_MAXSEQS},
-		{"max-batched-tokens", required_argument, NULL, S_MAXTOK}, {"weights", required_argument, NULL, S_WEIGHTS},
-		{"kv-dtype", required_argument, NULL, S_KV}, {"disaggregate", required_argument, NULL, S_DISAGG},
-		{"router", required_argument, NULL, S_ROUTER}, {"slo-ttft-p99", required_argument, NULL, S_SLO_TTFT},
-		{"slo-tpot-p99", required_argument, NULL, S_SLO_TPOT}, {"slo-e2e-p99", required_argument, NULL, S_SLO_E2E},
-		{"price", required_argument, NULL, S_PRICE}, {"seed", required_argument, NULL, S_SEED},
-		{"trace", required_argument, NULL, S_TRACE}, {"json", no_argument, NULL, S_JSON},
-		{"db", required_argument, NULL, S_DB}, {"help", no_argument, NULL, S_HELP}, {NULL, 0, NULL, 0},
-	};
+	static const cli_cmd cmd = {
+		"simulate serve",
+		"simulate serve --model M --system S --tp T [--pp P] [--replicas R] --rate QPS\n"
+		"                         [--arrival poisson|gamma:cv=C|batch|closed:N|trace:FILE] [--prompt-len DIST]\n"
+		"                         [--output-len DIST] [--requests N | --duration S] [--max-num-seqs N]\n"
+		"                         [--max-batched-tokens N] [--weights bf16|fp8|int8|int4] [--kv-dtype bf16|fp8]\n"
+		"                         [--disaggregate P:D] [--router least-outstanding|round-robin]\n"
+		"                         [--slo-ttft-p99 MS] [--slo-tpot-p99 MS] [--slo-e2e-p99 MS] [--price USD_PER_GPU_HOUR]\n"
+		"                         [--seed N] [--trace FILE] [--json] [--db FILE]\n",
+		about_serve,
+		"  paraplan simulate serve --model llama-3-70b --system dgx-h100 --tp 4 --replicas 2 --rate 10 \\\n"
+		"      --prompt-len lognormal:mean=800,sigma=0.6 --output-len 256 --duration 300\n"};
+	static const char *const routers[] = {"least-outstanding", "round-robin", NULL};
 	sim_serve_cfg c;
 	sim_serve_cfg_init(&c);
 	const char *model_spec = NULL, *system = NULL, *db_path = NULL, *trace_out = NULL, *trace_in = NULL;
-	bool json = false, have_tp = false, have_rate = false;
+	bool json = false;
+	int router = 0;
 	char err[1024];
-	long long ll;
-	double d;
-	int opt;
-	optind = 1;
-	opterr = 0;
-	unsigned char seen[CLI_OPT_MAX] = {0};
-	while ((opt = cli_getopt(argc, argv, opts, seen)) != -1) {
-		switch (opt) {
-		case S_MODEL: model_spec = optarg; break;
-		case S_SYSTEM: system = optarg; break;
-		case S_TP:
-			if (parse_int("--tp", optarg, 1, 1024, &c.tp))
-				return 2;
-			have_tp = true;
-			break;
-		case S_PP: if (parse_int("--pp", optarg, 1, 1024, &c.pp)) return 2; break;
-		case S_REPL: if (parse_int("--replicas", optarg, 1, 100000, &c.replicas)) return 2; break;
-		case S_RATE:
-			if (cli_double("simulate", "--rate", optarg, 1e-6, 1e7, &c.rate))
-				return 2;
-			have_rate = true;
-			break;
-		case S_ARR:
-			if (!strncmp(optarg, "trace:", 6)) {
-				c.arrival = SIM_ARR_TRACE;
-				trace_in = optarg + 6;
-			} else if (sim_arrival_parse(optarg, &c.arrival, &c.arrival_param, err, sizeof err) != 0) {
-				return cli_usage("simulate", "%s", err);
-			}
-			break;
-		case S_PROMPT:
-			if (sim_dist_parse(optarg, &c.prompt, err, sizeof err) != 0)
-				return cli_usage("simulate", "--prompt-len: %s", err);
-			break;
-		case S_OUTPUT:
-			if (sim_dist_parse(optarg, &c.output, err, sizeof err) != 0)
-				return cli_usage("simulate", "--output-len: %s", err);
-			break;
-		case S_REQS:
-			if (cli_int("simulate", "--requests", optarg, 1, 10000000, &ll))
-				return 2;
-			c.requests = ll;
-			break;
-		case S_DUR:
-			if (cli_double("simulate", "--duration", optarg, 0.001, 1e7, &c.duration_s))
-				return 2;
-			break;
-		case S_MAXSEQS: if (parse_int("--max-num-seqs", optarg, 1, 1 << 20, &c.max_num_seqs)) return 2; break;
-		case S_MAXTOK:
-			if (cli_int("simulate", "--max-batched-tokens", optarg, 1, 1 << 22, &ll))
-				return 2;
-			c.max_batched_tokens = ll;
-			break;
-		case S_WEIGHTS:
-			if (hw_dtype_parse(optarg, &c.weights) != 0)
-				return cli_usage("simulate", "--weights must be bf16, fp8, int8 or int4, got \"%s\"", optarg);
-			break;
-		case S_KV:
-			if (hw_dtype_parse(optarg, &c.kv_dtype) != 0)
-				return cli_usage("simulate", "--kv-dtype must be bf16 or fp8, got \"%s\"", optarg);
-			break;
-		case S_DISAGG: {
-			int pr, dr;
-			char tail;
-			if (sscanf(optarg, "%d:%d%c", &pr, &dr, &tail) != 2 || pr < 1 || dr < 1 || pr > 50000 || dr > 50000)
-				return cli_usage("simulate", "--disaggregate must be P:D (prefill and decode replicas), got \"%s\"", optarg);
-			c.prefill_replicas = pr;
-			c.decode_replicas = dr;
-			break;
-		}
-		case S_ROUTER:
-			if (!strcmp(optarg, "round-robin"))
-				c.router = SIM_ROUTE_ROUND_ROBIN;
-			else if (!strcmp(optarg, "least-outstanding"))
-				c.router = SIM_ROUTE_LEAST_OUTSTANDING;
-			else
-				return cli_usage("simulate", "--router must be round-robin or least-outstanding, got \"%s\"", optarg);
-			break;
-		case S_SLO_TTFT:
-			if (cli_double("simulate", "--slo-ttft-p99", optarg, 0.001, 1e9, &d))
-				return 2;
-			c.slo_ttft_s = d / 1e3;
-			break;
-		case S_SLO_TPOT:
-			if (cli_double("simulate", "--slo-tpot-p99", optarg, 0.001, 1e9, &d))
-				return 2;
-			c.slo_tpot_s = d / 1e3;
-			break;
-		case S_SLO_E2E:
-			if (cli_double("simulate", "--slo-e2e-p99", optarg, 0.001, 1e9, &d))
-				return 2;
-			c.slo_e2e_s = d / 1e3;
-			break;
-		case S_PRICE:
-			if (cli_double("simulate", "--price", optarg, 0.0001, 1e6, &c.price))
-				return 2;
-			break;
-		case S_SEED:
-			if (cli_int("simulate", "--seed", optarg, 0, INT64_MAX, &ll))
-				return 2;
-			c.seed = (uint64_t)ll;
-			break;
-		case S_TRACE:
-			trace_out = optarg;
-			c.keep_iterations = true;
-			break;
-		case S_JSON: json = true; break;
-		case S_DB: db_path = optarg; break;
-		case S_HELP:
-		case 'h':
-			fputs(usage_serve, stdout);
-			return 0;
-		default:
-			return cli_bad_option("simulate", opt, argv);
-		}
-	}
-	if (optind < argc)
-		return cli_usage("simulate", "unexpected argument \"%s\"", argv[optind]);
+	arrival_arg arr = {&c, &trace_in};
+	const cli_opt opts[] = {
+		OPT_MODEL(&model_spec),
+		OPT_SYSTEM(&system),
+		OPT_INT("tp", "T", &c.tp, 1, 1024, "tensor-parallel degree of a replica"),
+		OPT_INT("pp", "P", &c.pp, 1, 1024, "pipeline stages of a replica"),
+		OPT_INT("replicas", "R", &c.replicas, 1, 100000, "replicas behind the router"),
+		OPT_NUM("rate", "QPS", &c.rate, 1e-6, 1e7, "requests per second"),
+		OPT_FN("arrival", "KIND", opt_arrival, &arr,
+		       "poisson (default), gamma:cv=C, batch (all at once), closed:N (N in flight) or trace:FILE"),
+		OPT_DIST("prompt-len", "DIST", &c.prompt, "prompt tokens (default 512)"),
+		OPT_DIST("output-len", "DIST", &c.output, "output tokens (default 256)"),
+		OPT_I64("requests", "N", &c.requests, 1, 10000000, "requests to simulate"),
+		OPT_NUM("duration", "S", &c.duration_s, 0.001, 1e7, "seconds of arrivals to simulate"),
+		OPT_INT("max-num-seqs", "N", &c.max_num_seqs, 1, 1 << 20, "sequences in a batch (default 256)"),
+		OPT_I64("max-batched-tokens", "N", &c.max_batched_tokens, 1, 1 << 22, "tokens per iteration (default 8192)"),
+		OPT_DTYPE("weights", "W", &c.weights, "weight format: bf16 (default), fp8, int8 or int4"),
+		OPT_DTYPE("kv-dtype", "D", &c.kv_dtype, "KV-cache dtype: bf16 (default) or fp8"),
+		OPT_FN("disaggregate", "P:D", opt_disaggregate, &c, "P prefill and D decode replicas"),
+		OPT_CHOICE("router", "R", &router, routers, "least-outstanding (default) or round-robin"),
+		OPT_MS("slo-ttft-p99", "MS", &c.slo_ttft_s, 0.001, 1e9, "SLO on the P99 time to first token, ms"),
+		OPT_MS("slo-tpot-p99", "MS", &c.slo_tpot_s, 0.001, 1e9, "SLO on the P99 time per output token, ms"),
+		OPT_MS("slo-e2e-p99", "MS", &c.slo_e2e_s, 0.001, 1e9, "SLO on the P99 end-to-end latency, ms"),
+		OPT_NUM("price", "USD", &c.price, 0.0001, 1e6, "USD per GPU-hour (default: the database's price for S)"),
+		OPT_I64("seed", "N", (int64_t *)&c.seed, 0, (double)INT64_MAX, "random seed"),
+		OPT_STR("trace", "FILE", &trace_out, "write a Chrome/Perfetto trace of the iterations"),
+		OPT_JSON(&json),
+		OPT_DB(&db_path),
+		OPT_END,
+	};
+	int st = cli_parse(&cmd, opts, argc, argv, NULL, 0, NULL);
+	if (st != CLI_RUN)
+		return st;
+	c.router = router == 0 ? SIM_ROUTE_LEAST_OUTSTANDING : SIM_ROUTE_ROUND_ROBIN;
+	if (trace_out != NULL)
+		c.keep_iterations = true;
+	bool have_tp = cli_given(opts, "tp"), have_rate = cli_given(opts, "rate");
 	if (model_spec == NULL || system == NULL)
-		return cli_usage("simulate", "--model and --system are required");
+		return cli_usage("simulate serve", "--model and --system are required");
 	if (!have_tp)
-		return cli_usage("simulate", "--tp is required");
+		return cli_usage("simulate serve", "--tp is required");
 	if (!have_rate && c.arrival != SIM_ARR_BATCH && c.arrival != SIM_ARR_CLOSED && c.arrival != SIM_ARR_TRACE)
-		return cli_usage("simulate", "--rate is required (requests per second)");
+		return cli_usage("simulate serve", "--rate is required (requests per second)");
 	sim_request *trace = NULL;
 	size_t ntrace = 0;
 	int rc;
@@ -668,62 +525,37 @@ print_infer(const cJSON *doc)
 static int
 simulate_infer(int argc, char **argv)
 {
-	enum { I_MODEL = 600, I_SYSTEM, I_BATCH, I_MB, I_PP, I_REPL, I_DTYPE, I_TRACE, I_JSON, I_DB, I_HELP };
-	static const struct option opts[] = {
-		{"model", required_argument, NULL, I_MODEL}, {"system", required_argument, NULL, I_SYSTEM},
-		{"batch", required_argument, NULL, I_BATCH}, {"micro-batch", required_argument, NULL, I_MB},
-		{"pp", required_argument, NULL, I_PP}, {"replicas", required_argument, NULL, I_REPL},
-		{"dtype", required_argument, NULL, I_DTYPE}, {"trace", required_argument, NULL, I_TRACE},
-		{"json", no_argument, NULL, I_JSON}, {"db", required_argument, NULL, I_DB},
-		{"help", no_argument, NULL, I_HELP}, {NULL, 0, NULL, 0},
-	};
+	static const cli_cmd cmd = {
+		"simulate infer",
+		"simulate infer --model CNN --system S --batch B [--pp P] [--micro-batch M]\n"
+		"                         [--replicas R] [--dtype fp16|bf16|fp32|tf32|int8] [--trace FILE] [--json] [--db FILE]\n",
+		about_infer, "  paraplan simulate infer --model resnet-152 --system pcie-t4x4 --batch 4096 --pp 4\n"};
 	sim_infer_cfg c;
 	sim_infer_cfg_init(&c);
 	const char *model_spec = NULL, *system = NULL, *db_path = NULL, *trace_out = NULL;
-	bool json = false, have_batch = false;
+	bool json = false;
 	char err[1024];
-	long long ll;
-	int opt;
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (opt) {
-		case I_MODEL: model_spec = optarg; break;
-		case I_SYSTEM: system = optarg; break;
-		case I_BATCH:
-			if (cli_int("simulate", "--batch", optarg, 1, 100000000, &ll))
-				return 2;
-			c.batch = ll;
-			have_batch = true;
-			break;
-		case I_MB:
-			if (cli_int("simulate", "--micro-batch", optarg, 1, 100000000, &ll))
-				return 2;
-			c.micro_batch = ll;
-			break;
-		case I_PP: if (parse_int("--pp", optarg, 1, 1024, &c.pp)) return 2; break;
-		case I_REPL: if (parse_int("--replicas", optarg, 1, 1000000, &c.replicas)) return 2; break;
-		case I_DTYPE:
-			if (hw_dtype_parse(optarg, &c.dtype) != 0)
-				return cli_usage("simulate", "--dtype must be fp16, bf16, fp32, tf32 or int8, got \"%s\"", optarg);
-			break;
-		case I_TRACE: trace_out = optarg; break;
-		case I_JSON: json = true; break;
-		case I_DB: db_path = optarg; break;
-		case I_HELP:
-		case 'h':
-			fputs(usage_infer, stdout);
-			return 0;
-		default:
-			return cli_bad_option("simulate", opt, argv);
-		}
-	}
-	if (optind < argc)
-		return cli_usage("simulate", "unexpected argument \"%s\"", argv[optind]);
+	const cli_opt opts[] = {
+		OPT_MODEL(&model_spec),
+		OPT_SYSTEM(&system),
+		OPT_I64("batch", "B", &c.batch, 1, 100000000, "images per replica"),
+		OPT_I64("micro-batch", "M", &c.micro_batch, 1, 100000000, "images per micro-batch"),
+		OPT_INT("pp", "P", &c.pp, 1, 1024, "pipeline stages, one GPU each"),
+		OPT_INT("replicas", "R", &c.replicas, 1, 1000000, "replicas side by side"),
+		OPT_DTYPE("dtype", "D", &c.dtype, "fp16 (default), bf16, fp32, tf32 or int8"),
+		OPT_STR("trace", "FILE", &trace_out, "write a Chrome/Perfetto trace"),
+		OPT_JSON(&json),
+		OPT_DB(&db_path),
+		OPT_END,
+	};
+	int st = cli_parse(&cmd, opts, argc, argv, NULL, 0, NULL);
+	if (st != CLI_RUN)
+		return st;
+	bool have_batch = cli_given(opts, "batch");
 	if (model_spec == NULL || system == NULL)
-		return cli_usage("simulate", "--model and --system are required");
+		return cli_usage("simulate infer", "--model and --system are required");
 	if (!have_batch)
-		return cli_usage("simulate", "--batch is required (images per replica)");
+		return cli_usage("simulate infer", "--batch is required (images per replica)");
 	model *m = NULL;
 	hw_db *db = NULL;
 	hw_cost *cost = NULL;

@@ -6,16 +6,11 @@
 #include "sim/sim.h"
 
 #include <cJSON.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage_text[] =
-	"usage: paraplan validate [--set NAME] [--file CSV] [--max-mape PERCENT] [--json] [--db FILE]\n"
-	"       paraplan validate --fit GPU[,GPU...] [--max-evals N] [--save] [--file CSV] [--db FILE]\n"
-	"       paraplan validate --set serving --fit SYSTEM[,SYSTEM...] [--max-evals N] [--save]\n"
-	"\n"
+static const char about_text[] =
 	"Simulates every row of the bundled published training measurements (sim/data/\n"
 	"published-training.csv: Narayanan 2021, Korthikanti 2022, Shoeybi 2019, the Megatron-LM\n"
 	"README, MosaicML llm-foundry on A100 and H100; every row with its source) that it can\n"
@@ -23,24 +18,13 @@ static const char usage_text[] =
 	"the error of each row, the mean absolute percentage error (MAPE) per source and overall,\n"
 	"and the rows skipped with the reason.\n"
 	"\n"
-	"  --set NAME        only rows of one source: narayanan, korthikanti, shoeybi,\n"
-	"                    megatron-readme, mosaicml (default: all training rows); or the\n"
-	"                    rows of one GPU: a100, h100, v100; or\n"
-	"                    serving: sim/data/published-serving.csv (TensorRT-LLM, vLLM)\n"
-	"  --file CSV        validate another file with the same columns (your own measurements)\n"
-	"  --max-mape X      exit 1 when the overall MAPE is above X percent\n"
-	"  --fit GPUS        fit the cost-model parameters of these GPUs (one silicon, e.g.\n"
-	"                    a100-sxm4-80gb,a100-sxm4-40gb) to the rows that ran on them:\n"
-	"                    GEMM efficiency, the host's time to issue a kernel, flash-attention\n"
-	"                    efficiency and the\n"
-	"                    compute slowdown under overlapping communication; prints the values,\n"
-	"                    the MAPE before and after; --save stores them as 'fitted' parameters\n"
-	"                    With --set serving, the names are systems and the parameters\n"
-	"                    the per-step cost of the serving engine: iteration overhead and\n"
-	"                    the latency of a decode step's small tensor-parallel all-reduce\n"
-	"\n"
-	"Example:\n"
-	"  paraplan validate --set korthikanti\n";
+	"--fit fits the cost-model parameters of the named GPUs (one silicon, e.g.\n"
+	"a100-sxm4-80gb,a100-sxm4-40gb) to the rows that ran on them: GEMM efficiency, the host's\n"
+	"time to issue a kernel, flash-attention efficiency and the compute slowdown under\n"
+	"overlapping communication; it prints the values and the MAPE before and after, and --save\n"
+	"stores them as 'fitted' parameters.  With --set serving the names are systems and the\n"
+	"parameters the per-step cost of the serving engine: iteration overhead and the latency of\n"
+	"a decode step's small tensor-parallel all-reduce.\n";
 
 static void
 print_report(const cJSON *doc)
@@ -103,48 +87,39 @@ print_report(const cJSON *doc)
 int
 cmd_validate(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"set", required_argument, NULL, 's'}, {"file", required_argument, NULL, 'f'},
-		{"max-mape", required_argument, NULL, 'm'}, {"json", no_argument, NULL, 'j'},
-		{"db", required_argument, NULL, 'd'}, {"fit", required_argument, NULL, 'F'},
-		{"max-evals", required_argument, NULL, 'E'}, {"save", no_argument, NULL, 'S'},
-		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
-	};
+	static const cli_cmd cmd = {"validate",
+				    "validate [--set NAME] [--file CSV] [--max-mape PERCENT] [--json] [--db FILE]\n"
+				    "validate --fit GPU[,GPU...] [--max-evals N] [--save] [--file CSV] [--db FILE]\n"
+				    "validate --set serving --fit SYSTEM[,SYSTEM...] [--max-evals N] [--save]\n",
+				    about_text, "  paraplan validate --set korthikanti\n"};
 	char *fit = NULL;
-	long long max_evals = 300;
-	bool save = false;
-	const char *set = NULL, *file = NULL, *db_path = NULL;
+	int max_evals = 300;
+	bool save = false, json = false;
+	const char *set = NULL, *file = NULL, *db_path = NULL, *fit_s = NULL;
 	double max_mape = -1.0;
-	bool json = false;
-	int c;
-	optind = 1;
-	opterr = 0;
-	unsigned char seen[CLI_OPT_MAX] = {0};
-	while ((c = cli_getopt(argc, argv, opts, seen)) != -1) {
-		switch (c) {
-		case 's': set = optarg; break;
-		case 'f': file = optarg; break;
-		case 'm':
-			if (cli_double("validate", "--max-mape", optarg, 0.0, 1000.0, &max_mape) != 0)
-				return 2;
-			break;
-		case 'j': json = true; break;
-		case 'd': db_path = optarg; break;
-		case 'F': fit = optarg; break;
-		case 'E':
-			if (cli_int("validate", "--max-evals", optarg, 1, 100000, &max_evals) != 0)
-				return 2;
-			break;
-		case 'S': save = true; break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
-		default:
-			return cli_bad_option("validate", c, argv);
-		}
+	const cli_opt opts[] = {
+		OPT_STR("set", "NAME", &set,
+			"only rows of one source: narayanan, korthikanti, shoeybi, megatron-readme, mosaicml (default: all "
+			"training rows); or the rows of one GPU: a100, h100, v100; or serving: "
+			"sim/data/published-serving.csv (TensorRT-LLM, vLLM)"),
+		OPT_STR("file", "CSV", &file, "validate another file with the same columns (your own measurements)"),
+		OPT_NUM("max-mape", "X", &max_mape, 0.0, 1000.0, "exit 1 when the overall MAPE is above X percent"),
+		OPT_JSON(&json),
+		OPT_DB(&db_path),
+		OPT_STR("fit", "NAMES", &fit_s, "fit the cost-model parameters of these GPUs (or systems, with --set serving)"),
+		OPT_INT("max-evals", "N", &max_evals, 1, 100000, "at most N evaluations of the fit (default 300)"),
+		OPT_SWITCH("save", &save, "store the fitted parameters in the database"),
+		OPT_END,
+	};
+	int st = cli_parse(&cmd, opts, argc, argv, NULL, 0, NULL);
+	if (st != CLI_RUN)
+		return st;
+	char fitbuf[1024];
+	if (fit_s != NULL) {
+		if (!pp_strlcpy(fitbuf, fit_s, sizeof fitbuf))
+			return cli_usage("validate", "--fit is too long");
+		fit = fitbuf;
 	}
-	if (optind < argc)
-		return cli_usage("validate", "unexpected argument \"%s\"", argv[optind]);
 	if (save && fit == NULL)
 		return cli_usage("validate", "--save applies to --fit");
 	static const char *const sets[] = {"training", "all", "narayanan", "korthikanti", "shoeybi", "megatron-readme",

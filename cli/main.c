@@ -27,8 +27,11 @@ const cmd_entry cli_commands[] = {
 int
 main(int argc, char **argv)
 {
-	if (argc < 2)
-		return cmd_help(1, argv);
+	if (argc < 2) {
+		/* a bare 'paraplan' is a command line that does nothing: usage, and the usage status */
+		cli_print_usage(stderr);
+		return 2;
+	}
 	const char *name = argv[1];
 	if (!strcmp(name, "--help") || !strcmp(name, "-h"))
 		return cmd_help(1, argv);

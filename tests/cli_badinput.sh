@@ -150,7 +150,7 @@ run_bad 2 'option "--set" is given more than once' validate --set training --set
 run_bad 2 "--max-mape must be a number" validate --max-mape -1
 run_bad 2 'option "--db" is given more than once' hw list --db "$TMPD/a.db" --db "$TMPD/b.db"
 run_bad 2 "RUN_A must be an integer" hw diff 0 1
-run_bad 2 "the hardware database path is empty" hw list --db ""
+run_bad 2 "--db needs a value, got an empty one" hw list --db ""
 
 # ---- output that cannot be written: no file, no partial file, exit 1 ---------------------------
 run_bad 1 "cannot create" simulate train --model llama-3-8b --system dgx-h100 --gpus 8 --tp 8 --pp 1 \

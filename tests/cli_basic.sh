@@ -21,7 +21,7 @@ run 0 hw show dgx-h100
 expect_out "NVIDIA H100 datasheet"
 run 0 hw show dgx-h100 --json
 json_check "$TMPD/out" "d['kind'] == 'system' and len(d['gpu']['figures']) >= 10"
-run 1 hw show nothing-like-it
+run 2 hw show nothing-like-it
 expect_err "unknown GPU or system \"nothing-like-it\""
 run 2 hw
 expect_err "missing subcommand"

@@ -170,7 +170,7 @@ run 0 hw list --db "$TMPD/stale.db"
 # ---- hostile names travel as bound parameters ----------------------------------------------------
 EVIL="x'); DROP TABLE gpu; --"
 n=$(sql "$DB" "SELECT count(*) FROM gpu")
-run 1 hw show "$EVIL" --db "$DB"
+run 2 hw show "$EVIL" --db "$DB"
 expect_err "unknown GPU or system \"$EVIL\""
 run 2 simulate train --model llama-3-8b --system "$EVIL" --gpus 8 --tp 8 --pp 1 --micro-batch 1 --global-batch 8 \
 	--db "$DB"

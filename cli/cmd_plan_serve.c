@@ -1,0 +1,177 @@
+/*
+ * cmd_plan_serve.c -- 'paraplan plan serve': the cheapest deployment of a model that serves a
+ * request rate within a latency SLO, over systems, TP and PP degrees, weight formats, batch
+ * limits and prefill/decode disaggregation.
+ */
+#include "config.h"
+#include "cli/cli.h"
+#include "models/model.h"
+#include "planner/plan.h"
+
+#include <cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char about_text[] =
+	"Finds the cheapest deployment of M that serves QPS requests per second within the SLO:\n"
+	"for each system (default: dgx-a100, dgx-h100, hgx-h200, dgx-b200), TP and PP degree, weight\n"
+	"format, batch limit and prefill/decode disaggregation (1:1 and 1:2, unless\n"
+	"--no-disaggregate), the highest rate one unit (a replica, or a prefill:decode group)\n"
+	"sustains within the SLO (found by bisection over simulated runs), the units the rate needs\n"
+	"(plus K spare replicas with --failures K, K of each kind when disaggregated, so the SLO\n"
+	"holds with K replicas down), checked by simulating the whole deployment at the rate.\n"
+	"Ranked by dollars per hour at each system's price.\n"
+	"DIST as in 'simulate serve' (default prompt 512, output 256 tokens).\n";
+
+static void
+print_serve_plan(const cJSON *doc)
+{
+	const cJSON *slo = cJSON_GetObjectItem(doc, "slo");
+	printf("%s at %.4g requests/s, P99 TTFT <= %.0f ms, P99 TPOT <= %.0f ms", cli_str(doc, "model"), cli_num(doc, "rate"),
+	       1e3 * cli_num(slo, "ttft_p99_s"), 1e3 * cli_num(slo, "tpot_p99_s"));
+	if (cli_num(slo, "e2e_p99_s") > 0)
+		printf(", P99 end-to-end <= %.0f ms", 1e3 * cli_num(slo, "e2e_p99_s"));
+	if (cli_num(doc, "failures_tolerated") > 0)
+		printf(", sized for %.0f failed replica(s)", cli_num(doc, "failures_tolerated"));
+	printf("\n%.0f deployments evaluated\n\n", cli_num(doc, "candidates_evaluated"));
+	const cJSON *arr = cJSON_GetObjectItem(doc, "deployments");
+	if (cJSON_GetArraySize(arr) == 0) {
+		printf("no deployment meets the SLO (see --json for why each was rejected)\n");
+		return;
+	}
+	const char *h[] = {"#", "system", "tp", "pp", "weights", "max seqs", "P:D", "req/s per unit", "replicas", "GPUs",
+			   "$/hour", "$/month", "$/M out tok", "P99 TTFT", "P99 TPOT", "headroom"};
+	cli_table *t = cli_table_new(16, h, "rlrrlrlrrrrrrrrr");
+	const cJSON *x;
+	cJSON_ArrayForEach(x, arr)
+	{
+		char a[32], b[32];
+		cli_table_addf(t, 0, "%.0f", cli_num(x, "rank"));
+		cli_table_addf(t, 1, "%s", cli_str(x, "system"));
+		cli_table_addf(t, 2, "%.0f", cli_num(x, "tp"));
+		cli_table_addf(t, 3, "%.0f", cli_num(x, "pp"));
+		cli_table_addf(t, 4, "%s", cli_str(x, "weights"));
+		cli_table_addf(t, 5, "%.0f", cli_num(x, "max_num_seqs"));
+		cli_table_addf(t, 6, "%s", strcmp(cli_str(x, "disaggregation"), "off") ? cli_str(x, "disaggregation") : "-");
+		cli_table_addf(t, 7, "%.3g", cli_num(x, "capacity_per_unit"));
+		if (cli_num(x, "spares") > 0)
+			cli_table_addf(t, 8, "%.0f (+%.0f)", cli_num(x, "replicas") - cli_num(x, "spares"), cli_num(x, "spares"));
+		else
+			cli_table_addf(t, 8, "%.0f", cli_num(x, "replicas"));
+		cli_table_addf(t, 9, "%.0f", cli_num(x, "gpus"));
+		cli_table_addf(t, 10, "%.2f", cli_num(x, "usd_per_hour"));
+		cli_table_addf(t, 11, "%.0f", cli_num(x, "usd_per_month"));
+		cli_table_addf(t, 12, "%.3f", cli_num(x, "usd_per_million_output_tokens"));
+		cli_table_addf(t, 13, "%s", cli_seconds(cli_num(x, "ttft_p99_s"), a, sizeof a));
+		cli_table_addf(t, 14, "%s", cli_seconds(cli_num(x, "tpot_p99_s"), b, sizeof b));
+		cli_table_addf(t, 15, "%+.0f%%", 100.0 * cli_num(x, "headroom"));
+	}
+	cli_table_print(t, stdout);
+	cli_table_free(t);
+}
+
+int
+cmd_plan_serve(int argc, char **argv)
+{
+	static const cli_cmd cmd = {
+		"plan serve",
+		"plan serve --model M --rate QPS --slo-ttft-p99 MS --slo-tpot-p99 MS [OPTIONS]\n",
+		about_text,
+		"  paraplan plan serve --model llama-3-70b --rate 100 --slo-ttft-p99 500 --slo-tpot-p99 50 \\\n"
+		"      --systems dgx-h100,hgx-h200 --weights bf16,int4\n"};
+	plan_serve_opts o;
+	plan_serve_opts_init(&o);
+	const char *model_spec = NULL, *db_path = NULL, *system = NULL;
+	cli_strs systems = {0}, weights = {0};
+	bool json = false;
+	char err[1024];
+	const cli_opt opts[] = {
+		OPT_MODEL(&model_spec),
+		OPT_NUM("rate", "QPS", &o.rate, 1e-6, 1e7, "requests per second to serve"),
+		OPT_MS("slo-ttft-p99", "MS", &o.slo_ttft_s, 0.001, 1e9, "SLO on the P99 time to first token, ms"),
+		OPT_MS("slo-tpot-p99", "MS", &o.slo_tpot_s, 0.001, 1e9, "SLO on the P99 time per output token, ms"),
+		OPT_MS("slo-e2e-p99", "MS", &o.slo_e2e_s, 0.001, 1e9, "SLO on the P99 end-to-end latency, ms"),
+		OPT_SYSTEMS(&systems),
+		OPT_STR("system", "S", &system, "one system: the same as --systems S"),
+		OPT_LIST("weights", "LIST", &weights, "weight formats to try, of bf16, fp8, int8, int4 (default bf16)"),
+		OPT_DIST("prompt-len", "DIST", &o.prompt, "prompt tokens (default 512)"),
+		OPT_DIST("output-len", "DIST", &o.output, "output tokens (default 256)"),
+		OPT_INT("failures", "K", &o.failures, 0, 1000, "spare replicas so that the SLO holds with K down"),
+		OPT_NUM("duration", "S", &o.duration_s, 1, 1e6, "simulated seconds per evaluation"),
+		OPT_INT("top", "K", &o.top, 1, 1000, "deployments shown"),
+		OPT_NEGATE("no-disaggregate", &o.disaggregate, "do not try prefill/decode disaggregation"),
+		OPT_INT("jobs", "N", &o.jobs, 1, 256, "threads (default: all cores)"),
+		OPT_I64("seed", "N", (int64_t *)&o.seed, 0, (double)INT64_MAX, "random seed"),
+		OPT_JSON(&json),
+		OPT_DB(&db_path),
+		OPT_END,
+	};
+	int st = cli_parse(&cmd, opts, argc, argv, NULL, 0, NULL);
+	if (st != CLI_RUN)
+		return st;
+	if (system != NULL) {
+		if (systems.n > 0)
+			return cli_usage("plan serve", "give --system S or --systems S1,S2,..., not both");
+		systems.v[systems.n++] = system;
+	}
+	if (model_spec == NULL)
+		return cli_usage("plan serve", "--model is required");
+	if (!(o.rate > 0))
+		return cli_usage("plan serve", "--rate is required (requests per second)");
+	if (!(o.slo_ttft_s > 0) || !(o.slo_tpot_s > 0))
+		return cli_usage("plan serve", "--slo-ttft-p99 and --slo-tpot-p99 are required (milliseconds)");
+	const char *defaults[] = {"dgx-a100", "dgx-h100", "hgx-h200", "dgx-b200"};
+	const char *list[32];
+	size_t nl = 0;
+	if (systems.n > 0) {
+		for (int i = 0; i < systems.n && nl < 32; i++)
+			list[nl++] = systems.v[i];
+	} else {
+		for (size_t i = 0; i < 4; i++)
+			list[nl++] = defaults[i];
+	}
+	o.systems = list;
+	o.nsystems = nl;
+	for (int i = 0; i < weights.n; i++) {
+		const char *tok = weights.v[i];
+		{
+			hw_dtype w;
+			if (hw_dtype_parse(tok, &w) != 0 || o.nweights >= 4 ||
+			    (w != HW_BF16 && w != HW_FP8 && w != HW_INT8 && w != HW_INT4))
+				return cli_usage("plan serve", "--weights takes up to four of bf16, fp8, int8, int4; got \"%s\"", tok);
+			o.weights[o.nweights++] = w;
+		}
+	}
+	model *m;
+	int rc = model_load(model_spec, &m, err, sizeof err);
+	if (rc != 0)
+		return cli_fail(rc == PP_ENOTFOUND ? PP_EUSAGE : rc, err);
+	hw_db *db;
+	if ((rc = cli_open_db(db_path, 0, &db)) != 0) {
+		model_free(m);
+		return rc;
+	}
+	cli_progress pg;
+	cli_progress_init(&pg, "deployments");
+	o.stop = cli_sigint_catch();
+	o.progress = cli_progress_cb;
+	o.progress_arg = &pg;
+	cJSON *doc = NULL;
+	rc = plan_serve(m, db, &o, &doc, err, sizeof err);
+	cli_progress_end(&pg);
+	cli_sigint_release();
+	int status = 0;
+	if (rc != 0) {
+		status = cli_fail(rc, err);
+	} else {
+		json ? cli_print_json(doc) : print_serve_plan(doc);
+		if (cJSON_GetArraySize(cJSON_GetObjectItem(doc, "deployments")) == 0) {
+			cli_error("no deployment of %s meets the SLO at %.4g requests/s", model_name(m), o.rate);
+			status = 1;
+		}
+	}
+	cJSON_Delete(doc);
+	hw_close(db);
+	model_free(m);
+	return status;
+}

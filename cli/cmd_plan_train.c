@@ -1,0 +1,497 @@
+/*
+ * cmd_plan_train.c -- 'paraplan plan train': search the layouts of a model on a system and GPU
+ * count and rank them; capacity planning (--tokens, --days); launch configurations of the
+ * winner (--export); its replay on GPUs (--validate).
+ */
+#include "config.h"
+#include "calibrate/cal.h"
+#include "cli/cli.h"
+#include "models/model.h"
+#include "planner/plan.h"
+
+#include <cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char about_text[] =
+	"Searches every valid layout of model M on N GPUs of system S (TP within the NVLink domain,\n"
+	"PP, CP for long sequences, EP for MoE, virtual stages, ZeRO stage, micro-batch,\n"
+	"recomputation, sequence parallelism, schedule), prunes what does not divide or fit, ranks\n"
+	"the rest with a closed-form estimate, simulates the best in full and prints the top K with\n"
+	"why each runner-up lost.  A range A..B doubles from A to B and gives a scaling curve.\n"
+	"Ctrl-C stops the search and prints the best found so far.  --gpus-per-node N uses N GPUs\n"
+	"of each node (two nodes of 4 GPUs: --gpus 8 --gpus-per-node 4).\n"
+	"\n"
+	"--validate replays the winner on GPUs after the search ('paraplan replay': every rank runs\n"
+	"the op list the simulator built for it; N timed steps, default 10, after 3 warm-up) and\n"
+	"reports the measured step against the predicted one, stored as a validation run.  A one-GPU\n"
+	"winner runs in this process; a larger one runs when this command was launched as one process\n"
+	"per GPU of the winner (mpirun -np N paraplan plan train ... --validate: every rank plans, rank\n"
+	"0's winner is replayed, rank 0 prints).  Otherwise, or without a GPU, the plan is printed in\n"
+	"full, the validation is reported as not run with the reason (and the mpirun command that\n"
+	"would run it) on stderr and under \"validation\" in --json, nothing is stored, and the exit\n"
+	"status is 1.\n"
+	"\n"
+	"With --tokens and --days it plans capacity: for each system, the smallest number of whole\n"
+	"nodes that trains T tokens (15T = 15e12) in D days with its best layout, and the cost to\n"
+	"rent it at each listed price or to buy it (purchase amortized over --life-years, default 4,\n"
+	"plus power at --kwh-price, default 0.09, times --pue, default 1.3).  A layout search records\n"
+	"the same terms and every price of the system in its --json document for 'paraplan report'.\n";
+
+static const char examples_text[] =
+	"  paraplan plan train --model llama-3-70b --system dgx-h100 --gpus 64 --global-batch 512\n"
+	"  paraplan plan train --model llama-3-70b --system dgx-h100 --gpus 64 --global-batch 512 --export megatron\n"
+	"  paraplan plan train --model llama-3-70b --tokens 15T --days 90 --global-batch 2048 --systems dgx-h100,dgx-b200\n";
+
+static void
+print_plan(const cJSON *doc, double secs)
+{
+	const cJSON *cnt;
+	printf("%s on %s, global batch %.0f x %.0f tokens, objective %s", cli_str(doc, "model"), cli_str(doc, "system"),
+	       cli_num(doc, "global_batch"), cli_num(doc, "seq"), cli_str(doc, "objective"));
+	if (cli_num(doc, "price_usd_per_gpu_hour") > 0)
+		printf(", price %s", cli_str(doc, "price_source"));
+	printf("\n");
+	if (cJSON_IsTrue(cJSON_GetObjectItem(doc, "interrupted")))
+		printf("(interrupted: the best found so far)\n");
+	cJSON_ArrayForEach(cnt, cJSON_GetObjectItem(doc, "counts"))
+	{
+		double total = cli_num(cnt, "enumerated");
+		printf("\n%.0f GPUs: %.0f layouts enumerated, %.0f invalid, %.0f do not fit, %.0f estimated, %.0f simulated\n\n",
+		       cli_num(cnt, "gpus"), total, cli_num(cnt, "invalid"), cli_num(cnt, "out_of_memory"), cli_num(cnt, "estimated"),
+		       cli_num(cnt, "simulated"));
+		/* The search speed is a measurement of this machine, not a result: stderr, so that the
+		 * same command prints the same table every time. */
+		fprintf(stderr, "%.0f GPUs: searched %.0f layouts/s\n", cli_num(cnt, "gpus"), secs > 0 ? total / secs : 0.0);
+		const cJSON *cands = cJSON_GetObjectItem(cnt, "candidates");
+		if (cJSON_GetArraySize(cands) == 0) {
+			if (cli_num(cnt, "smallest_footprint_bytes") > 0) {
+				char a[32], b[32];
+				printf("no layout fits: the smallest needs %s per GPU of %s; use more GPUs or a GPU with more memory\n",
+				       cli_bytes(cli_num(cnt, "smallest_footprint_bytes"), a, sizeof a),
+				       cli_bytes(cli_num(cnt, "capacity_bytes"), b, sizeof b));
+			} else {
+				printf("no valid layout: check that --global-batch divides by the data-parallel degrees\n");
+			}
+			continue;
+		}
+		const char *h[] = {"#", "tp", "pp", "dp", "cp", "ep", "schedule", "zero", "mb", "recompute", "sp", "step",
+				   "tok/s/GPU", "MFU", "bubble", "exp.comm", "memory", "$/Mtok", "why not first"};
+		cli_table *t = cli_table_new(19, h, "rrrrrrlrrlrrrrrrrrl");
+		const cJSON *x;
+		cJSON_ArrayForEach(x, cands)
+		{
+			const cJSON *c = cJSON_GetObjectItem(x, "config");
+			char a[32];
+			cli_table_addf(t, 0, "%.0f", cli_num(x, "rank"));
+			cli_table_addf(t, 1, "%.0f", cli_num(c, "tp"));
+			cli_table_addf(t, 2, "%.0f", cli_num(c, "pp"));
+			cli_table_addf(t, 3, "%.0f", cli_num(c, "dp"));
+			cli_table_addf(t, 4, "%.0f", cli_num(c, "cp"));
+			cli_table_addf(t, 5, "%.0f", cli_num(c, "ep"));
+			if (cli_num(c, "vpp") > 1)
+				cli_table_addf(t, 6, "%s v%.0f", cli_str(c, "schedule"), cli_num(c, "vpp"));
+			else
+				cli_table_addf(t, 6, "%s", cli_str(c, "schedule"));
+			cli_table_addf(t, 7, "%.0f", cli_num(c, "zero"));
+			cli_table_addf(t, 8, "%.0f", cli_num(c, "micro_batch"));
+			cli_table_addf(t, 9, "%s", cli_str(c, "recompute"));
+			cli_table_addf(t, 10, "%s", cJSON_IsTrue(cJSON_GetObjectItem(c, "sequence_parallel")) ? "yes" : "no");
+			cli_table_addf(t, 11, "%s", cli_seconds(cli_num(x, "step_time_s"), a, sizeof a));
+			cli_table_addf(t, 12, "%.0f", cli_num(x, "tokens_per_s_per_gpu"));
+			cli_table_addf(t, 13, "%.1f%%", 100.0 * cli_num(x, "mfu"));
+			cli_table_addf(t, 14, "%.1f%%", 100.0 * cli_num(x, "bubble_fraction"));
+			cli_table_addf(t, 15, "%s", cli_seconds(cli_num(x, "exposed_comm_s"), a, sizeof a));
+			cli_table_addf(t, 16, "%s", cli_bytes(cli_num(x, "peak_bytes"), a, sizeof a));
+			if (cJSON_GetObjectItem(x, "usd_per_million_tokens"))
+				cli_table_addf(t, 17, "%.3f", cli_num(x, "usd_per_million_tokens"));
+			else
+				cli_table_addf(t, 17, "-");
+			cli_table_addf(t, 18, "%s", cli_str(x, "why_not_first"));
+		}
+		cli_table_print(t, stdout);
+		cli_table_free(t);
+	}
+	const cJSON *sc = cJSON_GetObjectItem(doc, "scaling");
+	if (cJSON_GetArraySize(sc) > 0) {
+		printf("\nScaling (best layout at each count)\n\n");
+		const char *h[] = {"GPUs", "step", "tokens/s", "tok/s/GPU", "efficiency", "$/Mtok"};
+		cli_table *t = cli_table_new(6, h, "rrrrrr");
+		const cJSON *x;
+		cJSON_ArrayForEach(x, sc)
+		{
+			char a[32], b[32];
+			cli_table_addf(t, 0, "%.0f", cli_num(x, "gpus"));
+			cli_table_addf(t, 1, "%s", cli_seconds(cli_num(x, "step_time_s"), a, sizeof a));
+			cli_table_addf(t, 2, "%s", cli_si(cli_num(x, "tokens_per_s"), "", b, sizeof b));
+			cli_table_addf(t, 3, "%.0f", cli_num(x, "tokens_per_s_per_gpu"));
+			cli_table_addf(t, 4, "%.1f%%", 100.0 * cli_num(x, "efficiency"));
+			cli_table_addf(t, 5, "%.3f", cli_num(x, "usd_per_million_tokens"));
+		}
+		cli_table_print(t, stdout);
+		cli_table_free(t);
+	}
+}
+
+static void
+print_capacity(const cJSON *doc)
+{
+	printf("%s: %.3g tokens in %.3g days, global batch %.0f x %.0f tokens\n\n", cli_str(doc, "model"), cli_num(doc, "tokens"),
+	       cli_num(doc, "days"), cli_num(doc, "global_batch"), cli_num(doc, "seq"));
+	const char *h[] = {"system", "GPUs", "nodes", "days", "MFU", "layout", "rent (cheapest)", "rent (on-demand max)", "buy"};
+	cli_table *t = cli_table_new(9, h, "lrrrrlrrr");
+	const cJSON *x;
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(doc, "systems"))
+	{
+		cli_table_addf(t, 0, "%s", cli_str(x, "system"));
+		if (!cJSON_IsTrue(cJSON_GetObjectItem(x, "feasible"))) {
+			cli_table_addf(t, 1, "-");
+			cli_table_addf(t, 8, "%s", cli_str(x, "reason"));
+			continue;
+		}
+		const cJSON *c = cJSON_GetObjectItem(x, "config");
+		cli_table_addf(t, 1, "%.0f", cli_num(x, "gpus"));
+		cli_table_addf(t, 2, "%.0f", cli_num(x, "nodes"));
+		cli_table_addf(t, 3, "%.1f", cli_num(x, "days"));
+		cli_table_addf(t, 4, "%.1f%%", 100.0 * cli_num(x, "mfu"));
+		/* cp and ep only where they split the work: the GPU count is their product with tp, pp, dp */
+		char cp[16] = "", ep[16] = "";
+		if (cli_num(c, "cp") > 1)
+			snprintf(cp, sizeof cp, " cp%.0f", cli_num(c, "cp"));
+		if (cli_num(c, "ep") > 1)
+			snprintf(ep, sizeof ep, " ep%.0f", cli_num(c, "ep"));
+		cli_table_addf(t, 5, "tp%.0f pp%.0f%s%s dp%.0f %s", cli_num(c, "tp"), cli_num(c, "pp"), cp, ep,
+			       cli_num(c, "dp"), cli_str(c, "recompute"));
+		double cheap = INFINITY, maxod = 0;
+		const cJSON *r;
+		cJSON_ArrayForEach(r, cJSON_GetObjectItem(x, "rent"))
+		{
+			double v = cli_num(r, "total_usd");
+			if (v < cheap)
+				cheap = v;
+			if (!strcmp(cli_str(r, "kind"), "on-demand") && v > maxod)
+				maxod = v;
+		}
+		if (isfinite(cheap))
+			cli_table_addf(t, 6, "$%.3gM", cheap / 1e6);
+		else
+			cli_table_addf(t, 6, "-");
+		if (maxod > 0)
+			cli_table_addf(t, 7, "$%.3gM", maxod / 1e6);
+		else
+			cli_table_addf(t, 7, "-");
+		const cJSON *b = cJSON_GetObjectItem(x, "buy");
+		if (cJSON_GetObjectItem(b, "total_usd"))
+			cli_table_addf(t, 8, "$%.3gM (of $%.3gM hardware)", cli_num(b, "total_usd") / 1e6, cli_num(b, "purchase_usd") / 1e6);
+		else
+			cli_table_addf(t, 8, "%s", cli_str(b, "note"));
+	}
+	cli_table_print(t, stdout);
+	cli_table_free(t);
+	printf("\nRent: GPU-hours x each listed price (see --json for every provider and date).  Buy: purchase\n"
+	       "price amortized over its life for the days of training, plus node power x PUE x price per kWh.\n");
+}
+
+/* ---- --validate ---------------------------------------------------------------------------- */
+
+/* Appends an argument quoted for a POSIX shell when it needs it. */
+static void
+shell_arg(pp_str *s, const char *a)
+{
+	bool plain = a[0] != '\0';
+	for (const char *p = a; *p && plain; p++)
+		plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%", *p) != NULL;
+	pp_str_add(s, " ");
+	if (plain) {
+		pp_str_add(s, a);
+		return;
+	}
+	pp_str_add(s, "'");
+	for (const char *p = a; *p; p++)
+		if (*p == '\'')
+			pp_str_add(s, "'\\''");
+		else
+			pp_str_addn(s, p, 1);
+	pp_str_add(s, "'");
+}
+
+/* Replays the winner, or says why it does not; *doc gets {"validation": ...}.  Returns 0 when
+ * measured, 1 when not run, the replay's status on its failure. */
+static int
+validate(cJSON *doc, const char *model_spec, const char *system, const sim_train_cfg *w, double predicted,
+	 const char *db_path, int steps, int argc, char **args)
+{
+	cJSON *v = cJSON_AddObjectToObject(doc, "validation");
+	char err[1024] = "";
+	int ntasks = 1, lrank = 0;
+	cal_launched_tasks(&ntasks, &lrank);
+	bool alone = ntasks <= 1;
+	if ((alone && w->gpus > 1) || (!alone && ntasks != w->gpus)) {
+		/* the command that runs it: this one, one process per GPU of the winner */
+		hw_db *db = NULL;
+		hw_system sys;
+		int per_node = 0;
+		if (hw_open(db_path, HW_OPEN_READONLY, &db, NULL, 0) == 0 && hw_system_get(db, system, &sys, NULL, 0) == 0)
+			per_node = sys.gpus_per_node;
+		hw_close(db);
+		pp_str cmd = {0};
+		pp_str_addf(&cmd, "mpirun -np %d", w->gpus);
+		if (per_node > 0 && w->gpus > per_node)
+			pp_str_addf(&cmd, " --npernode %d", per_node);
+		pp_str_add(&cmd, " paraplan plan train");
+		for (int i = 0; i < argc; i++)
+			shell_arg(&cmd, args[i]);
+		if (alone)
+			snprintf(err, sizeof err, "the winner runs on %d GPUs, one process each, and this is one process", w->gpus);
+		else
+			snprintf(err, sizeof err, "launched as %d processes, but the winner runs on %d GPUs", ntasks, w->gpus);
+		cJSON_AddStringToObject(v, "status", "not run");
+		cJSON_AddStringToObject(v, "reason", err);
+		cJSON_AddStringToObject(v, "command", cmd.buf ? cmd.buf : "");
+		if (lrank == 0)
+			fprintf(stderr, "validation not run: %s; to run it:\n  %s\n", err, cmd.buf ? cmd.buf : "");
+		pp_str_free(&cmd);
+		return 1;
+	}
+	cal_replay_plan plan;
+	memset(&plan, 0, sizeof plan);
+	pp_strlcpy(plan.model, model_spec, sizeof plan.model);
+	pp_strlcpy(plan.system, system, sizeof plan.system);
+	pp_strlcpy(plan.kind, "plan-train", sizeof plan.kind);
+	plan.cfg = *w;
+	plan.predicted_s = predicted;
+	cal_replay_opts o = {.plan = &plan, .db_path = db_path, .steps = steps, .warmup = 3, .note = "plan train --validate",
+			     .progress = NULL};
+	cJSON *rep = NULL;
+	bool root = true;
+	int rc = cal_replay_run(&o, &rep, &root, err, sizeof err);
+	if (rc != 0) {
+		cJSON_AddStringToObject(v, "status", "not run");
+		cJSON_AddStringToObject(v, "reason", err);
+		if (root)
+			fprintf(stderr, "validation not run: %s\n", err);
+		cJSON_Delete(rep);
+		return cli_status(rc) == 2 ? 2 : 1;
+	}
+	cJSON_AddStringToObject(v, "status", "measured");
+	if (rep != NULL) {
+		static const char *const keys[] = {"measured_s", "predicted_s", "error", "run_id", "steps", "warmup", "gpu_name",
+						   "host", "step_s"};
+		for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+			cJSON *x = cJSON_DetachItemFromObject(rep, keys[i]);
+			if (x)
+				cJSON_AddItemToObject(v, keys[i], x);
+		}
+	}
+	cJSON_Delete(rep);
+	return 0;
+}
+
+static void
+print_validation(const cJSON *doc)
+{
+	const cJSON *v = cJSON_GetObjectItem(doc, "validation");
+	if (v == NULL || strcmp(cli_str(v, "status"), "measured") != 0)
+		return;
+	char a[32], b[32];
+	printf("\nValidation on %s: measured %s (median of %.0f steps), predicted %s, error %+.1f%%; validation run %.0f\n",
+	       cli_str(v, "gpu_name"), cli_seconds(cli_num(v, "measured_s"), a, sizeof a), cli_num(v, "steps"),
+	       cli_seconds(cli_num(v, "predicted_s"), b, sizeof b), 100.0 * cli_num(v, "error"), cli_num(v, "run_id"));
+}
+
+int
+cmd_plan_train(int argc, char **argv)
+{
+	static const cli_cmd cmd = {
+		"plan train",
+		"plan train --model M --system S --gpus N|A..B|A,B,... --global-batch G [OPTIONS]\n"
+		"plan train --model M --tokens T --days D --global-batch G [--systems S1,S2,...] [OPTIONS]\n"
+		"plan train ... --validate [--validate-steps N]   (a layout search, then its winner on GPUs)\n",
+		about_text, examples_text};
+	static const char *const objectives[] = {"time", "cost", NULL};
+	plan_train_opts o;
+	plan_train_opts_init(&o);
+	plan_capacity_opts co;
+	plan_capacity_opts_init(&co);
+	const char *model_spec = NULL, *system = NULL, *db_path = NULL, *out_path = NULL, *export_s = NULL;
+	cli_ints gpus = {0};
+	cli_strs systems = {0}, dtypes = {0};
+	int64_t global_batch = 0, seq = 0;
+	int objective = 0, vsteps = 10;
+	bool json = false, validate_flag = false;
+	const cli_opt opts[] = {
+		OPT_MODEL(&model_spec),
+		OPT_SYSTEM(&system),
+		OPT_INTS("gpus", "N", &gpus, 1, 1 << 24, "GPUs: a count, a list A,B,... or a range A..B (doubling) for a scaling curve"),
+		OPT_I64("global-batch", "G", &global_batch, 1, (double)(1LL << 40), "sequences per step"),
+		OPT_I64("seq", "L", &seq, 1, 1 << 24, "sequence length (default: the model's)"),
+		OPT_CHOICE("objective", "time|cost", &objective, objectives, "rank by step time (default) or by cost"),
+		OPT_NUM("price", "USD", &o.price, 0.0001, 1e6, "USD per GPU-hour (default: the database's price for the system)"),
+		OPT_INT("top", "K", &o.top, 1, 1000, "layouts shown per GPU count (default 10)"),
+		OPT_INT("simulate", "N", &o.simulate, 1, 100000, "best estimates simulated in full per GPU count (default 16)"),
+		OPT_INT("jobs", "N", &co.jobs, 1, 256, "threads (default: all cores)"),
+		OPT_SWITCH("tp-across-nodes", &o.tp_across, "let TP span nodes (default: TP stays in the NVLink domain)"),
+		OPT_LIST("dtypes", "LIST", &dtypes, "dtypes to try, up to four of bf16, fp16, fp8, fp32 (default bf16)"),
+		OPT_INT("gpus-per-node", "N", &o.gpus_per_node, 1, 1024,
+			"use N GPUs of each node (two nodes of 4 GPUs: --gpus 8 --gpus-per-node 4)"),
+		OPT_STR("export", "KIND", &export_s, "print the winner's launch configuration: megatron, deepspeed, torchrun or slurm"),
+		OPT_STR("out", "FILE", &out_path, "with --export: write it to FILE (atomically) and print the table"),
+		OPT_NUM("tokens", "T", &co.tokens, 1.0, 1e18, "capacity planning: tokens to train (15T = 15e12)"),
+		OPT_NUM("days", "D", &co.days, 0.001, 1e5, "capacity planning: days to train them in"),
+		OPT_SYSTEMS(&systems),
+		OPT_NUM("life-years", "Y", &co.life_years, 0.1, 50, "years a bought cluster is amortized over (default 4)"),
+		OPT_NUM("kwh-price", "USD", &co.usd_per_kwh, 0, 100, "USD per kWh of power (default 0.09)"),
+		OPT_NUM("pue", "P", &co.pue, 1.0, 5.0, "facility power over IT power (default 1.3)"),
+		OPT_SWITCH("validate", &validate_flag, "replay the winner on GPUs and report measured against predicted"),
+		OPT_INT("validate-steps", "N", &vsteps, 1, 10000, "timed steps of --validate (default 10)"),
+		OPT_JSON(&json),
+		OPT_DB(&db_path),
+		OPT_END,
+	};
+	int st = cli_parse(&cmd, opts, argc, argv, NULL, 0, NULL);
+	if (st != CLI_RUN)
+		return st;
+	o.global_batch = co.global_batch = global_batch;
+	o.seq = co.seq = seq;
+	o.jobs = co.jobs;
+	o.life_years = co.life_years;
+	o.usd_per_kwh = co.usd_per_kwh;
+	o.pue = co.pue;
+	o.objective = objective == 0 ? PLAN_TIME : PLAN_COST;
+	bool have_export = export_s != NULL, want_validate = validate_flag;
+	plan_export ex = PLAN_EXPORT_MEGATRON;
+	if (have_export && plan_export_parse(export_s, &ex) != 0)
+		return cli_usage("plan train", "--export must be megatron, deepspeed, torchrun or slurm, got \"%s\"", export_s);
+	for (int i = 0; i < dtypes.n; i++) {
+		hw_dtype t;
+		if (hw_dtype_parse(dtypes.v[i], &t) != 0 || o.ndtypes >= 4 || (t != HW_BF16 && t != HW_FP16 && t != HW_FP8 && t != HW_FP32))
+			return cli_usage("plan train", "--dtypes takes up to four of bf16, fp16, fp8, fp32; got \"%s\"", dtypes.v[i]);
+		o.dtypes[o.ndtypes++] = t;
+	}
+	if (model_spec == NULL)
+		return cli_usage("plan train", "--model is required (a catalog name or a path)");
+	if (o.global_batch <= 0)
+		return cli_usage("plan train", "--global-batch is required");
+	bool capacity = co.tokens > 0 || co.days > 0;
+	if (capacity && !(co.tokens > 0 && co.days > 0))
+		return cli_usage("plan train", "capacity planning needs both --tokens and --days");
+	if (!capacity && system == NULL)
+		return cli_usage("plan train", "--system is required (see 'paraplan hw list')");
+	if (!capacity && gpus.n == 0)
+		return cli_usage("plan train", "--gpus is required (N, A..B or A,B,...)");
+	if (out_path != NULL && !have_export)
+		return cli_usage("plan train", "--out applies to --export");
+	if (capacity && have_export)
+		return cli_usage("plan train", "--export applies to a layout search, not to capacity planning");
+	if (capacity && want_validate)
+		return cli_usage("plan train", "--validate applies to a layout search, not to capacity planning");
+	char err[1024];
+	model *m;
+	int rc = model_load(model_spec, &m, err, sizeof err);
+	if (rc != 0)
+		return cli_fail(rc == PP_ENOTFOUND ? PP_EUSAGE : rc, err);
+	hw_db *db;
+	if ((rc = cli_open_db(db_path, 0, &db)) != 0) {
+		model_free(m);
+		return rc;
+	}
+	cli_progress pg;
+	cli_progress_init(&pg, "layouts");
+	volatile sig_atomic_t *stop = cli_sigint_catch();
+	int status = 0;
+	double t0 = cli_now_s();
+	if (capacity) {
+		const char *defaults[] = {"dgx-a100", "dgx-h100", "hgx-h200", "dgx-b200"};
+		const char *list[32];
+		size_t nl = 0;
+		if (systems.n > 0) {
+			for (int i = 0; i < systems.n && nl < 32; i++)
+				list[nl++] = systems.v[i];
+		} else {
+			for (size_t i = 0; i < 4; i++)
+				list[nl++] = defaults[i];
+		}
+		const model_tf *tf = model_transformer(m);
+		if (co.seq <= 0)
+			co.seq = tf ? tf->seq : 1;
+		co.stop = stop;
+		co.progress = cli_progress_cb;
+		co.progress_arg = &pg;
+		cJSON *doc = NULL;
+		rc = plan_capacity(m, db, list, nl, &co, &doc, err, sizeof err);
+		cli_progress_end(&pg);
+		if (rc != 0) {
+			status = cli_fail(rc, err);
+		} else {
+			json ? cli_print_json(doc) : print_capacity(doc);
+		}
+		cJSON_Delete(doc);
+	} else {
+		o.gpus = gpus.v;
+		o.ngpus = (size_t)gpus.n;
+		o.stop = stop;
+		o.progress = cli_progress_cb;
+		o.progress_arg = &pg;
+		plan_train_result *r = NULL;
+		rc = plan_train(m, db, system, &o, &r, err, sizeof err);
+		cli_progress_end(&pg);
+		if (rc != 0) {
+			status = cli_fail(rc, err);
+		} else {
+			cJSON *doc = plan_train_json(r);
+			const sim_train_cfg *w = plan_train_winner(r);
+			if (have_export) {
+				if (w == NULL) {
+					status = cli_fail(PP_EINPUT, "no layout fits: nothing to export");
+				} else {
+					hw_system sys;
+					char *text = NULL;
+					rc = hw_system_get(db, system, &sys, err, sizeof err);
+					if (rc == 0)
+						rc = plan_export_config(m, &sys, w, ex, &text, err, sizeof err);
+					if (rc == 0 && out_path != NULL)
+						rc = pp_write_file_atomic(out_path, text, strlen(text), err, sizeof err);
+					else if (rc == 0)
+						fputs(text, stdout);
+					if (rc != 0)
+						status = cli_fail(rc, err);
+					free(text);
+				}
+			}
+			/* Under a launcher every rank plans; rank 0 prints. */
+			int lrank = 0;
+			cal_launched_tasks(NULL, &lrank);
+			bool printing = lrank == 0;
+			if (!json && printing && (!have_export || out_path != NULL))
+				print_plan(doc, cli_now_s() - t0);
+			if (want_validate && w != NULL && status == 0) {
+				fflush(stdout);
+				const cJSON *win = cJSON_GetObjectItem(doc, "winner");
+				status = validate(doc, model_spec, system, w, cli_num(win, "step_time_s"), db_path, vsteps,
+						  argc - 1, argv + 1);
+				if (!json && printing)
+					print_validation(doc);
+			} else if (want_validate && w == NULL) {
+				cJSON *v = cJSON_AddObjectToObject(doc, "validation");
+				cJSON_AddStringToObject(v, "status", "not run");
+				cJSON_AddStringToObject(v, "reason", "no layout fits: nothing to replay");
+			}
+			if (json && printing && (!have_export || out_path != NULL))
+				cli_print_json(doc);
+			if (status == 0 && w == NULL) {
+				if (printing)
+					cli_error("no layout of %s fits on %s: see the smallest footprint above", model_name(m), system);
+				status = 1;
+			}
+			cJSON_Delete(doc);
+			if (plan_train_interrupted(r))
+				fprintf(stderr, "interrupted: printed the best found so far\n");
+		}
+		plan_train_result_free(r);
+	}
+	cli_sigint_release();
+	hw_close(db);
+	model_free(m);
+	return status;
+}
