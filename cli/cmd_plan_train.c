@@ -314,7 +314,7 @@ cmd_plan_train(int argc, char **argv)
 	plan_train_opts_init(&o);
 	plan_capacity_opts co;
 	plan_capacity_opts_init(&co);
-	const char *model_spec = NULL, *system = NULL, *db_path = NULL, *out_path = NULL, *export_s = NULL;
+	const char *model_spec = NULL, *system = NULL, *db_path = NULL, *out_path = NULL, *export_s = NULL, *framework = HW_DEFAULT_FRAMEWORK;
 	cli_ints gpus = {0};
 	cli_strs systems = {0}, dtypes = {0};
 	int64_t global_batch = 0, seq = 0;
@@ -333,6 +333,9 @@ cmd_plan_train(int argc, char **argv)
 		OPT_INT("jobs", "N", &co.jobs, 1, 256, "threads (default: all cores)"),
 		OPT_SWITCH("tp-across-nodes", &o.tp_across, "let TP span nodes (default: TP stays in the NVLink domain)"),
 		OPT_LIST("dtypes", "LIST", &dtypes, "dtypes to try, up to four of bf16, fp16, fp8, fp32 (default bf16)"),
+		OPT_STR("framework", "NAME", &framework,
+			"the training framework the layouts run as: megatron (default), torchtitan, llm-foundry, deepspeed, "
+			"pytorch, maxtext, ... ('paraplan hw profiles')"),
 		OPT_INT("gpus-per-node", "N", &o.gpus_per_node, 1, 1024,
 			"use N GPUs of each node (two nodes of 4 GPUs: --gpus 8 --gpus-per-node 4)"),
 		OPT_STR("export", "KIND", &export_s, "print the winner's launch configuration: megatron, deepspeed, torchrun or slurm"),
@@ -396,6 +399,13 @@ cmd_plan_train(int argc, char **argv)
 		model_free(m);
 		return rc;
 	}
+	hw_profile *fw;
+	if ((rc = hw_profile_find(db, HW_SCOPE_FRAMEWORK, framework, &fw, err, sizeof err)) != 0) {
+		hw_close(db);
+		model_free(m);
+		return cli_fail(rc, err);
+	}
+	o.fw = co.fw = fw;
 	cli_progress pg;
 	cli_progress_init(&pg, "layouts");
 	volatile sig_atomic_t *stop = cli_sigint_catch();
@@ -491,6 +501,7 @@ cmd_plan_train(int argc, char **argv)
 		plan_train_result_free(r);
 	}
 	cli_sigint_release();
+	hw_profile_free(fw);
 	hw_close(db);
 	model_free(m);
 	return status;

@@ -98,10 +98,14 @@ print_table(const cJSON *doc, const sim_train_result *r)
 	printf(", %s", cJSON_GetObjectItem(cfg, "schedule")->valuestring);
 	if (cJSON_GetObjectItem(cfg, "vpp")->valuedouble > 1)
 		printf(" (vpp %.0f)", cJSON_GetObjectItem(cfg, "vpp")->valuedouble);
-	printf(", %.0f micro-batches of %.0f, recompute %s%s%s\n\n", cJSON_GetObjectItem(cfg, "micro_batches")->valuedouble,
+	printf(", %.0f micro-batches of %.0f, recompute %s%s%s, %s", cJSON_GetObjectItem(cfg, "micro_batches")->valuedouble,
 	       cJSON_GetObjectItem(cfg, "micro_batch")->valuedouble, cJSON_GetObjectItem(cfg, "recompute")->valuestring,
 	       cJSON_IsTrue(cJSON_GetObjectItem(cfg, "sequence_parallel")) ? ", sequence parallel" : "",
-	       cJSON_GetObjectItem(cfg, "zero")->valuedouble > 0 ? ", ZeRO" : "");
+	       cJSON_GetObjectItem(cfg, "zero")->valuedouble > 0 ? ", ZeRO" : "", cJSON_GetObjectItem(cfg, "dtype")->valuestring);
+	const cJSON *fw = cJSON_GetObjectItem(cfg, "framework");
+	if (cJSON_IsString(fw))
+		printf(", as %s runs it", fw->valuestring);
+	printf("\n\n");
 	const char *h[] = {"metric", "value"};
 	cli_table *t = cli_table_new(2, h, "lr");
 	cli_table_addf(t, 0, "step time");
@@ -163,7 +167,7 @@ simulate_train(int argc, char **argv)
 	static const char *const attns[] = {"flash", "unfused", NULL};
 	sim_train_cfg c;
 	sim_train_cfg_init(&c);
-	const char *model_spec = NULL, *system = NULL, *db_path = NULL, *trace = NULL;
+	const char *model_spec = NULL, *system = NULL, *db_path = NULL, *trace = NULL, *framework = HW_DEFAULT_FRAMEWORK;
 	bool json = false;
 	int gpn = 0, attn = 0;
 	double bucket_mb = 0;
@@ -187,8 +191,12 @@ simulate_train(int argc, char **argv)
 		OPT_RECOMPUTE("recompute", "R", &c.recompute, "activation recomputation: none (default), selective or full"),
 		OPT_SWITCH("sequence-parallel", &c.sequence_parallel, "sequence parallelism with TP"),
 		OPT_DTYPE("dtype", "D", &c.dtype, "bf16 (default), fp16, fp8 (fp8 GEMMs, bf16 elsewhere) or fp32"),
-		OPT_CHOICE("attention", "K", &attn, attns, "flash (default) or unfused attention"),
-		OPT_NEGATE("no-overlap-grad-reduce", &c.overlap_grad_reduce, "do not overlap the gradient reduction with the backward pass"),
+		OPT_STR("framework", "NAME", &framework,
+			"the training framework the step runs as: megatron (default), megatron-2021, torchtitan, llm-foundry, "
+			"deepspeed, pytorch, maxtext, nemo-automodel ('paraplan hw profiles')"),
+		OPT_CHOICE("attention", "K", &attn, attns, "flash or unfused attention (default: the framework's)"),
+		OPT_NEGATE("no-overlap-grad-reduce", &c.overlap_grad_reduce,
+			   "do not overlap the gradient reduction with the backward pass (default: as the framework does)"),
 		OPT_FN("grad-reduce", "DTYPE", opt_grad_reduce, &c.grad_reduce_bytes, "gradient reduction in fp32, bf16 or fp16"),
 		OPT_NUM("bucket-mb", "X", &bucket_mb, 0.001, 1e6, "gradient bucket size, MiB"),
 		OPT_NUM("moe-imbalance", "F", &c.moe_imbalance, 1.0, 64.0, "tokens on the busiest expert over the mean"),
@@ -208,7 +216,6 @@ simulate_train(int argc, char **argv)
 	int st = cli_parse(&cmd, opts, argc, argv, NULL, 0, NULL);
 	if (st != CLI_RUN)
 		return st;
-	c.attention = attn == 0 ? SIM_ATTN_FLASH : SIM_ATTN_UNFUSED;
 	if (bucket_mb > 0)
 		c.bucket_bytes = bucket_mb * 1048576.0;
 	if (trace != NULL)
@@ -235,11 +242,24 @@ simulate_train(int argc, char **argv)
 		model_free(m);
 		return rc;
 	}
+	hw_profile *fw;
+	if ((rc = hw_profile_find(db, HW_SCOPE_FRAMEWORK, framework, &fw, err, sizeof err)) != 0) {
+		hw_close(db);
+		model_free(m);
+		return cli_fail(rc, err);
+	}
+	/* the framework's way first, then what the command line says */
+	sim_train_cfg_framework(&c, fw);
+	if (cli_given(opts, "attention"))
+		c.attention = attn == 0 ? SIM_ATTN_FLASH : SIM_ATTN_UNFUSED;
+	if (cli_given(opts, "no-overlap-grad-reduce"))
+		c.overlap_grad_reduce = false;
 	hw_cost *cost;
 	rc = hw_cost_new(db, system, &cost, err, sizeof err);
 	if (rc == 0 && gpn > 0 && (rc = hw_cost_use_gpus_per_node(cost, gpn, err, sizeof err)) != 0)
 		hw_cost_free(cost);
 	if (rc != 0) {
+		hw_profile_free(fw);
 		hw_close(db);
 		model_free(m);
 		return cli_fail(rc == PP_ENOTFOUND ? PP_EUSAGE : rc, err);
@@ -263,6 +283,7 @@ simulate_train(int argc, char **argv)
 	}
 	sim_train_result_free(res);
 	hw_cost_free(cost);
+	hw_profile_free(fw);
 	hw_close(db);
 	model_free(m);
 	return status;

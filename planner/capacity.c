@@ -44,6 +44,7 @@ best_layout(const model *m, hw_db *db, const char *system, int gpus, const plan_
 	po.ngpus = 1;
 	po.global_batch = o->global_batch;
 	po.seq = o->seq;
+	po.fw = o->fw;
 	po.top = 1;
 	po.simulate = 4;
 	po.jobs = o->jobs;

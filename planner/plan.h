@@ -73,6 +73,7 @@ typedef struct plan_train_opts {
 	int gpus_per_node;        /* use this many GPUs of each node (0: all; hw_cost_use_gpus_per_node) */
 	hw_dtype dtypes[4];       /* dtypes to try; ndtypes 0: bf16 */
 	int ndtypes;
+	const hw_profile *fw;     /* the framework every layout runs as (not owned); NULL: none */
 	double life_years, usd_per_kwh, pue; /* ownership terms printed in the JSON for reports */
 	volatile sig_atomic_t *stop; /* set asynchronously to stop early (Ctrl-C) */
 	void (*progress)(void *arg, size_t done, size_t total);
@@ -103,6 +104,7 @@ typedef struct plan_capacity_opts {
 	double tokens, days;
 	int64_t global_batch, seq;
 	double life_years, usd_per_kwh, pue;
+	const hw_profile *fw;     /* the framework (not owned); NULL: none */
 	int max_gpus;
 	int jobs;
 	volatile sig_atomic_t *stop;

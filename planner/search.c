@@ -71,6 +71,7 @@ plan_enumerate(const model *m, const hw_system *sys, int gpus, const plan_train_
 	}
 	sim_train_cfg base;
 	sim_train_cfg_init(&base);
+	sim_train_cfg_framework(&base, o->fw);
 	base.gpus = gpus;
 	base.global_batch = o->global_batch;
 	base.seq = seq;

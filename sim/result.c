@@ -30,6 +30,8 @@ sim_train_cfg_json(const sim_train_cfg *c, int64_t seq)
 	cJSON_AddStringToObject(o, "recompute", sim_recompute_name(c->recompute));
 	cJSON_AddBoolToObject(o, "sequence_parallel", c->sequence_parallel);
 	cJSON_AddStringToObject(o, "dtype", hw_dtype_name(c->dtype));
+	if (c->fw != NULL)
+		cJSON_AddStringToObject(o, "framework", hw_profile_name(c->fw));
 	cJSON_AddStringToObject(o, "attention", c->attention == SIM_ATTN_FLASH ? "flash" : "unfused");
 	cJSON_AddBoolToObject(o, "overlap_grad_reduce", c->overlap_grad_reduce);
 	cJSON_AddNumberToObject(o, "grad_reduce_bytes", sim_grad_bytes(c));
