@@ -389,4 +389,19 @@ bool cal_launched_tasks(int *ntasks, int *rank);
  * process prints. */
 int cal_replay_run(const cal_replay_opts *o, struct cJSON **report, bool *is_root, char *err, size_t errlen);
 
+/* ---- the minimizer of the fits to published rows (minimize.c) ------------------------------ */
+
+/* A parameter of a fit: its physical range and where the search starts. */
+typedef struct cal_param {
+	const char *name;
+	double lo, hi, start;
+} cal_param;
+
+/* Minimizes f over the box (GSL's Nelder-Mead on a logistic transform of each parameter) with
+ * at most about max_evals evaluations of f; f(x, arg) sees the values of the n parameters.
+ * best[] gets the best point (never worse than the start), *fbest its value and *evals (may
+ * be NULL) the evaluations made.  PP_EUSAGE for an empty range or n outside 1..16. */
+int cal_minimize(const cal_param *p, size_t n, double (*f)(const double *x, void *arg), void *arg, int max_evals,
+		 double *best, /* OUT */ double *fbest, /* OUT */ int *evals, /* OUT */ char *err, size_t errlen);
+
 #endif /* CAL_H */

@@ -3,7 +3,7 @@
  */
 #include "config.h"
 #include "cli/cli.h"
-#include "sim/sim.h"
+#include "validate/val.h"
 
 #include <cJSON.h>
 #include <math.h>
@@ -11,20 +11,42 @@
 #include <string.h>
 
 static const char about_text[] =
-	"Simulates every row of the bundled published training measurements (sim/data/\n"
-	"published-training.csv: Narayanan 2021, Korthikanti 2022, Shoeybi 2019, the Megatron-LM\n"
-	"README, MosaicML llm-foundry on A100 and H100; every row with its source) that it can\n"
-	"express, converts the prediction to the row's own metric and FLOP accounting, and prints\n"
-	"the error of each row, the mean absolute percentage error (MAPE) per source and overall,\n"
-	"and the rows skipped with the reason.\n"
+	"Simulates every row of published training measurements that it can express (the bundled\n"
+	"validate/data/published-training.csv, and any --data FILE of the same columns: each row\n"
+	"with its source), converts the prediction to the row's own metric and FLOP accounting, and\n"
+	"prints the error of each row, the MAPE and mean signed error per source, per source family\n"
+	"and overall, and the rows skipped with the reason.  Each row runs as the framework its\n"
+	"source used (megatron, torchtitan, llm-foundry, ...: docs/profiles.md).\n"
 	"\n"
-	"--fit fits the cost-model parameters of the named GPUs (one silicon, e.g.\n"
-	"a100-sxm4-80gb,a100-sxm4-40gb) to the rows that ran on them: GEMM efficiency, the host's\n"
-	"time to issue a kernel, flash-attention efficiency and the compute slowdown under\n"
-	"overlapping communication; it prints the values and the MAPE before and after, and --save\n"
-	"stores them as 'fitted' parameters.  With --set serving the names are systems and the\n"
-	"parameters the per-step cost of the serving engine: iteration overhead and the latency of\n"
-	"a decode step's small tensor-parallel all-reduce.\n";
+	"--cross-validate is the honest figure: for each source family in turn, the framework\n"
+	"parameters are fitted on every other family and the family left out is predicted with\n"
+	"them.  --fit fits the framework parameters (the host's time to issue a kernel, the slowdown\n"
+	"of compute beside collectives) once per framework over all of its rows on every GPU, prints\n"
+	"them and the report with them, and --save stores them.  With --set serving: the bundled\n"
+	"serving rows (TensorRT-LLM, vLLM); --fit with --systems fits a serving engine's per-step\n"
+	"cost on those systems.\n";
+
+static void
+print_summary(const cJSON *doc, const char *key, const char *title)
+{
+	const char *sh[] = {title, "rows", "MAPE", "mean signed"};
+	cli_table *t = cli_table_new(4, sh, "lrrr");
+	const cJSON *r;
+	cJSON_ArrayForEach(r, cJSON_GetObjectItem(doc, key))
+	{
+		cli_table_addf(t, 0, "%s", cli_str(r, key[0] == 's' ? "source" : "family"));
+		cli_table_addf(t, 1, "%.0f", cli_num(r, "rows"));
+		cli_table_addf(t, 2, "%.1f%%", 100.0 * cli_num(r, "mape"));
+		cli_table_addf(t, 3, "%+.1f%%", 100.0 * cli_num(r, "mean_signed_error"));
+	}
+	const cJSON *ov = cJSON_GetObjectItem(doc, "overall");
+	cli_table_addf(t, 0, "overall");
+	cli_table_addf(t, 1, "%.0f", cli_num(ov, "rows"));
+	cli_table_addf(t, 2, "%.1f%%", 100.0 * cli_num(ov, "mape"));
+	cli_table_addf(t, 3, "%+.1f%%", 100.0 * cli_num(ov, "mean_signed_error"));
+	cli_table_print(t, stdout);
+	cli_table_free(t);
+}
 
 static void
 print_report(const cJSON *doc)
@@ -35,14 +57,15 @@ print_report(const cJSON *doc)
 	cJSON_ArrayForEach(r, cJSON_GetObjectItem(doc, "rows"))
 	{
 		const cJSON *c = cJSON_GetObjectItem(r, "config");
+		char src[48], metric[48];
+		snprintf(src, sizeof src, "%.40s", cli_str(r, "source"));
+		snprintf(metric, sizeof metric, "%.40s", cli_str(r, "metric"));
 		cli_table_addf(t, 0, "%.0f", cli_num(r, "line"));
-		cli_table_addf(t, 1, "%s", cli_str(r, "source"));
+		cli_table_addf(t, 1, "%s", src);
 		cli_table_addf(t, 2, "%s", cli_str(r, "model"));
 		cli_table_addf(t, 3, "%.0f", cli_num(c, "gpus"));
 		cli_table_addf(t, 4, "%.0f/%.0f/%.0f/%.0f/%.0f", cli_num(c, "tp"), cli_num(c, "pp"), cli_num(c, "dp"), cli_num(c, "vpp"),
 			       cli_num(c, "micro_batch"));
-		char metric[48];
-		snprintf(metric, sizeof metric, "%.40s", cli_str(r, "metric"));
 		cli_table_addf(t, 5, "%s", metric);
 		cli_table_addf(t, 6, "%.4g %s", cli_num(r, "measured"), cli_str(r, "unit"));
 		cli_table_addf(t, 7, "%.4g", cli_num(r, "predicted"));
@@ -51,20 +74,11 @@ print_report(const cJSON *doc)
 	cli_table_print(t, stdout);
 	cli_table_free(t);
 	printf("\n");
-	const char *sh[] = {"source", "rows", "MAPE"};
-	t = cli_table_new(3, sh, "lrr");
-	cJSON_ArrayForEach(r, cJSON_GetObjectItem(doc, "sources"))
-	{
-		cli_table_addf(t, 0, "%s", cli_str(r, "source"));
-		cli_table_addf(t, 1, "%.0f", cli_num(r, "rows"));
-		cli_table_addf(t, 2, "%.1f%%", 100.0 * cli_num(r, "mape"));
+	print_summary(doc, "sources", "source");
+	if (cJSON_GetArraySize(cJSON_GetObjectItem(doc, "families")) > 0) {
+		printf("\n");
+		print_summary(doc, "families", "family");
 	}
-	const cJSON *ov = cJSON_GetObjectItem(doc, "overall");
-	cli_table_addf(t, 0, "overall");
-	cli_table_addf(t, 1, "%.0f", cli_num(ov, "rows"));
-	cli_table_addf(t, 2, "%.1f%%", 100.0 * cli_num(ov, "mape"));
-	cli_table_print(t, stdout);
-	cli_table_free(t);
 	const cJSON *sk = cJSON_GetObjectItem(doc, "skipped");
 	if (cJSON_GetArraySize(sk) > 0) {
 		printf("\nSkipped %d rows:\n", cJSON_GetArraySize(sk));
@@ -82,125 +96,207 @@ print_report(const cJSON *doc)
 		cli_table_print(t, stdout);
 		cli_table_free(t);
 	}
+	const cJSON *ov = cJSON_GetObjectItem(doc, "overall");
+	printf("\n%.0f of %.0f rows predicted (%.1f%%)\n", cli_num(ov, "rows"), cli_num(ov, "rows") + cli_num(ov, "skipped"),
+	       100.0 * cli_num(ov, "predicted_share"));
+}
+
+/* The files to validate: --data FILE ... ("bundled": the compiled-in rows), read into texts. */
+typedef struct inputs {
+	val_src src[CLI_STRS_MAX];
+	char *owned[CLI_STRS_MAX];
+	size_t n;
+} inputs;
+
+static void
+inputs_free(inputs *in)
+{
+	for (size_t i = 0; i < in->n; i++)
+		free(in->owned[i]);
+}
+
+static int
+read_inputs(const cli_strs *data, bool serving, inputs *in)
+{
+	memset(in, 0, sizeof *in);
+	static const char *const bundled[] = {"bundled"};
+	const char *const *names = data->n > 0 ? data->v : bundled;
+	int n = data->n > 0 ? data->n : 1;
+	for (int i = 0; i < n; i++) {
+		val_src *s = &in->src[in->n];
+		if (!strcmp(names[i], "bundled")) {
+			s->text = val_data(serving ? "published-serving" : "published-training");
+			s->len = strlen(s->text);
+			s->origin = serving ? "validate/data/published-serving.csv" : "validate/data/published-training.csv";
+		} else {
+			char err[1024];
+			size_t len;
+			int rc = pp_read_file(names[i], 64 << 20, &in->owned[in->n], &len, err, sizeof err);
+			if (rc != 0) {
+				in->n++;
+				inputs_free(in);
+				return cli_fail(rc == PP_ENOTFOUND || rc == PP_EIO ? PP_EUSAGE : rc, err);
+			}
+			s->text = in->owned[in->n];
+			s->len = len;
+			s->origin = names[i];
+		}
+		in->n++;
+	}
+	return 0;
+}
+
+static int
+serving_cmd(hw_db *db, const inputs *in, bool fit, bool save, const cli_strs *systems, int max_evals, bool json,
+	    double max_mape)
+{
+	char err[1024];
+	cJSON *doc = NULL;
+	int rc, status = 0;
+	if (in->n != 1)
+		return cli_usage("validate", "--set serving takes one --data file");
+	const val_src *s = &in->src[0];
+	if (fit) {
+		const char *names[CLI_STRS_MAX + 1];
+		for (int i = 0; i < systems->n; i++)
+			names[i] = systems->v[i];
+		names[systems->n] = NULL;
+		rc = val_serving_fit(db, s->text, s->len, s->origin, names, max_evals, &doc, err, sizeof err);
+		if (rc == 0 && save) {
+			const cJSON *g, *v;
+			const char *method = cli_str(doc, "method");
+			cJSON_ArrayForEach(g, cJSON_GetObjectItem(doc, "systems"))
+			{
+				cJSON_ArrayForEach(v, cJSON_GetObjectItem(doc, "parameters"))
+				{
+					if (rc == 0)
+						rc = hw_param_set(db, "system", g->valuestring, v->string, v->valuedouble, "fitted", method,
+								  s->origin, 0, err, sizeof err);
+				}
+			}
+		}
+		if (rc != 0)
+			status = cli_fail(rc, err);
+		else
+			cli_print_json(doc);
+		cJSON_Delete(doc);
+		return status;
+	}
+	rc = val_serving(db, s->text, s->len, s->origin, &doc, err, sizeof err);
+	if (rc != 0)
+		return cli_fail(rc, err);
+	json ? cli_print_json(doc) : print_report(doc);
+	double mape = 100.0 * cli_num(cJSON_GetObjectItem(doc, "overall"), "mape");
+	if (max_mape >= 0 && (mape > max_mape || cli_num(cJSON_GetObjectItem(doc, "overall"), "rows") == 0)) {
+		cli_error("overall MAPE %.1f%% is above --max-mape %.1f%% (or no row was predicted)", mape, max_mape);
+		status = 1;
+	}
+	cJSON_Delete(doc);
+	return status;
 }
 
 int
 cmd_validate(int argc, char **argv)
 {
 	static const cli_cmd cmd = {"validate",
-				    "validate [--set NAME] [--file CSV] [--max-mape PERCENT] [--json] [--db FILE]\n"
-				    "validate --fit GPU[,GPU...] [--max-evals N] [--save] [--file CSV] [--db FILE]\n"
-				    "validate --set serving --fit SYSTEM[,SYSTEM...] [--max-evals N] [--save]\n",
-				    about_text, "  paraplan validate --set korthikanti\n"};
-	char *fit = NULL;
-	int max_evals = 300;
-	bool save = false, json = false;
-	const char *set = NULL, *file = NULL, *db_path = NULL, *fit_s = NULL;
+				    "validate [--set NAME] [--data FILE ...] [--max-mape PERCENT] [--json] [--db FILE]\n"
+				    "validate --cross-validate [--data FILE ...] [--max-mape PERCENT] [--json]\n"
+				    "validate --fit [--save] [--data FILE ...] [--max-evals N]\n"
+				    "validate --set serving [--fit --systems S,... [--save]]\n",
+				    about_text,
+				    "  paraplan validate --set korthikanti\n"
+				    "  paraplan validate --cross-validate --data bundled \\\n"
+				    "      --data ../shared/validation/training-2024-2025.csv\n"};
+	int max_evals = 120;
+	bool save = false, json = false, fit = false, xval = false;
+	const char *set = NULL, *db_path = NULL;
+	cli_strs data = {0}, systems = {0};
 	double max_mape = -1.0;
 	const cli_opt opts[] = {
 		OPT_STR("set", "NAME", &set,
-			"only rows of one source: narayanan, korthikanti, shoeybi, megatron-readme, mosaicml (default: all "
-			"training rows); or the rows of one GPU: a100, h100, v100; or serving: "
-			"sim/data/published-serving.csv (TensorRT-LLM, vLLM)"),
-		OPT_STR("file", "CSV", &file, "validate another file with the same columns (your own measurements)"),
+			"only some rows: a source or family (narayanan, korthikanti, dgxc, ...), a framework (megatron, "
+			"torchtitan, ...) or a GPU (a100, h100, b200, ...); or serving: the serving rows"),
+		OPT_STRS("data", "FILE", &data,
+			 "a CSV of the published columns to validate (repeatable; \"bundled\": the compiled-in rows, the "
+			 "default)"),
+		OPT_SWITCH("cross-validate", &xval, "leave one source family out: fit on the others, predict it"),
 		OPT_NUM("max-mape", "X", &max_mape, 0.0, 1000.0, "exit 1 when the overall MAPE is above X percent"),
 		OPT_JSON(&json),
 		OPT_DB(&db_path),
-		OPT_STR("fit", "NAMES", &fit_s, "fit the cost-model parameters of these GPUs (or systems, with --set serving)"),
-		OPT_INT("max-evals", "N", &max_evals, 1, 100000, "at most N evaluations of the fit (default 300)"),
+		OPT_SWITCH("fit", &fit, "fit the framework parameters to the rows (serving: the systems' engine parameters)"),
+		OPT_SYSTEMS(&systems),
+		OPT_INT("max-evals", "N", &max_evals, 1, 100000, "at most about N evaluations per fit (default 120)"),
 		OPT_SWITCH("save", &save, "store the fitted parameters in the database"),
 		OPT_END,
 	};
 	int st = cli_parse(&cmd, opts, argc, argv, NULL, 0, NULL);
 	if (st != CLI_RUN)
 		return st;
-	char fitbuf[1024];
-	if (fit_s != NULL) {
-		if (!pp_strlcpy(fitbuf, fit_s, sizeof fitbuf))
-			return cli_usage("validate", "--fit is too long");
-		fit = fitbuf;
-	}
-	if (save && fit == NULL)
+	if (save && !fit)
 		return cli_usage("validate", "--save applies to --fit");
-	static const char *const sets[] = {"training", "all", "narayanan", "korthikanti", "shoeybi", "megatron-readme",
-					   "mosaicml", "a100", "h100", "v100", "serving", NULL};
-	if (set != NULL) {
-		bool ok = false;
-		for (int i = 0; sets[i]; i++)
-			ok |= !strcmp(set, sets[i]);
-		if (!ok)
-			return cli_usage("validate", "--set must be one of training, narayanan, korthikanti, shoeybi, "
-					 "megatron-readme, mosaicml, a100, h100, v100, serving; got \"%s\"", set);
-	}
+	if (fit && xval)
+		return cli_usage("validate", "--fit and --cross-validate are two runs: the second fits per fold");
 	bool serving = set != NULL && !strcmp(set, "serving");
-	char err[1024];
-	char *text = NULL;
-	const char *data;
-	size_t len;
-	const char *origin;
-	if (file != NULL) {
-		int rc = pp_read_file(file, 64 << 20, &text, &len, err, sizeof err);
-		if (rc != 0)
-			return cli_fail(rc == PP_ENOTFOUND ? PP_EUSAGE : rc, err);
-		data = text;
-		origin = file;
-	} else if (serving) {
-		data = sim_validation_data("published-serving");
-		len = strlen(data);
-		origin = "sim/data/published-serving.csv";
-	} else {
-		data = sim_validation_data("published-training");
-		len = strlen(data);
-		origin = "sim/data/published-training.csv";
-	}
+	if (serving && xval)
+		return cli_usage("validate", "--cross-validate applies to the training rows");
+	if (serving && fit && systems.n == 0)
+		return cli_usage("validate", "--set serving --fit needs --systems (the systems whose engine parameters to fit)");
+	if (!serving && systems.n > 0)
+		return cli_usage("validate", "--systems applies to --set serving --fit");
+	inputs in;
+	if ((st = read_inputs(&data, serving, &in)) != 0)
+		return st;
 	hw_db *db;
 	int rc = cli_open_db(db_path, 0, &db);
 	if (rc != 0) {
-		free(text);
+		inputs_free(&in);
 		return rc;
 	}
-	cJSON *doc = NULL;
 	int status = 0;
-	if (fit != NULL) {
-		const char *gpus[17];
-		int ng = 0;
-		for (char *tok = strtok(fit, ","); tok && ng < 16; tok = strtok(NULL, ","))
-			gpus[ng++] = tok;
-		gpus[ng] = NULL;
-		if (serving)
-			rc = sim_validate_serving_fit(db, data, len, origin, gpus, (int)max_evals, &doc, err, sizeof err);
-		else
-			rc = sim_validate_fit(db, data, len, origin, gpus, (int)max_evals, &doc, err, sizeof err);
-		if (rc == 0 && save)
-			rc = sim_validate_fit_save(db, doc, err, sizeof err);
-		if (rc != 0)
-			status = cli_fail(rc, err);
-		else
-			cli_print_json(doc);
-		cJSON_Delete(doc);
+	if (serving) {
+		status = serving_cmd(db, &in, fit, save, &systems, max_evals, json, max_mape);
 		hw_close(db);
-		free(text);
+		inputs_free(&in);
 		return status;
 	}
-	if (serving)
-		rc = sim_validate_serving(db, data, len, origin, &doc, err, sizeof err);
-	else
-		rc = sim_validate_training(db, data, len, origin, set, &doc, err, sizeof err);
-	if (rc != 0) {
+	char err[1024];
+	val_set *s = NULL;
+	cJSON *doc = NULL, *fitdoc = NULL;
+	rc = val_train_load(db, in.src, in.n, set, true, &s, err, sizeof err);
+	if (rc == 0 && fit)
+		rc = val_train_fit(s, max_evals, &fitdoc, err, sizeof err);
+	if (rc == 0 && fit && save)
+		rc = val_fit_save(db, fitdoc, err, sizeof err);
+	if (rc == 0)
+		rc = xval ? val_train_cross_validate(s, max_evals, &doc, err, sizeof err) : ((doc = val_train_report(s)), 0);
+	if (rc == 0 && set != NULL && cli_num(cJSON_GetObjectItem(doc, "overall"), "rows") +
+						    cli_num(cJSON_GetObjectItem(doc, "overall"), "skipped") == 0) {
+		status = cli_usage("validate", "--set \"%s\" selects no rows (a source, family, framework or GPU of the data)",
+				   set);
+	} else if (rc != 0) {
 		status = cli_fail(rc, err);
 	} else {
-		if (json)
+		if (fitdoc != NULL)
+			cJSON_AddItemToObject(doc, "fit", fitdoc), fitdoc = NULL;
+		if (json) {
 			cli_print_json(doc);
-		else
+		} else {
+			if (xval)
+				printf("Cross-validated: each source family predicted with framework parameters fitted on the "
+				       "others\n\n");
 			print_report(doc);
-		double mape = 100.0 * cli_num(cJSON_GetObjectItem(doc, "overall"), "mape");
-		if (max_mape >= 0 && mape > max_mape) {
-			cli_error("overall MAPE %.1f%% is above --max-mape %.1f%%", mape, max_mape);
+		}
+		const cJSON *ov = cJSON_GetObjectItem(doc, "overall");
+		double mape = 100.0 * cli_num(ov, "mape");
+		if (max_mape >= 0 && (mape > max_mape || cli_num(ov, "rows") == 0)) {
+			cli_error("overall MAPE %.1f%% is above --max-mape %.1f%% (or no row was predicted)", mape, max_mape);
 			status = 1;
 		}
 	}
 	cJSON_Delete(doc);
+	cJSON_Delete(fitdoc);
+	val_set_free(s);
 	hw_close(db);
-	free(text);
+	inputs_free(&in);
 	return status;
 }

@@ -252,8 +252,8 @@ hw_cost_new(hw_db *db, const char *system, hw_cost **out, char *err, size_t errl
 		return rc;
 	}
 	bool have[HW_NPKEYS];
-	if ((rc = hw_load_scope(db, HW_SCOPE_GPU, c->sys.gpu.name, c->p, have, err, errlen)) != 0 ||
-	    (rc = hw_load_scope(db, HW_SCOPE_SYSTEM, c->sys.name, c->p, have, err, errlen)) != 0) {
+	if ((rc = hw_load_scope(db, HW_SCOPE_GPU, c->sys.gpu.name, 0, c->p, have, err, errlen)) != 0 ||
+	    (rc = hw_load_scope(db, HW_SCOPE_SYSTEM, c->sys.name, 0, c->p, have, err, errlen)) != 0) {
 		free(c);
 		return rc;
 	}

@@ -207,6 +207,11 @@ typedef struct hw_profile hw_profile;
 
 /* PP_EUSAGE naming the known profiles when there is none of that name. */
 int hw_profile_find(hw_db *db, hw_pscope kind, const char *name, hw_profile **out, char *err, size_t errlen);
+/* The same with flags: HW_PROFILE_DEFAULTS reads the profile without its fitted parameters
+ * (the starting point of a fit that must not see the shipped fits, as cross-validation). */
+enum { HW_PROFILE_DEFAULTS = 1 << 0 };
+int hw_profile_load(hw_db *db, hw_pscope kind, const char *name, unsigned flags, hw_profile **out, char *err,
+		    size_t errlen);
 hw_profile *hw_profile_dup(const hw_profile *p); /* NULL when out of memory */
 void hw_profile_free(hw_profile *p);
 /* Names of the profiles of a kind, sorted; *names is one malloc'd block, NULL-terminated. */
@@ -214,6 +219,8 @@ int hw_profile_names(hw_db *db, hw_pscope kind, char ***names, size_t *n, char *
 hw_pscope hw_profile_kind(const hw_profile *p);
 const char *hw_profile_name(const hw_profile *p);
 const char *hw_profile_version(const hw_profile *p);
+/* The last profile of its base chain: the one whose fitted parameters the chain shares. */
+const char *hw_profile_root(const hw_profile *p);
 /* A parameter of the profile's scope (0 for another scope's key), and where it came from. */
 double hw_profile_get(const hw_profile *p, hw_pkey k);
 hw_prov hw_profile_prov(const hw_profile *p, hw_pkey k);

@@ -39,6 +39,8 @@ typedef struct hw_pval {
  * user before default (hw_param_get's order); a key without a row takes its fallback key's row,
  * else the registry's default.  have[k] says whether a row set it (keys whose default is derived,
  * NAN, are left to the caller when not).  Rows outside a key's bounds are not used. */
-int hw_load_scope(hw_db *db, hw_pscope scope, const char *subject, hw_pval *p, bool *have, char *err, size_t errlen);
+enum { HW_LOAD_NO_FITS = 1 << 0 }; /* flags: ignore rows of origin 'fitted' */
+int hw_load_scope(hw_db *db, hw_pscope scope, const char *subject, unsigned flags, hw_pval *p, bool *have, char *err,
+		  size_t errlen);
 
 #endif

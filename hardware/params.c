@@ -185,7 +185,8 @@ prov_of_origin(const char *origin)
  * registry's default.  Keys whose default is derived (NAN) are left to the caller when no row
  * names them (*have false). */
 int
-hw_load_scope(hw_db *db, hw_pscope scope, const char *subject, hw_pval *p, bool *have, char *err, size_t errlen)
+hw_load_scope(hw_db *db, hw_pscope scope, const char *subject, unsigned flags, hw_pval *p, bool *have, char *err,
+	      size_t errlen)
 {
 	enum { MAXROWS = 256 };
 	struct { char key[48]; double v; char origin[12]; char method[160]; } rows[MAXROWS];
@@ -201,6 +202,8 @@ hw_load_scope(hw_db *db, hw_pscope scope, const char *subject, hw_pval *p, bool 
 	sqlite3_bind_text(st, 2, subject, -1, SQLITE_TRANSIENT);
 	while (sqlite3_step(st) == SQLITE_ROW && n < MAXROWS) {
 		const char *key = hw_col_text(st, 0);
+		if ((flags & HW_LOAD_NO_FITS) && !strcmp(hw_col_text(st, 2), "fitted"))
+			continue;
 		bool seen = false;
 		for (size_t i = 0; i < n && !seen; i++)
 			seen = !strcmp(rows[i].key, key);

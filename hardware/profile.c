@@ -21,7 +21,7 @@
 
 struct hw_profile {
 	hw_pscope kind;
-	char name[48], base[48], version[48];
+	char name[48], base[48], root[48], version[48];
 	char description[200], source[300];
 	hw_pval p[HW_NPKEYS]; /* the keys of its scope */
 	bool set[HW_NPKEYS];  /* set by the profile or a base (not the registry's default) */
@@ -114,6 +114,13 @@ known(hw_db *db, hw_pscope kind, char *buf, size_t n)
 int
 hw_profile_find(hw_db *db, hw_pscope kind, const char *name, hw_profile **out, char *err, size_t errlen)
 {
+	return hw_profile_load(db, kind, name, 0, out, err, errlen);
+}
+
+int
+hw_profile_load(hw_db *db, hw_pscope kind, const char *name, unsigned flags, hw_profile **out, char *err,
+		size_t errlen)
+{
 	*out = NULL;
 	if (!kind_ok(kind))
 		return pp_err(err, errlen, PP_EUSAGE, "profiles are frameworks or engines, not %s", hw_scope_name(kind));
@@ -161,12 +168,14 @@ hw_profile_find(hw_db *db, hw_pscope kind, const char *name, hw_profile **out, c
 			break;
 		pp_strlcpy(want, row.base, sizeof want);
 	}
+	pp_strlcpy(p->root, chain[depth - 1], sizeof p->root);
 	for (int k = 0; k < HW_NPKEYS; k++)
 		p->set[k] = false;
 	for (int d = depth - 1; d >= 0; d--) {
 		hw_pval vals[HW_NPKEYS];
 		bool have[HW_NPKEYS];
-		int rc = hw_load_scope(db, kind, chain[d], vals, have, err, errlen);
+		int rc = hw_load_scope(db, kind, chain[d], (flags & HW_PROFILE_DEFAULTS) ? HW_LOAD_NO_FITS : 0, vals, have, err,
+				       errlen);
 		if (rc != 0) {
 			free(p);
 			return rc;
@@ -209,6 +218,12 @@ const char *
 hw_profile_name(const hw_profile *p)
 {
 	return p->name;
+}
+
+const char *
+hw_profile_root(const hw_profile *p)
+{
+	return p->root;
 }
 
 const char *

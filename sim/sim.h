@@ -294,34 +294,4 @@ struct cJSON *sim_infer_json(const sim_infer_result *r, const model *m);
 int sim_infer_trace(const sim_infer_result *r, const char *path, char *err, size_t errlen);
 void sim_infer_result_free(sim_infer_result *r);
 
-/* ---- validation against published measurements -------------------------------------------- */
-
-/* The compiled-in validation data ("published-training", "published-serving"), or NULL. */
-const char *sim_validation_data(const char *name);
-/* Predicts every row of a training validation CSV (the columns of
- * sim/data/published-training.csv) that it can express, in the row's own metric and FLOP
- * accounting; reports per-row errors, MAPE per source and overall, and the rows skipped with
- * the reason.  `set` filters rows by source (a name such as "narayanan", "korthikanti",
- * "mosaicml"; NULL or "training" for all). */
-int sim_validate_training(hw_db *db, const char *text, size_t len, const char *origin, const char *set,
-			  struct cJSON **out, char *err, size_t errlen);
-
-/* Serving rows (the columns of sim/data/published-serving.csv): static batches and closed-loop
- * concurrency runs, their throughput and latencies; the same report as the training set. */
-int sim_validate_serving(hw_db *db, const char *text, size_t len, const char *origin, struct cJSON **out, char *err,
-			 size_t errlen);
-
-/* Fits the cost-model parameters of the GPUs named in `gpus` (a NULL-terminated list of GPUs
- * of the same silicon) to the rows of a validation CSV that ran on them: Nelder-Mead (GSL) on
- * the MAPE over gemm_eff_fp16 (= bf16), host_op_us, attn_eff_fwd (the backward tied to it) and
- * overlap_slowdown, at most max_evals evaluations.  The database is left as it was; *out says
- * what was fitted, MAPE before and after and how.  sim_validate_fit_save stores it. */
-int sim_validate_fit(hw_db *db, const char *text, size_t len, const char *origin, const char *const *gpus,
-		     int max_evals, struct cJSON **out, char *err, size_t errlen);
-/* The same for the serving rows: fits iter_overhead_s and serve_allreduce_us of the systems
- * named in `systems` (the per-step costs a serving engine adds to its kernels). */
-int sim_validate_serving_fit(hw_db *db, const char *text, size_t len, const char *origin, const char *const *systems,
-			     int max_evals, struct cJSON **out, char *err, size_t errlen);
-int sim_validate_fit_save(hw_db *db, const struct cJSON *fit, char *err, size_t errlen);
-
 #endif

@@ -186,12 +186,4 @@ struct sim_train_result {
 	bool transformer;
 };
 
-/* The reading half of sim_validate_training and sim_validate_serving: every row is read and
- * its configuration checked against its system, nothing is simulated (the rows report a
- * prediction of 0).  Cheap enough for the fuzz harnesses (tests/fuzz/) to drive. */
-int sim_validate_training_rows(hw_db *db, const char *text, size_t len, const char *origin, const char *set,
-			       struct cJSON **out, char *err, size_t errlen);
-int sim_validate_serving_rows(hw_db *db, const char *text, size_t len, const char *origin, struct cJSON **out,
-			      char *err, size_t errlen);
-
 #endif

@@ -92,17 +92,17 @@ binary.csv|binary.csv: binary data
 CASES
 
 # ---- validation CSV ------------------------------------------------------------------------------
-run_bad 1 'empty.csv: missing column "source"' validate --file "$BAD/validate/empty.csv"
-run_bad 1 'missing-column.csv: missing column "table"' validate --file "$BAD/validate/missing-column.csv"
-run_bad 1 "binary.csv: binary data" validate --file "$BAD/validate/binary.csv"
-run_bad 2 "cannot open" validate --file "$TMPD/no-such.csv"
+run_bad 1 'empty.csv: missing column "source"' validate --data "$BAD/validate/empty.csv"
+run_bad 1 'missing-column.csv: missing column "table"' validate --data "$BAD/validate/missing-column.csv"
+run_bad 1 "binary.csv: binary data" validate --data "$BAD/validate/binary.csv"
+run_bad 2 "cannot open" validate --data "$TMPD/no-such.csv"
 # absurd rows are skipped with their reason; the run itself succeeds
-run 0 validate --file "$BAD/validate/absurd-values.csv" --json
+run 0 validate --data "$BAD/validate/absurd-values.csv" --json
 json_check "$TMPD/out" "{s['model']: s['reason'] for s in d['skipped']}['huge-gpus'].startswith('the GPU count is out of range')"
 json_check "$TMPD/out" "{s['model']: s['reason'] for s in d['skipped']}['huge-batch'] == 'the batch size is out of range'"
 json_check "$TMPD/out" "'must be between 1 and 65536' in {s['model']: s['reason'] for s in d['skipped']}['huge-layers']"
 json_check "$TMPD/out" "{s['model']: s['reason'] for s in d['skipped']}['nan-value'] == 'the measured value is not a positive number'"
-run 0 validate --set serving --file "$BAD/validate/serving-absurd.csv" --json
+run 0 validate --set serving --data "$BAD/validate/serving-absurd.csv" --json
 json_check "$TMPD/out" "len(d['skipped']) == 3 and all('out of range' in s['reason'] or 'from 1 to 100000' in s['reason'] for s in d['skipped'])"
 
 # ---- flags out of range, malformed, repeated or missing their value -----------------------------

@@ -74,7 +74,7 @@ if [ "$as_user" != skip ]; then
 	$as_user "$PARAPLAN" hw show dgx-h100 --db "$TMPD/ro/ro.db" >"$TMPD/out" 2>"$TMPD/err" ||
 		fail "reading a read-only database: $(cat "$TMPD/err")"
 	grep -q "NVIDIA H100" "$TMPD/out" || fail "reading a read-only database printed no figures"
-	$as_user "$PARAPLAN" validate --set serving --fit hgx-h200 --max-evals 2 --save --db "$TMPD/ro/ro.db" \
+	$as_user "$PARAPLAN" validate --set serving --fit --systems hgx-h200 --max-evals 2 --save --db "$TMPD/ro/ro.db" \
 		>"$TMPD/out" 2>"$TMPD/err"
 	[ $? = 1 ] || fail "fitting into a read-only database did not exit 1"
 	grep -qF "read-only" "$TMPD/err" || fail "fitting into a read-only database: $(cat "$TMPD/err")"
@@ -100,7 +100,7 @@ PY
 	while [ ! -e "$TMPD/held" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 	[ -e "$TMPD/held" ] || fail "the lock holder did not start"
 }
-FIT="validate --set serving --fit hgx-h200 --max-evals 2 --save --db $DB"
+FIT="validate --set serving --fit --systems hgx-h200 --max-evals 2 --save --db $DB"
 # held longer than paraplan waits (5 s): a clear error, the other writer's row intact
 hold 8
 # shellcheck disable=SC2086
@@ -123,9 +123,9 @@ wait $holder
 
 # two writers at once: both finish, the rows are one writer's or the other's, never a mix
 cp "$DB" "$TMPD/both.db"
-"$PARAPLAN" validate --set serving --fit hgx-h200 --max-evals 4 --save --db "$TMPD/both.db" >"$TMPD/a.json" 2>&1 &
+"$PARAPLAN" validate --set serving --fit --systems hgx-h200 --max-evals 4 --save --db "$TMPD/both.db" >"$TMPD/a.json" 2>&1 &
 a=$!
-"$PARAPLAN" validate --set serving --fit hgx-h200 --max-evals 8 --save --db "$TMPD/both.db" >"$TMPD/b.json" 2>&1 &
+"$PARAPLAN" validate --set serving --fit --systems hgx-h200 --max-evals 8 --save --db "$TMPD/both.db" >"$TMPD/b.json" 2>&1 &
 b=$!
 wait $a || fail "concurrent writer A failed: $(cat "$TMPD/a.json")"
 wait $b || fail "concurrent writer B failed: $(cat "$TMPD/b.json")"
@@ -179,7 +179,7 @@ run 2 plan train --model llama-3-8b --system "$EVIL" --gpus 8 --global-batch 8 -
 expect_err "unknown system \"$EVIL\""
 run 2 simulate serve --model llama-3-8b --system "$EVIL" --tp 1 --rate 1 --db "$DB"
 expect_err "unknown system \"$EVIL\""
-"$PARAPLAN" validate --set serving --fit "$EVIL" --save --db "$DB" >/dev/null 2>&1
+"$PARAPLAN" validate --set serving --fit --systems "$EVIL" --save --db "$DB" >/dev/null 2>&1
 [ "$(sql "$DB" "SELECT count(*) FROM gpu")" = "$n" ] || fail "the gpu table changed"
 run 0 hw show h100-sxm --db "$DB"
 finish

@@ -1,12 +1,12 @@
 /*
- * fuzz_validate_serving.c -- sim/validate.c reading a serving validation CSV (the columns of
- * sim/data/published-serving.csv): every row's deployment is built and checked
+ * fuzz_validate_serving.c -- validate/serve.c reading a serving validation CSV (the columns of
+ * validate/data/published-serving.csv): every row's deployment is built and checked
  * (sim_serve_check), nothing is simulated.  The report that comes back is finite.
  */
 #include "config.h"
 #include "tests/fuzz/fuzz.h"
 
-#include "sim/train_int.h"
+#include "validate/val.h"
 
 #include <cJSON.h>
 
@@ -15,7 +15,7 @@ fuzz_validate_serving(const uint8_t *data, size_t size)
 {
 	cJSON *doc = NULL;
 	char err[1024] = "";
-	if (sim_validate_serving_rows(fuzz_db(), (const char *)data, size, "fuzz.csv", &doc, err, sizeof err) != 0) {
+	if (val_serving_rows(fuzz_db(), (const char *)data, size, "fuzz.csv", &doc, err, sizeof err) != 0) {
 		FUZZ_CHECK(doc == NULL && err[0] != '\0');
 		return 0;
 	}

@@ -1,0 +1,34 @@
+/*
+ * val_int.h -- private to validate/: what the training and serving validations share.
+ */
+#ifndef VAL_INT_H
+#define VAL_INT_H
+
+#include "common/pp.h"
+#include "validate/val.h"
+
+#include <stdbool.h>
+
+struct cJSON;
+
+/* Case-insensitive substring test. */
+bool val_has(const char *hay, const char *needle);
+
+/* The short name of a source (its first author or repository and year: up to the first comma
+ * or parenthesis), and its family: the repository (owner/name) of a "github ..." source or of
+ * one that starts with owner/name, the benchmark round of an MLPerf source, else the paper
+ * (up to the first comma). */
+void val_source_key(const char *src, char *out, size_t n);
+void val_family_key(const char *src, char *out, size_t n);
+
+/* The error of a prediction as speed: (predicted - measured) / measured for a rate (tokens/s,
+ * TFLOP/s, MFU, speedup), its negative for a time (step, latency): positive when the prediction
+ * is faster than what was measured, whatever the metric. */
+double val_speed_error(double predicted, double measured, bool time_like);
+
+/* Adds "sources", "families" and "overall" summaries (rows, MAPE, mean signed error) of the
+ * report's rows (each with "source", "family", "error" and "speed_error") to doc; the mean signed
+ * error is of the speed errors. */
+void val_summarize(struct cJSON *doc, const struct cJSON *rows, const struct cJSON *skipped);
+
+#endif
