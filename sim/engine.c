@@ -76,6 +76,7 @@ typedef struct eflow {
 	int32_t links; /* offset into flow_link / flow_coef (shared by flows with the same list) */
 	uint16_t nlinks;
 	bool active, frozen;
+	bool excl;     /* never shares a link with another active flow (see link_owner) */
 	uint32_t version;
 	uint32_t mark;
 	int32_t op;
@@ -88,6 +89,8 @@ typedef struct elink {
 	uint32_t mark;
 	double rem, wsum;
 	int32_t lastlist; /* the last link list (offset) that began with this link, -1 */
+	int32_t lastlist_s0; /* the first stream of the last flow given that list */
+	int32_t owner;   /* a stream every flow crossing the link runs on (-1: no flow yet, -2: none) */
 } elink;
 
 typedef struct erank {
@@ -282,7 +285,7 @@ sim_link_new(sim_engine *e, double bytes_per_s)
 	elink *l = &e->links[e->nlinks];
 	memset(l, 0, sizeof *l);
 	l->cap = bytes_per_s > 0 ? bytes_per_s : 1.0;
-	l->lastlist = -1;
+	l->lastlist = l->lastlist_s0 = l->owner = -1;
 	return (int)e->nlinks++;
 }
 
@@ -364,18 +367,24 @@ sim_op_mark(sim_engine *e, int stream, uint32_t tag)
 /* The offset of a link list equal to links/coef: the last list that began with the same link
  * when it matches (a collective repeated layer after layer), else a new copy. */
 static int32_t
-link_list(sim_engine *e, const int *links, const double *coef, int nlinks)
+link_list(sim_engine *e, const int *links, const double *coef, int nlinks, bool *hit)
 {
+	*hit = false;
 	if (nlinks > 0 && links[0] >= 0 && (size_t)links[0] < e->nlinks) {
 		int32_t prev = e->links[links[0]].lastlist;
 		if (prev >= 0 && (size_t)prev + (size_t)nlinks <= e->nfl) {
 			bool same = true;
 			for (int i = 0; i < nlinks && same; i++)
 				same = e->flow_link[prev + i] == links[i] && e->flow_coef[prev + i] == (coef ? coef[i] : 1.0);
-			if (same)
+			if (same) {
+				*hit = true;
 				return prev;
+			}
 		}
 	}
+	for (int i = 0; i < nlinks; i++)
+		if (links[i] < 0 || (size_t)links[i] >= e->nlinks)
+			return -1;
 	if (GROW(e->flow_link, e->flcap, e->nfl + (size_t)nlinks + 1) != 0 ||
 	    GROW(e->flow_coef, e->fccap, e->nfl + (size_t)nlinks + 1) != 0)
 		return -1;
@@ -436,10 +445,25 @@ sim_op_flow(sim_engine *e, const int *streams, int nstreams, const int *links, c
 			e->oom = true;
 			return -1;
 		}
-		int32_t at = link_list(e, links, coef, nlinks);
+		bool hit;
+		int32_t at = link_list(e, links, coef, nlinks, &hit);
 		if (at < 0) {
 			e->oom = true;
 			return -1;
+		}
+		/* Link owners: a link all of whose flows run on one stream never carries two at once
+		 * (a stream runs one op at a time).  A repeated list with the same first stream changes
+		 * no owner. */
+		int32_t s0 = streams[0];
+		if (nlinks > 0 && (!hit || e->links[links[0]].lastlist_s0 != s0)) {
+			for (int i = 0; i < nlinks; i++) {
+				elink *k = &e->links[links[i]];
+				if (k->owner == -1)
+					k->owner = s0;
+				else if (k->owner != s0)
+					k->owner = -2;
+			}
+			e->links[links[0]].lastlist_s0 = s0;
 		}
 		eflow *f = &e->flows[e->nflows];
 		memset(f, 0, sizeof *f);
@@ -448,6 +472,63 @@ sim_op_flow(sim_engine *e, const int *streams, int nstreams, const int *links, c
 		f->weight = weight > 0 ? weight : 1.0;
 		f->links = at;
 		f->nlinks = (uint16_t)nlinks;
+		f->op = id;
+		e->ops[id].flow = (int32_t)e->nflows++;
+	}
+	return id;
+}
+
+int32_t
+sim_op_flow_like(sim_engine *e, int32_t like, uint32_t tag)
+{
+	if (like < 0 || (size_t)like >= e->nops || e->ops[like].kind != OP_FLOW) {
+		e->oom = true;
+		return -1;
+	}
+	int32_t id = op_new(e, OP_FLOW, e->dur[like], tag, (hw_prov)e->ops[like].prov);
+	if (id < 0)
+		return -1;
+	eop *o = &e->ops[id];
+	const eop *l = &e->ops[like];
+	int n = l->nstreams;
+	o->nstreams = (uint16_t)n;
+	if (n == 1) {
+		o->streams = l->streams;
+		if (stream_push(e, l->streams, id, -1) != 0) {
+			e->oom = true;
+			return -1;
+		}
+	} else {
+		if (GROW(e->memb, e->membcap, e->nmemb + (size_t)n) != 0) {
+			e->oom = true;
+			return -1;
+		}
+		o = &e->ops[id];
+		l = &e->ops[like];
+		o->streams = (int32_t)e->nmemb;
+		for (int i = 0; i < n; i++) {
+			int32_t slot = (int32_t)e->nmemb++, st = e->memb[l->streams + i].stream;
+			e->memb[slot].stream = st;
+			e->memb[slot].next = -1;
+			if (stream_push(e, st, id, slot) != 0) {
+				e->oom = true;
+				return -1;
+			}
+		}
+	}
+	if (l->flow >= 0) {
+		if (GROW(e->flows, e->flowcap, e->nflows + 1) != 0) {
+			e->oom = true;
+			return -1;
+		}
+		const eflow *g = &e->flows[e->ops[like].flow];
+		eflow *f = &e->flows[e->nflows];
+		memset(f, 0, sizeof *f);
+		f->work = g->work;
+		f->cap = g->cap;
+		f->weight = g->weight;
+		f->links = g->links; /* the same list: owners are as the first flow left them */
+		f->nlinks = g->nlinks;
 		f->op = id;
 		e->ops[id].flow = (int32_t)e->nflows++;
 	}
@@ -647,6 +728,10 @@ static void
 link_remove_flow(sim_engine *e, int32_t l, int32_t f)
 {
 	elink *k = &e->links[l];
+	if (k->n == 1 && k->flows[0] == f) {
+		k->n = 0;
+		return;
+	}
 	for (size_t i = 0; i < k->n; i++)
 		if (k->flows[i] == f) {
 			/* keep the order: the rates are computed over the flows in this order */
@@ -790,6 +875,22 @@ recompute(sim_engine *e, const int32_t *seed_links, int nseed, int32_t seed_flow
 	}
 }
 
+/* A flow alone on its links moves at its own limit: its cap, or a link's capacity over the
+ * flow's coefficient there. */
+static void
+flow_alone(sim_engine *e, eflow *f)
+{
+	double rate = f->cap;
+	for (int m = 0; m < f->nlinks; m++) {
+		double c = e->flow_coef[f->links + m];
+		if (c > 0 && e->links[e->flow_link[f->links + m]].cap / c < rate)
+			rate = e->links[e->flow_link[f->links + m]].cap / c;
+	}
+	f->rate = rate;
+	f->version++;
+	push_event(e, e->now + (int64_t)ceil(f->work / rate * 1e12), f->op, f->version, EV_END);
+}
+
 static void
 flow_join(sim_engine *e, int32_t fi)
 {
@@ -797,6 +898,11 @@ flow_join(sim_engine *e, int32_t fi)
 	f->active = true;
 	f->last = e->now;
 	f->rate = 0;
+	if (f->excl) {
+		/* no other flow can be on its links now: the link lists need not know it */
+		flow_alone(e, f);
+		return;
+	}
 	bool alone = true;
 	for (int m = 0; m < f->nlinks; m++) {
 		int32_t l = e->flow_link[f->links + m];
@@ -804,16 +910,8 @@ flow_join(sim_engine *e, int32_t fi)
 		alone &= e->links[l].n == 1;
 	}
 	if (alone) {
-		/* the common case: no other flow on its links, its rate is its own limit */
-		double rate = f->cap;
-		for (int m = 0; m < f->nlinks; m++) {
-			double c = e->flow_coef[f->links + m];
-			if (c > 0 && e->links[e->flow_link[f->links + m]].cap / c < rate)
-				rate = e->links[e->flow_link[f->links + m]].cap / c;
-		}
-		f->rate = rate;
-		f->version++;
-		push_event(e, e->now + (int64_t)ceil(f->work / rate * 1e12), f->op, f->version, EV_END);
+		/* the common case: no other flow on its links */
+		flow_alone(e, f);
 		return;
 	}
 	recompute(e, &e->flow_link[f->links], f->nlinks, fi);
@@ -825,6 +923,8 @@ flow_leave(sim_engine *e, int32_t fi)
 	eflow *f = &e->flows[fi];
 	f->active = false;
 	f->work = 0;
+	if (f->excl)
+		return;
 	bool others = false;
 	for (int m = 0; m < f->nlinks; m++) {
 		int32_t l = e->flow_link[f->links + m];
@@ -935,6 +1035,20 @@ sim_run(sim_engine *e, char *err, size_t errlen)
 		return pp_err(err, errlen, PP_ENOMEM, "out of memory");
 	if (e->record && GROW(e->end, e->endcap, e->nops + 1) != 0)
 		return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+	/* A flow is exclusive when every link it crosses is owned by one stream: no other flow can
+	 * be active there while it is, so it runs alone without joining the links' lists. */
+	int32_t memo_at = -1;
+	bool memo = false;
+	for (size_t i = 0; i < e->nflows; i++) {
+		eflow *f = &e->flows[i];
+		if (f->links != memo_at) {
+			memo_at = f->links;
+			memo = true;
+			for (int m = 0; m < f->nlinks && memo; m++)
+				memo = e->links[e->flow_link[f->links + m]].owner >= 0;
+		}
+		f->excl = memo;
+	}
 	for (size_t s = 0; s < e->nstreams; s++)
 		stream_kick(e, (int)s);
 	while (e->q.npending > 0 && !e->oom) {

@@ -65,6 +65,10 @@ int32_t sim_op_mark(sim_engine *e, int stream, uint32_t tag);
  * under contention. */
 int32_t sim_op_flow(sim_engine *e, const int *streams, int nstreams, const int *links, const double *coef,
 		    int nlinks, int64_t latency_ps, double work, double cap, double weight, uint32_t tag, hw_prov prov);
+/* A flow op like `like` (same streams, links, coefficients, latency, work, cap, weight and
+ * provenance, as sim_op_flow made it) under another tag: a collective the builder repeats
+ * layer after layer costs a copy instead of its construction. */
+int32_t sim_op_flow_like(sim_engine *e, int32_t like, uint32_t tag);
 /* `after` cannot start before `before` is done. */
 int sim_dep(sim_engine *e, int32_t before, int32_t after);
 
