@@ -70,16 +70,21 @@ typedef struct estream {
 	uint32_t ver;    /* version of its completion event */
 } estream;
 
+/* A flow: what it moves and how fast (made once), and its progress while it runs.  Ops made by
+ * sim_op_flow_like share the flow record of the op they copy: they run on the same streams, so
+ * one at a time, and the record holds the progress of whichever runs. */
 typedef struct eflow {
+	double work0;  /* bytes of work of each op that runs it */
 	double work, cap, rate, weight;
 	int64_t last;
 	int32_t links; /* offset into flow_link / flow_coef (shared by flows with the same list) */
 	uint16_t nlinks;
 	bool active, frozen;
-	bool excl;     /* never shares a link with another active flow (see link_owner) */
+	bool excl;     /* never shares a link with another active flow (see link owners) */
+	double alone;  /* its rate when no other flow shares its links */
 	uint32_t version;
 	uint32_t mark;
-	int32_t op;
+	int32_t op;    /* the op running it (or that ran it last) */
 } eflow;
 
 typedef struct elink {
@@ -98,6 +103,7 @@ typedef struct erank {
 	int64_t last;
 	sim_rank_stats st;
 	double slowdown;  /* compute runs 1 / (1 + slowdown) as fast while communication runs */
+	double slow_rate; /* 1 / (1 + slowdown) */
 	int32_t comp[4];  /* the rank's compute streams */
 	int ncompstreams;
 } erank;
@@ -127,7 +133,7 @@ struct sim_engine {
 	eop *ops;
 	int64_t *dur;      /* compute: duration; flow: latency */
 	uint32_t *tag;
-	size_t nops, opcap, durcap, tagcap;
+	size_t nops, opcap; /* ops, dur and tag grow together */
 	edge *edges;
 	size_t nedges, edgecap;
 	emember *memb;
@@ -209,13 +215,14 @@ sim_engine_over_limit(const sim_engine *e)
 	return e->over;
 }
 
+static int ops_grow(sim_engine *e, size_t need);
+
 void
 sim_engine_reserve(sim_engine *e, size_t ops, size_t edges, size_t members, size_t flows, size_t flow_links)
 {
 	if (ops > e->maxops)
 		ops = e->maxops;
-	if (GROW(e->ops, e->opcap, ops) != 0 || GROW(e->dur, e->durcap, ops) != 0 || GROW(e->tag, e->tagcap, ops) != 0 ||
-	    GROW(e->edges, e->edgecap, edges) != 0 || GROW(e->memb, e->membcap, members) != 0 ||
+	if ((ops > e->opcap && ops_grow(e, ops) != 0) || GROW(e->edges, e->edgecap, edges) != 0 || GROW(e->memb, e->membcap, members) != 0 ||
 	    GROW(e->flows, e->flowcap, flows) != 0 || GROW(e->flow_link, e->flcap, flow_links) != 0 ||
 	    GROW(e->flow_coef, e->fccap, flow_links) != 0)
 		e->oom = true;
@@ -271,8 +278,10 @@ sim_stream_new(sim_engine *e, int rank, int kind)
 void
 sim_rank_slowdown(sim_engine *e, int rank, double slowdown)
 {
-	if (rank >= 0 && rank < e->nranks && slowdown >= 0)
+	if (rank >= 0 && rank < e->nranks && slowdown >= 0) {
 		e->ranks[rank].slowdown = slowdown;
+		e->ranks[rank].slow_rate = 1.0 / (1.0 + slowdown);
+	}
 }
 
 int
@@ -289,19 +298,31 @@ sim_link_new(sim_engine *e, double bytes_per_s)
 	return (int)e->nlinks++;
 }
 
-static int32_t
+/* Grows ops, dur and tag to hold `need` ops. */
+static int
+ops_grow(sim_engine *e, size_t need)
+{
+	size_t c1 = e->opcap, c2 = e->opcap, c3 = e->opcap;
+	if (PP_GROW(e->ops, c1, need) != 0 || PP_GROW(e->dur, c2, need) != 0 || PP_GROW(e->tag, c3, need) != 0)
+		return PP_ENOMEM;
+	/* the three grew by the same doubling from the same capacity */
+	e->opcap = c1;
+	return 0;
+}
+
+static inline int32_t
 op_new(sim_engine *e, int kind, int64_t dur, uint32_t tag, hw_prov prov)
 {
-	if (e->nops >= e->maxops) {
+	size_t id = e->nops;
+	if (id >= e->maxops) {
 		e->over = e->oom = true;
 		return -1;
 	}
-	size_t n = e->nops + 1;
-	if (GROW(e->ops, e->opcap, n) != 0 || GROW(e->dur, e->durcap, n) != 0 || GROW(e->tag, e->tagcap, n) != 0) {
+	if (id >= e->opcap && ops_grow(e, id + 1) != 0) {
 		e->oom = true;
 		return -1;
 	}
-	eop *o = &e->ops[e->nops];
+	eop *o = &e->ops[id];
 	o->ndeps = 0;
 	o->succ = -1;
 	o->streams = -1;
@@ -312,13 +333,14 @@ op_new(sim_engine *e, int kind, int64_t dur, uint32_t tag, hw_prov prov)
 	o->kind = (uint8_t)kind;
 	o->prov = (uint8_t)prov;
 	o->state = ST_PENDING;
-	e->dur[e->nops] = dur > 0 ? dur : 0;
-	e->tag[e->nops] = tag;
-	return (int32_t)e->nops++;
+	e->dur[id] = dur > 0 ? dur : 0;
+	e->tag[id] = tag;
+	e->nops = id + 1;
+	return (int32_t)id;
 }
 
 /* Appends op `id` to stream s; slot is its membership record (-1: a one-stream op). */
-static int
+static inline int
 stream_push(sim_engine *e, int s, int32_t id, int32_t slot)
 {
 	estream *st = &e->streams[s];
@@ -467,12 +489,19 @@ sim_op_flow(sim_engine *e, const int *streams, int nstreams, const int *links, c
 		}
 		eflow *f = &e->flows[e->nflows];
 		memset(f, 0, sizeof *f);
-		f->work = work;
+		f->work0 = f->work = work;
 		f->cap = cap > 0 ? cap : 1.0;
 		f->weight = weight > 0 ? weight : 1.0;
 		f->links = at;
 		f->nlinks = (uint16_t)nlinks;
 		f->op = id;
+		/* alone, it moves at its cap or a link's capacity over its coefficient there */
+		f->alone = f->cap;
+		for (int m = 0; m < nlinks; m++) {
+			double c = e->flow_coef[at + m];
+			if (c > 0 && e->links[e->flow_link[at + m]].cap / c < f->alone)
+				f->alone = e->links[e->flow_link[at + m]].cap / c;
+		}
 		e->ops[id].flow = (int32_t)e->nflows++;
 	}
 	return id;
@@ -516,22 +545,7 @@ sim_op_flow_like(sim_engine *e, int32_t like, uint32_t tag)
 			}
 		}
 	}
-	if (l->flow >= 0) {
-		if (GROW(e->flows, e->flowcap, e->nflows + 1) != 0) {
-			e->oom = true;
-			return -1;
-		}
-		const eflow *g = &e->flows[e->ops[like].flow];
-		eflow *f = &e->flows[e->nflows];
-		memset(f, 0, sizeof *f);
-		f->work = g->work;
-		f->cap = g->cap;
-		f->weight = g->weight;
-		f->links = g->links; /* the same list: owners are as the first flow left them */
-		f->nlinks = g->nlinks;
-		f->op = id;
-		e->ops[id].flow = (int32_t)e->nflows++;
-	}
+	e->ops[id].flow = e->ops[like].flow; /* the same flow record: see eflow */
 	return id;
 }
 
@@ -639,11 +653,10 @@ pop_event(sim_engine *e)
 
 /* ---- accounting ---------------------------------------------------------------------------- */
 
-static void
-rank_advance(sim_engine *e, int r)
+static inline void
+rank_advance_k(erank *k, int64_t now)
 {
-	erank *k = &e->ranks[r];
-	int64_t dt = e->now - k->last;
+	int64_t dt = now - k->last;
 	if (dt > 0) {
 		if (k->ncomp > 0)
 			k->st.busy_ps += dt;
@@ -652,7 +665,13 @@ rank_advance(sim_engine *e, int r)
 		else
 			k->st.idle_ps += dt;
 	}
-	k->last = e->now;
+	k->last = now;
+}
+
+static void
+rank_advance(sim_engine *e, int r)
+{
+	rank_advance_k(&e->ranks[r], e->now);
 }
 
 static inline int32_t
@@ -661,17 +680,20 @@ op_stream(const sim_engine *e, const eop *o, int i)
 	return o->nstreams == 1 ? o->streams : e->memb[o->streams + i].stream;
 }
 
-static double
+/* How fast compute runs on a rank now: 1 / (1 + slowdown) while communication runs
+ * (slow_rate, computed once), else 1. */
+static inline double
 compute_rate(const erank *k)
 {
-	return k->ncomm > 0 && k->slowdown > 0 ? 1.0 / (1.0 + k->slowdown) : 1.0;
+	return k->ncomm > 0 && k->slowdown > 0 ? k->slow_rate : 1.0;
 }
 
 /* Communication started or stopped on a rank: its running compute ops change speed. */
 static void
-rerate(sim_engine *e, int r, double old_rate)
+rerate(sim_engine *e, erank *k, double old_rate)
 {
-	erank *k = &e->ranks[r];
+	if (k->ncomp == 0)
+		return; /* nothing runs on its compute streams */
 	double rate = compute_rate(k);
 	if (rate == old_rate)
 		return;
@@ -688,26 +710,41 @@ rerate(sim_engine *e, int r, double old_rate)
 	}
 }
 
-/* Adjusts the running-op counters of the ranks an op runs on (once per rank). */
-static void
+/* An op starts (delta +1) or ends (-1) on stream s: the rank's time so far is accounted, its
+ * running counters change, and its compute changes speed when its communication starts or
+ * stops. */
+static inline void
+rank_touch(sim_engine *e, const estream *s, int delta)
+{
+	erank *k = &e->ranks[s->rank];
+	rank_advance_k(k, e->now);
+	if (s->kind == SIM_STREAM_COMPUTE) {
+		k->ncomp += delta;
+	} else if (k->slowdown > 0 && k->ncomp > 0) {
+		double old = compute_rate(k);
+		k->ncomm += delta;
+		rerate(e, k, old);
+	} else {
+		k->ncomm += delta;
+	}
+}
+
+/* Adjusts the running-op counters of the ranks an op runs on (once per rank: a rank seen on
+ * the op's previous stream is not counted again). */
+static inline void
 rank_count(sim_engine *e, const eop *o, int delta)
 {
+	if (o->nstreams == 1) {
+		rank_touch(e, &e->streams[o->streams], delta);
+		return;
+	}
 	int last = -1;
 	for (int i = 0; i < o->nstreams; i++) {
-		const estream *s = &e->streams[op_stream(e, o, i)];
+		const estream *s = &e->streams[e->memb[o->streams + i].stream];
 		if (s->rank == last)
 			continue;
 		last = s->rank;
-		rank_advance(e, s->rank);
-		if (s->kind == SIM_STREAM_COMPUTE) {
-			e->ranks[s->rank].ncomp += delta;
-		} else {
-			erank *k = &e->ranks[s->rank];
-			double old = compute_rate(k);
-			k->ncomm += delta;
-			if (k->slowdown > 0)
-				rerate(e, s->rank, old);
-		}
+		rank_touch(e, s, delta);
 	}
 }
 
@@ -875,26 +912,21 @@ recompute(sim_engine *e, const int32_t *seed_links, int nseed, int32_t seed_flow
 	}
 }
 
-/* A flow alone on its links moves at its own limit: its cap, or a link's capacity over the
- * flow's coefficient there. */
-static void
+/* A flow alone on its links moves at its own limit (f->alone, computed when it was made). */
+static inline void
 flow_alone(sim_engine *e, eflow *f)
 {
-	double rate = f->cap;
-	for (int m = 0; m < f->nlinks; m++) {
-		double c = e->flow_coef[f->links + m];
-		if (c > 0 && e->links[e->flow_link[f->links + m]].cap / c < rate)
-			rate = e->links[e->flow_link[f->links + m]].cap / c;
-	}
-	f->rate = rate;
+	f->rate = f->alone;
 	f->version++;
-	push_event(e, e->now + (int64_t)ceil(f->work / rate * 1e12), f->op, f->version, EV_END);
+	push_event(e, e->now + (int64_t)ceil(f->work / f->rate * 1e12), f->op, f->version, EV_END);
 }
 
 static void
-flow_join(sim_engine *e, int32_t fi)
+flow_join(sim_engine *e, int32_t fi, int32_t op)
 {
 	eflow *f = &e->flows[fi];
+	f->op = op;
+	f->work = f->work0;
 	f->active = true;
 	f->last = e->now;
 	f->rate = 0;
@@ -955,7 +987,7 @@ op_start(sim_engine *e, int32_t id)
 		if (dur > 0)
 			push_event(e, e->now + dur, id, 0, EV_LATENCY);
 		else
-			flow_join(e, o->flow);
+			flow_join(e, o->flow, id);
 	} else if (o->kind == OP_COMPUTE) {
 		estream *st = &e->streams[o->streams];
 		st->rem_ps = (double)dur;
@@ -968,7 +1000,7 @@ op_start(sim_engine *e, int32_t id)
 }
 
 /* Starts the stream's head op if it is ready on all its streams. */
-static void
+static inline void
 stream_kick(sim_engine *e, int s)
 {
 	estream *st = &e->streams[s];
@@ -984,6 +1016,19 @@ stream_kick(sim_engine *e, int s)
 		op_start(e, h);
 }
 
+/* Op id leaves stream st (next: the op after it there): the stream is idle again. */
+static inline void
+stream_leave(sim_engine *e, estream *st, const eop *o, int32_t next, int64_t took)
+{
+	st->running = -1;
+	st->head = next;
+	st->head_counted = false;
+	erank *k = &e->ranks[st->rank];
+	k->st.prov_ps[o->prov] += took;
+	if (e->now > k->st.end_ps)
+		k->st.end_ps = e->now;
+}
+
 static void
 op_done(sim_engine *e, int32_t id)
 {
@@ -993,36 +1038,38 @@ op_done(sim_engine *e, int32_t id)
 		e->end[id] = e->now;
 	rank_count(e, o, -1);
 	int64_t took = e->now - e->start[id];
-	int last = -1;
-	for (int i = 0; i < o->nstreams; i++) {
-		int32_t s, next;
-		if (o->nstreams == 1) {
-			s = o->streams;
-			next = o->next;
-		} else {
-			s = e->memb[o->streams + i].stream;
-			next = e->memb[o->streams + i].next;
-		}
-		estream *st = &e->streams[s];
-		st->running = -1;
-		st->head = next;
-		st->head_counted = false;
-		if (st->rank != last) {
-			erank *k = &e->ranks[st->rank];
-			k->st.prov_ps[o->prov] += took;
-			if (e->now > k->st.end_ps)
-				k->st.end_ps = e->now;
-			last = st->rank;
+	if (o->nstreams == 1) {
+		stream_leave(e, &e->streams[o->streams], o, o->next, took);
+	} else {
+		int last = -1;
+		for (int i = 0; i < o->nstreams; i++) {
+			const emember *mb = &e->memb[o->streams + i];
+			estream *st = &e->streams[mb->stream];
+			if (st->rank != last) {
+				stream_leave(e, st, o, mb->next, took);
+				last = st->rank;
+			} else {
+				st->running = -1;
+				st->head = mb->next;
+				st->head_counted = false;
+			}
 		}
 	}
 	for (int32_t ed = o->succ; ed >= 0; ed = e->edges[ed].next) {
 		eop *s = &e->ops[e->edges[ed].to];
-		if (--s->ndeps == 0)
-			for (int i = 0; i < s->nstreams; i++)
-				stream_kick(e, op_stream(e, s, i));
+		if (--s->ndeps == 0) {
+			if (s->nstreams == 1)
+				stream_kick(e, s->streams);
+			else
+				for (int i = 0; i < s->nstreams; i++)
+					stream_kick(e, e->memb[s->streams + i].stream);
+		}
 	}
-	for (int i = 0; i < o->nstreams; i++)
-		stream_kick(e, op_stream(e, o, i));
+	if (o->nstreams == 1)
+		stream_kick(e, o->streams);
+	else
+		for (int i = 0; i < o->nstreams; i++)
+			stream_kick(e, e->memb[o->streams + i].stream);
 }
 
 int
@@ -1071,7 +1118,7 @@ sim_run(sim_engine *e, char *err, size_t errlen)
 		e->now = ev.t;
 		e->events++;
 		if (ev.type == EV_LATENCY) {
-			flow_join(e, o->flow);
+			flow_join(e, o->flow, ev.op);
 			continue;
 		}
 		if (o->kind == OP_FLOW && o->flow >= 0)
@@ -1219,7 +1266,7 @@ sim_stream_kind(const sim_engine *e, int stream)
 size_t
 sim_engine_bytes(const sim_engine *e)
 {
-	size_t b = e->opcap * sizeof(eop) + e->durcap * sizeof(int64_t) + e->tagcap * sizeof(uint32_t) +
+	size_t b = e->opcap * (sizeof(eop) + sizeof(int64_t) + sizeof(uint32_t)) +
 		   e->edgecap * sizeof(edge) + e->membcap * sizeof(emember) + e->streamcap * sizeof(estream) +
 		   e->flowcap * sizeof(eflow) + e->flcap * sizeof(int32_t) + e->fccap * sizeof(double) +
 		   e->linkcap * sizeof(elink) + (size_t)e->nranks * sizeof(erank) + e->q.nodecap * sizeof(evnode) +

@@ -39,8 +39,9 @@ typedef struct rank_res {
 
 /* A collective made before: the same members, stream, operation, group size and bytes make the
  * same op, which is copied (sim_op_flow_like) instead of priced and laid out again.  Groups of
- * up to COLL_MEMO_RANKS simulated members (TP groups, the symmetric mode's single ranks). */
-enum { COLL_MEMO = 64, COLL_MEMO_RANKS = 8 }; /* COLL_MEMO: 2^6, the hash's top bits */
+ * up to COLL_MEMO_RANKS simulated members (TP groups, the symmetric mode's single ranks); the
+ * table is direct-mapped, 2^memo_bits entries, enough for every TP group of the full mode. */
+enum { COLL_MEMO_RANKS = 8 };
 typedef struct coll_memo {
 	int32_t like; /* -1: empty */
 	int which, op, group, per_node, n;
@@ -82,7 +83,8 @@ typedef struct bld {
 	double op_flops;     /* FLOPs of every compute op of every simulated rank */
 	sim_rec *rec;        /* cfg.record_ops: each op's kernels, collective or peer; else NULL */
 	int32_t embed_l[2], head_l[2]; /* recording: kernel lists of the embedding and head */
-	coll_memo memo[COLL_MEMO];
+	coll_memo *memo;
+	int memo_bits;
 } bld;
 
 /* ---- names --------------------------------------------------------------------------------- */
@@ -315,11 +317,11 @@ collective(bld *b, const int *ranks, int n, int which, sim_group gk, hw_coll op,
 		return -1;
 	coll_memo *cm = NULL;
 	int32_t id = -1;
-	if (n <= COLL_MEMO_RANKS) {
+	if (n <= COLL_MEMO_RANKS && b->memo != NULL) {
 		uint64_t h = (uint64_t)(unsigned)ranks[0] ^ ((uint64_t)which << 24) ^ ((uint64_t)op << 28) ^
 			     ((uint64_t)(unsigned)group << 32);
 		h *= UINT64_C(0x9E3779B97F4A7C15);
-		cm = &b->memo[h >> 58]; /* the top 6 bits: COLL_MEMO slots */
+		cm = &b->memo[h >> (64 - b->memo_bits)];
 		bool same = cm->like >= 0 && cm->which == which && cm->op == (int)op && cm->group == group &&
 			    cm->per_node == per_node && cm->n == n && cm->bytes == bytes;
 		for (int i = 0; i < n && same; i++)
@@ -1154,6 +1156,7 @@ bld_free(bld *b)
 	free(b->r);
 	free(b->lc);
 	free(b->lidx);
+	free(b->memo);
 }
 
 static int
@@ -1215,8 +1218,6 @@ sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *cin, sim_tra
 	const sim_train_cfg *c = &cfg;
 	bld b;
 	memset(&b, 0, sizeof b);
-	for (int i = 0; i < COLL_MEMO; i++)
-		b.memo[i].like = -1;
 	b.m = m;
 	b.t = model_transformer(m);
 	b.cost = cost;
@@ -1253,8 +1254,16 @@ sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *cin, sim_tra
 		sim_engine_free(b.e);
 		return pp_err(err, errlen, PP_ENOMEM, "out of memory");
 	}
+	/* the collective memo: a few entries per simulated rank (each rank's TP collectives: all-reduce,
+	 * or all-gather and reduce-scatter, forward and backward) */
+	b.memo_bits = 6;
+	while (b.memo_bits < 16 && ((size_t)1 << b.memo_bits) < (size_t)b.nranks * 8)
+		b.memo_bits++;
+	if ((b.memo = malloc(((size_t)1 << b.memo_bits) * sizeof *b.memo)) != NULL)
+		for (size_t i = 0; i < ((size_t)1 << b.memo_bits); i++)
+			b.memo[i].like = -1;
 	sim_train_result *res = calloc(1, sizeof *res);
-	if (b.e == NULL || res == NULL || make_ranks(&b) != 0) {
+	if (b.e == NULL || res == NULL || b.memo == NULL || make_ranks(&b) != 0) {
 		rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
 		goto fail;
 	}
