@@ -124,6 +124,7 @@ typedef struct equeue {
 	int32_t freenode;
 	int32_t head[65], tail[65]; /* bucket i > 0: events whose time first differs from `last`
 				     * in bit i - 1; bucket 0: events at `last` */
+	int64_t min[65];  /* the earliest time in each bucket (INT64_MAX when empty) */
 	uint64_t used;   /* bit i - 1: bucket i holds events */
 	int64_t last;    /* the time of the last event popped */
 	size_t npending;
@@ -584,16 +585,20 @@ bucket_of(int64_t t, int64_t last)
 }
 
 static inline void
-bucket_append(equeue *q, int b, int32_t n)
+bucket_append(equeue *q, int b, int32_t n, int64_t t)
 {
 	q->node[n].next = -1;
-	if (q->head[b] < 0)
+	if (q->head[b] < 0) {
 		q->head[b] = n;
-	else
+		q->min[b] = t;
+		if (b > 0)
+			q->used |= UINT64_C(1) << (b - 1);
+	} else {
 		q->node[q->tail[b]].next = n;
+		if (t < q->min[b])
+			q->min[b] = t;
+	}
 	q->tail[b] = n;
-	if (b > 0)
-		q->used |= UINT64_C(1) << (b - 1);
 }
 
 static void
@@ -616,7 +621,7 @@ push_event(sim_engine *e, int64_t t, int32_t op, uint32_t ver, int type)
 	x->op = op;
 	x->ver = ver;
 	x->type = (uint8_t)type;
-	bucket_append(q, bucket_of(t, q->last), n);
+	bucket_append(q, bucket_of(t, q->last), n, t);
 	q->npending++;
 }
 
@@ -628,17 +633,15 @@ pop_event(sim_engine *e)
 	if (q->head[0] < 0) {
 		/* spread the lowest non-empty bucket against its earliest time */
 		int b = __builtin_ctzll(q->used) + 1;
-		int64_t min = INT64_MAX;
-		for (int32_t n = q->head[b]; n >= 0; n = q->node[n].next)
-			if (q->node[n].t < min)
-				min = q->node[n].t;
-		q->last = min;
+		int64_t min = q->min[b];
 		int32_t n = q->head[b];
+		q->last = min;
 		q->head[b] = q->tail[b] = -1;
 		q->used &= ~(UINT64_C(1) << (b - 1));
 		while (n >= 0) {
 			int32_t next = q->node[n].next;
-			bucket_append(q, bucket_of(q->node[n].t, min), n);
+			int64_t t = q->node[n].t;
+			bucket_append(q, bucket_of(t, min), n, t);
 			n = next;
 		}
 	}
