@@ -44,4 +44,27 @@ int cal_rec_coll(cal_rec *rec, const hw_coll_row *row, char *err, size_t errlen)
  * returns rc (or PP_EINTR). */
 int cal_rec_end(cal_rec *rec, int rc, int64_t *run_id, char *err, size_t errlen);
 
+/* ---- the GPU module ------------------------------------------------------------------------ *
+ * The GPU programs (gpu.c, replay_gpu.c, gpu_util.c: CUDA, cuBLASLt, NCCL, MPI) are built into a
+ * module of their own, CAL_GPU_MODULE_NAME, which exports one table; gpu_load.c finds and loads
+ * it on the first call of cal_gpu_probe, cal_gpu_run or cal_replay_run and forwards them there.
+ * The module resolves the rest of paraplan against the program that loads it, so both must come
+ * from the same build: abi and version are checked before anything is called. */
+#define CAL_GPU_MODULE_NAME "paraplan-gpu.so"
+#define CAL_GPU_MODULE_SYMBOL "cal_gpu_module_v1"
+#define CAL_GPU_MODULE_ABI 1
+
+typedef struct cal_gpu_module {
+	int abi;             /* CAL_GPU_MODULE_ABI of the build that made it */
+	const char *version; /* PACKAGE_VERSION of that build */
+	int (*probe)(int *ndev, char *err, size_t errlen);
+	int (*run)(const cal_gpu_opts *opts, struct cJSON **report, bool *is_root, char *err, size_t errlen);
+	int (*replay)(const cal_replay_opts *o, struct cJSON **report, bool *is_root, char *err, size_t errlen);
+} cal_gpu_module;
+
+/* Loads the module once (later calls return the same table).  PP_ENODEV with "GPU support not
+ * found: ..." naming the path and the reason when it is missing, does not load or is of
+ * another build. */
+int cal_gpu_module_load(const cal_gpu_module **out, char *err, size_t errlen);
+
 #endif

@@ -38,22 +38,6 @@
 #define WORKSPACE_BYTES ((size_t)64 << 20)
 #define MAX_GPUS 64
 
-bool
-cal_gpu_built(void)
-{
-	return true;
-}
-
-bool
-cal_mpi_built(void)
-{
-#if HAVE_MPI
-	return true;
-#else
-	return false;
-#endif
-}
-
 int
 cal_gpu_probe(int *ndev, char *err, size_t errlen)
 {

@@ -18,6 +18,7 @@ typedef struct plan_cand {
 	sim_mem mem;         /* worst stage */
 	sim_metrics metrics; /* when simulated */
 	char why[160];       /* why it lost to the winner */
+	uint32_t key_rank;   /* its plan_key's place in the sorted keys (ties are equal keys) */
 } plan_cand;
 
 typedef struct plan_count_result {

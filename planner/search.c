@@ -289,40 +289,94 @@ run_pool(pool *p, int jobs, size_t base_done, size_t total)
 		p->o->progress(p->o->progress_arg, base_done + atomic_load(&p->done), total);
 }
 
-/* ---- ranking ------------------------------------------------------------------------------- */
+/* ---- ranking ------------------------------------------------------------------------------- *
+ *
+ * Candidates are ordered by a value (the estimate, then the simulated step) and ties by their
+ * key string (plan_key), the order the reports print.  The strings are made once per candidate
+ * and sorted once, so that each candidate carries its key's rank; the sorts then compare two
+ * numbers and move small records (the candidates themselves are over a kilobyte), and permute
+ * the candidates once at the end.  The order is the one comparing strings gave. */
+
+typedef struct keyed {
+	char key[128];
+	size_t idx;
+} keyed;
 
 static int
-cmp_key(const plan_cand *a, const plan_cand *b)
+cmp_keyed(const void *x, const void *y)
 {
-	char ka[128], kb[128];
-	plan_key(&a->cfg, ka, sizeof ka);
-	plan_key(&b->cfg, kb, sizeof kb);
-	return strcmp(ka, kb);
+	return strcmp(((const keyed *)x)->key, ((const keyed *)y)->key);
 }
 
-/* Ascending by a value, then by key.  Candidates without the value sort last. */
+/* Sets every candidate's key_rank. */
 static int
-cmp_est(const void *x, const void *y)
+rank_keys(plan_cand *c, size_t n)
 {
-	const plan_cand *a = x, *b = y;
-	bool va = a->state >= CAND_ESTIMATED, vb = b->state >= CAND_ESTIMATED;
-	if (va != vb)
-		return va ? -1 : 1;
-	if (va && a->est_s != b->est_s)
-		return a->est_s < b->est_s ? -1 : 1;
-	return cmp_key(a, b);
+	keyed *k = malloc((n ? n : 1) * sizeof *k);
+	if (k == NULL)
+		return PP_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		plan_key(&c[i].cfg, k[i].key, sizeof k[i].key);
+		k[i].idx = i;
+	}
+	qsort(k, n, sizeof *k, cmp_keyed);
+	uint32_t r = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0 && strcmp(k[i].key, k[i - 1].key) != 0)
+			r++;
+		c[k[i].idx].key_rank = r;
+	}
+	free(k);
+	return 0;
 }
 
+/* What the sorts compare, apart from the candidate. */
+typedef struct sortrec {
+	double v;      /* est_s or step_s */
+	uint32_t key;  /* key_rank */
+	bool valid;    /* has the value */
+	uint32_t idx;
+} sortrec;
+
+/* Ascending by the value, then by key; candidates without the value last. */
 static int
-cmp_sim(const void *x, const void *y)
+cmp_rec(const void *x, const void *y)
 {
-	const plan_cand *a = x, *b = y;
-	bool va = a->state == CAND_SIMULATED, vb = b->state == CAND_SIMULATED;
-	if (va != vb)
-		return va ? -1 : 1;
-	if (va && a->step_s != b->step_s)
-		return a->step_s < b->step_s ? -1 : 1;
-	return cmp_key(a, b);
+	const sortrec *a = x, *b = y;
+	if (a->valid != b->valid)
+		return a->valid ? -1 : 1;
+	if (a->valid && a->v != b->v)
+		return a->v < b->v ? -1 : 1;
+	return a->key < b->key ? -1 : a->key > b->key;
+}
+
+/* Sorts c[0..n) by estimate (by_step false: candidates estimated or further have one) or by
+ * simulated step time. */
+static int
+sort_cands(plan_cand *c, size_t n, bool by_step)
+{
+	if (n < 2)
+		return 0;
+	sortrec *r = malloc(n * sizeof *r);
+	plan_cand *tmp = malloc(n * sizeof *tmp);
+	if (r == NULL || tmp == NULL) {
+		free(r);
+		free(tmp);
+		return PP_ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		r[i].valid = by_step ? c[i].state == CAND_SIMULATED : c[i].state >= CAND_ESTIMATED;
+		r[i].v = by_step ? c[i].step_s : c[i].est_s;
+		r[i].key = c[i].key_rank;
+		r[i].idx = (uint32_t)i;
+	}
+	qsort(r, n, sizeof *r, cmp_rec);
+	for (size_t i = 0; i < n; i++)
+		tmp[i] = c[r[i].idx];
+	memcpy(c, tmp, n * sizeof *c);
+	free(r);
+	free(tmp);
+	return 0;
 }
 
 /* Why a runner-up is slower than the winner: the part of its step that grew most. */
@@ -416,7 +470,8 @@ plan_count(const model *m, const hw_cost *cost, const hw_system *sys, int gpus, 
 		} else if (x->state == CAND_ESTIMATED)
 			pc->estimated++;
 	}
-	qsort(pc->cands, pc->ncands, sizeof *pc->cands, cmp_est);
+	if (rank_keys(pc->cands, pc->ncands) != 0 || sort_cands(pc->cands, pc->ncands, false) != 0)
+		return pp_err(err, errlen, PP_ENOMEM, "out of memory");
 	size_t nsim = (size_t)(o->simulate > o->top ? o->simulate : o->top);
 	if (nsim > pc->estimated)
 		nsim = pc->estimated;
@@ -426,7 +481,8 @@ plan_count(const model *m, const hw_cost *cost, const hw_system *sys, int gpus, 
 	atomic_init(&q.oom, 0);
 	run_pool(&q, o->jobs, *done, total_hint);
 	pc->simulated = atomic_load(&q.done);
-	qsort(pc->cands, nsim, sizeof *pc->cands, cmp_sim);
+	if (sort_cands(pc->cands, nsim, true) != 0)
+		return pp_err(err, errlen, PP_ENOMEM, "out of memory");
 	size_t good = 0;
 	while (good < nsim && pc->cands[good].state == CAND_SIMULATED)
 		good++;

@@ -1,11 +1,23 @@
 /*
  * engine.c -- the discrete-event engine (see engine.h for the model).
  *
- * Storage is flat arrays indexed by int32 ids; successor lists are singly linked through one
- * edge array, so adding a dependency is O(1) and nothing is allocated per op.  The event heap
- * orders by (time, sequence number).  Flow rates are recomputed only over the connected
- * component (flows linked through shared links) of the flow that started or ended; a stale
- * completion event is recognised by its version number and dropped.
+ * Storage is flat arrays indexed by int32 ids, laid out for the event loop:
+ *   - an op's hot fields (dependency count, successor list, streams, the next op on its
+ *     stream, state) sit together in one 28-byte record; its duration and tag, read once, apart;
+ *   - a stream is a list threaded through its ops (the next op on the stream is kept in the
+ *     op, or for an op on several streams in its membership record), so starting the next op
+ *     reads the op record just finished instead of a per-stream array;
+ *   - successor lists are singly linked through one edge array, so adding a dependency is O(1)
+ *     and nothing is allocated per op;
+ *   - flows that cross the same links with the same coefficients (every TP collective of an
+ *     instance, every pipeline send of a stage) share one copy of their link list;
+ *   - sim_engine_reserve sizes the arrays before a graph is built.  (Transparent huge pages
+ *     for them were tried: the kernel's compaction cost more system time than the faults saved,
+ *     and the resident size grew.)
+ * Events are ordered by (time, insertion): a radix heap of FIFO buckets (see "events").
+ * Flow rates are recomputed only over the connected component (flows linked through shared
+ * links) of the flow that started or ended; a stale completion event is recognised by its
+ * version number and dropped.
  */
 #include "config.h"
 #include "sim/engine.h"
@@ -22,24 +34,32 @@ enum { ST_PENDING, ST_RUNNING, ST_DONE };
 enum { EV_END, EV_LATENCY };
 
 typedef struct eop {
-	int64_t dur;     /* compute: duration; flow: latency */
 	int32_t ndeps;   /* dependencies not yet done */
 	int32_t succ;    /* first edge of the successor list, -1 */
-	int32_t streams; /* nstreams == 1: the stream; else offset into op_streams */
+	int32_t streams; /* nstreams == 1: the stream; else offset into memb */
+	int32_t next;    /* nstreams == 1: the next op on the stream, -1 */
 	int32_t flow;    /* index into flows, -1 */
-	uint32_t tag;
 	uint16_t nstreams;
 	uint16_t heads;  /* member streams that are idle with this op at their head */
 	uint8_t kind, prov, state;
 } eop;
+
+/* An op's place on one of several streams. */
+typedef struct emember {
+	int32_t stream;
+	int32_t next;    /* the next op on that stream, -1 */
+} emember;
 
 typedef struct edge {
 	int32_t to, next;
 } edge;
 
 typedef struct estream {
-	int32_t *seq;
-	size_t n, cap, pos;
+	int32_t first;   /* the stream's first op, -1 */
+	int32_t head;    /* the op at its head (the next to run or running), -1 when done */
+	int32_t tail;    /* the last op added, -1 */
+	int32_t tail_slot; /* its membership record when it is on several streams, else -1 */
+	int32_t n;       /* ops on the stream */
 	int32_t rank;
 	int32_t running; /* op running on the stream, -1 */
 	uint8_t kind;
@@ -50,15 +70,21 @@ typedef struct estream {
 	uint32_t ver;    /* version of its completion event */
 } estream;
 
+/* A flow: what it moves and how fast (made once), and its progress while it runs.  Ops made by
+ * sim_op_flow_like share the flow record of the op they copy: they run on the same streams, so
+ * one at a time, and the record holds the progress of whichever runs. */
 typedef struct eflow {
+	double work0;  /* bytes of work of each op that runs it */
 	double work, cap, rate, weight;
 	int64_t last;
-	int32_t links; /* offset into flow_link / flow_coef */
+	int32_t links; /* offset into flow_link / flow_coef (shared by flows with the same list) */
 	uint16_t nlinks;
 	bool active, frozen;
+	bool excl;     /* never shares a link with another active flow (see link owners) */
+	double alone;  /* its rate when no other flow shares its links */
 	uint32_t version;
 	uint32_t mark;
-	int32_t op;
+	int32_t op;    /* the op running it (or that ran it last) */
 } eflow;
 
 typedef struct elink {
@@ -67,6 +93,9 @@ typedef struct elink {
 	size_t n, ncap;
 	uint32_t mark;
 	double rem, wsum;
+	int32_t lastlist; /* the last link list (offset) that began with this link, -1 */
+	int32_t lastlist_s0; /* the first stream of the last flow given that list */
+	int32_t owner;   /* a stream every flow crossing the link runs on (-1: no flow yet, -2: none) */
 } elink;
 
 typedef struct erank {
@@ -74,25 +103,42 @@ typedef struct erank {
 	int64_t last;
 	sim_rank_stats st;
 	double slowdown;  /* compute runs 1 / (1 + slowdown) as fast while communication runs */
+	double slow_rate; /* 1 / (1 + slowdown) */
 	int32_t comp[4];  /* the rank's compute streams */
 	int ncompstreams;
 } erank;
 
-typedef struct event {
+/* ---- the event queue: a radix heap of FIFO buckets ------------------------------------------ */
+
+typedef struct evnode {
 	int64_t t;
-	uint64_t seq;
 	int32_t op;
 	uint32_t ver;
+	int32_t next;    /* the next event of the bucket, or the next free node */
 	uint8_t type;
-} event;
+} evnode;
+
+typedef struct equeue {
+	evnode *node;
+	size_t nnode, nodecap;
+	int32_t freenode;
+	int32_t head[65], tail[65]; /* bucket i > 0: events whose time first differs from `last`
+				     * in bit i - 1; bucket 0: events at `last` */
+	int64_t min[65];  /* the earliest time in each bucket (INT64_MAX when empty) */
+	uint64_t used;   /* bit i - 1: bucket i holds events */
+	int64_t last;    /* the time of the last event popped */
+	size_t npending;
+} equeue;
 
 struct sim_engine {
 	eop *ops;
-	size_t nops, opcap;
+	int64_t *dur;      /* compute: duration; flow: latency */
+	uint32_t *tag;
+	size_t nops, opcap; /* ops, dur and tag grow together */
 	edge *edges;
 	size_t nedges, edgecap;
-	int32_t *op_streams;
-	size_t nopstreams, opstreamcap;
+	emember *memb;
+	size_t nmemb, membcap;
 	estream *streams;
 	size_t nstreams, streamcap;
 	eflow *flows;
@@ -104,13 +150,11 @@ struct sim_engine {
 	size_t nlinks, linkcap;
 	erank *ranks;
 	int nranks;
-	event *heap;
-	size_t nheap, heapcap;
-	uint64_t seq;
+	equeue q;
 	int64_t now;
 	int64_t events;
 	int64_t *start, *end; /* recorded times, or NULL */
-	size_t timecap;
+	size_t startcap, endcap;
 	bool record;
 	bool oom;
 	size_t maxops; /* op constructors refuse beyond this many ops */
@@ -119,7 +163,24 @@ struct sim_engine {
 	/* scratch for rate recomputation */
 	int32_t *cflows, *clinks;
 	size_t ncflows, ncflowcap, nclinks, nclinkcap;
+	/* sim_stream_op: every stream's ops in an array, made on first use */
+	int32_t *sseq;
+	size_t *soff;
 };
+
+/* ---- memory -------------------------------------------------------------------------------- */
+
+/* PP_GROW for the engine's arrays, with the common case (room left) inline. */
+#define GROW(arr, cap, need)                                                                                      \
+	((need) <= (cap) ? 0 : pp_grow((void **)&(arr), &(cap), (need), sizeof *(arr)))
+
+static void
+queue_init(equeue *q)
+{
+	q->freenode = -1;
+	for (int i = 0; i <= 64; i++)
+		q->head[i] = q->tail[i] = -1;
+}
 
 /* ---- construction -------------------------------------------------------------------------- */
 
@@ -139,6 +200,7 @@ sim_engine_new(int nranks, bool record_times)
 	e->nranks = nranks;
 	e->record = record_times;
 	e->maxops = INT32_MAX - 1;
+	queue_init(&e->q);
 	return e;
 }
 
@@ -154,42 +216,57 @@ sim_engine_over_limit(const sim_engine *e)
 	return e->over;
 }
 
+static int ops_grow(sim_engine *e, size_t need);
+
+void
+sim_engine_reserve(sim_engine *e, size_t ops, size_t edges, size_t members, size_t flows, size_t flow_links)
+{
+	if (ops > e->maxops)
+		ops = e->maxops;
+	if ((ops > e->opcap && ops_grow(e, ops) != 0) || GROW(e->edges, e->edgecap, edges) != 0 || GROW(e->memb, e->membcap, members) != 0 ||
+	    GROW(e->flows, e->flowcap, flows) != 0 || GROW(e->flow_link, e->flcap, flow_links) != 0 ||
+	    GROW(e->flow_coef, e->fccap, flow_links) != 0)
+		e->oom = true;
+}
+
 void
 sim_engine_free(sim_engine *e)
 {
 	if (e == NULL)
 		return;
-	for (size_t i = 0; i < e->nstreams; i++) {
-		free(e->streams[i].seq);
-	}
 	for (size_t i = 0; i < e->nlinks; i++)
 		free(e->links[i].flows);
 	free(e->ops);
+	free(e->dur);
+	free(e->tag);
 	free(e->edges);
-	free(e->op_streams);
+	free(e->memb);
 	free(e->streams);
 	free(e->flows);
 	free(e->flow_link);
 	free(e->flow_coef);
 	free(e->links);
 	free(e->ranks);
-	free(e->heap);
+	free(e->q.node);
 	free(e->start);
 	free(e->end);
 	free(e->cflows);
 	free(e->clinks);
+	free(e->sseq);
+	free(e->soff);
 	free(e);
 }
 
 int
 sim_stream_new(sim_engine *e, int rank, int kind)
 {
-	if (rank < 0 || rank >= e->nranks || PP_GROW(e->streams, e->streamcap, e->nstreams + 1) != 0) {
+	if (rank < 0 || rank >= e->nranks || GROW(e->streams, e->streamcap, e->nstreams + 1) != 0) {
 		e->oom = true;
 		return -1;
 	}
 	estream *s = &e->streams[e->nstreams];
 	memset(s, 0, sizeof *s);
+	s->first = s->head = s->tail = s->tail_slot = -1;
 	s->rank = rank;
 	s->kind = (uint8_t)kind;
 	s->running = -1;
@@ -202,52 +279,83 @@ sim_stream_new(sim_engine *e, int rank, int kind)
 void
 sim_rank_slowdown(sim_engine *e, int rank, double slowdown)
 {
-	if (rank >= 0 && rank < e->nranks && slowdown >= 0)
+	if (rank >= 0 && rank < e->nranks && slowdown >= 0) {
 		e->ranks[rank].slowdown = slowdown;
+		e->ranks[rank].slow_rate = 1.0 / (1.0 + slowdown);
+	}
 }
 
 int
 sim_link_new(sim_engine *e, double bytes_per_s)
 {
-	if (PP_GROW(e->links, e->linkcap, e->nlinks + 1) != 0) {
+	if (GROW(e->links, e->linkcap, e->nlinks + 1) != 0) {
 		e->oom = true;
 		return -1;
 	}
 	elink *l = &e->links[e->nlinks];
 	memset(l, 0, sizeof *l);
 	l->cap = bytes_per_s > 0 ? bytes_per_s : 1.0;
+	l->lastlist = l->lastlist_s0 = l->owner = -1;
 	return (int)e->nlinks++;
 }
 
-static int32_t
+/* Grows ops, dur and tag to hold `need` ops. */
+static int
+ops_grow(sim_engine *e, size_t need)
+{
+	size_t c1 = e->opcap, c2 = e->opcap, c3 = e->opcap;
+	if (PP_GROW(e->ops, c1, need) != 0 || PP_GROW(e->dur, c2, need) != 0 || PP_GROW(e->tag, c3, need) != 0)
+		return PP_ENOMEM;
+	/* the three grew by the same doubling from the same capacity */
+	e->opcap = c1;
+	return 0;
+}
+
+static inline int32_t
 op_new(sim_engine *e, int kind, int64_t dur, uint32_t tag, hw_prov prov)
 {
-	if (e->nops >= e->maxops) {
+	size_t id = e->nops;
+	if (id >= e->maxops) {
 		e->over = e->oom = true;
 		return -1;
 	}
-	if (PP_GROW(e->ops, e->opcap, e->nops + 1) != 0) {
+	if (id >= e->opcap && ops_grow(e, id + 1) != 0) {
 		e->oom = true;
 		return -1;
 	}
-	eop *o = &e->ops[e->nops];
-	memset(o, 0, sizeof *o);
-	o->dur = dur > 0 ? dur : 0;
+	eop *o = &e->ops[id];
+	o->ndeps = 0;
 	o->succ = -1;
+	o->streams = -1;
+	o->next = -1;
 	o->flow = -1;
-	o->tag = tag;
+	o->nstreams = 0;
+	o->heads = 0;
 	o->kind = (uint8_t)kind;
 	o->prov = (uint8_t)prov;
-	return (int32_t)e->nops++;
+	o->state = ST_PENDING;
+	e->dur[id] = dur > 0 ? dur : 0;
+	e->tag[id] = tag;
+	e->nops = id + 1;
+	return (int32_t)id;
 }
 
-static int
-stream_push(sim_engine *e, int s, int32_t op)
+/* Appends op `id` to stream s; slot is its membership record (-1: a one-stream op). */
+static inline int
+stream_push(sim_engine *e, int s, int32_t id, int32_t slot)
 {
 	estream *st = &e->streams[s];
-	if (PP_GROW(st->seq, st->cap, st->n + 1) != 0)
-		return -1;
-	st->seq[st->n++] = op;
+	if (st->tail == id)
+		return -1; /* a stream named twice by one op would wait for itself */
+	if (st->tail < 0)
+		st->first = st->head = id;
+	else if (st->tail_slot < 0)
+		e->ops[st->tail].next = id;
+	else
+		e->memb[st->tail_slot].next = id;
+	st->tail = id;
+	st->tail_slot = slot;
+	st->n++;
 	return 0;
 }
 
@@ -263,10 +371,7 @@ single(sim_engine *e, int kind, int stream, int64_t dur, uint32_t tag, hw_prov p
 		return -1;
 	e->ops[id].nstreams = 1;
 	e->ops[id].streams = stream;
-	if (stream_push(e, stream, id) != 0) {
-		e->oom = true;
-		return -1;
-	}
+	stream_push(e, stream, id, -1);
 	return id;
 }
 
@@ -282,6 +387,41 @@ sim_op_mark(sim_engine *e, int stream, uint32_t tag)
 	return single(e, OP_MARK, stream, 0, tag, HW_PROV_MEASURED);
 }
 
+/* The offset of a link list equal to links/coef: the last list that began with the same link
+ * when it matches (a collective repeated layer after layer), else a new copy. */
+static int32_t
+link_list(sim_engine *e, const int *links, const double *coef, int nlinks, bool *hit)
+{
+	*hit = false;
+	if (nlinks > 0 && links[0] >= 0 && (size_t)links[0] < e->nlinks) {
+		int32_t prev = e->links[links[0]].lastlist;
+		if (prev >= 0 && (size_t)prev + (size_t)nlinks <= e->nfl) {
+			bool same = true;
+			for (int i = 0; i < nlinks && same; i++)
+				same = e->flow_link[prev + i] == links[i] && e->flow_coef[prev + i] == (coef ? coef[i] : 1.0);
+			if (same) {
+				*hit = true;
+				return prev;
+			}
+		}
+	}
+	for (int i = 0; i < nlinks; i++)
+		if (links[i] < 0 || (size_t)links[i] >= e->nlinks)
+			return -1;
+	if (GROW(e->flow_link, e->flcap, e->nfl + (size_t)nlinks + 1) != 0 ||
+	    GROW(e->flow_coef, e->fccap, e->nfl + (size_t)nlinks + 1) != 0)
+		return -1;
+	int32_t at = (int32_t)e->nfl;
+	for (int i = 0; i < nlinks; i++) {
+		e->flow_link[e->nfl] = links[i];
+		e->flow_coef[e->nfl] = coef ? coef[i] : 1.0;
+		e->nfl++;
+	}
+	if (nlinks > 0 && links[0] >= 0 && (size_t)links[0] < e->nlinks)
+		e->links[links[0]].lastlist = at;
+	return at;
+}
+
 int32_t
 sim_op_flow(sim_engine *e, const int *streams, int nstreams, const int *links, const double *coef, int nlinks,
 	    int64_t latency_ps, double work, double cap, double weight, uint32_t tag, hw_prov prov)
@@ -290,6 +430,11 @@ sim_op_flow(sim_engine *e, const int *streams, int nstreams, const int *links, c
 		e->oom = true;
 		return -1;
 	}
+	for (int i = 0; i < nstreams; i++)
+		if (streams[i] < 0 || (size_t)streams[i] >= e->nstreams) {
+			e->oom = true;
+			return -1;
+		}
 	int32_t id = op_new(e, OP_FLOW, latency_ps, tag, prov);
 	if (id < 0)
 		return -1;
@@ -297,48 +442,111 @@ sim_op_flow(sim_engine *e, const int *streams, int nstreams, const int *links, c
 	o->nstreams = (uint16_t)nstreams;
 	if (nstreams == 1) {
 		o->streams = streams[0];
+		if (stream_push(e, streams[0], id, -1) != 0) {
+			e->oom = true;
+			return -1;
+		}
 	} else {
-		if (PP_GROW(e->op_streams, e->opstreamcap, e->nopstreams + (size_t)nstreams) != 0) {
+		if (GROW(e->memb, e->membcap, e->nmemb + (size_t)nstreams) != 0) {
 			e->oom = true;
 			return -1;
 		}
-		o->streams = (int32_t)e->nopstreams;
-		memcpy(e->op_streams + e->nopstreams, streams, (size_t)nstreams * sizeof *streams);
-		e->nopstreams += (size_t)nstreams;
+		o = &e->ops[id];
+		o->streams = (int32_t)e->nmemb;
+		for (int i = 0; i < nstreams; i++) {
+			int32_t slot = (int32_t)e->nmemb++;
+			e->memb[slot].stream = streams[i];
+			e->memb[slot].next = -1;
+			if (stream_push(e, streams[i], id, slot) != 0) {
+				e->oom = true;
+				return -1;
+			}
+		}
 	}
-	for (int i = 0; i < nstreams; i++)
-		if (streams[i] < 0 || (size_t)streams[i] >= e->nstreams || stream_push(e, streams[i], id) != 0) {
-			e->oom = true;
-			return -1;
-		}
 	if (work > 0) {
-		if (PP_GROW(e->flows, e->flowcap, e->nflows + 1) != 0) {
+		if (GROW(e->flows, e->flowcap, e->nflows + 1) != 0) {
 			e->oom = true;
 			return -1;
 		}
-		size_t c1 = e->flcap, c2 = e->fccap;
-		if (PP_GROW(e->flow_link, c1, e->nfl + (size_t)nlinks + 1) != 0 ||
-		    PP_GROW(e->flow_coef, c2, e->nfl + (size_t)nlinks + 1) != 0) {
+		bool hit;
+		int32_t at = link_list(e, links, coef, nlinks, &hit);
+		if (at < 0) {
 			e->oom = true;
 			return -1;
 		}
-		e->flcap = c1;
-		e->fccap = c2;
+		/* Link owners: a link all of whose flows run on one stream never carries two at once
+		 * (a stream runs one op at a time).  A repeated list with the same first stream changes
+		 * no owner. */
+		int32_t s0 = streams[0];
+		if (nlinks > 0 && (!hit || e->links[links[0]].lastlist_s0 != s0)) {
+			for (int i = 0; i < nlinks; i++) {
+				elink *k = &e->links[links[i]];
+				if (k->owner == -1)
+					k->owner = s0;
+				else if (k->owner != s0)
+					k->owner = -2;
+			}
+			e->links[links[0]].lastlist_s0 = s0;
+		}
 		eflow *f = &e->flows[e->nflows];
 		memset(f, 0, sizeof *f);
-		f->work = work;
+		f->work0 = f->work = work;
 		f->cap = cap > 0 ? cap : 1.0;
 		f->weight = weight > 0 ? weight : 1.0;
-		f->links = (int32_t)e->nfl;
+		f->links = at;
 		f->nlinks = (uint16_t)nlinks;
 		f->op = id;
-		for (int i = 0; i < nlinks; i++) {
-			e->flow_link[e->nfl] = links[i];
-			e->flow_coef[e->nfl] = coef ? coef[i] : 1.0;
-			e->nfl++;
+		/* alone, it moves at its cap or a link's capacity over its coefficient there */
+		f->alone = f->cap;
+		for (int m = 0; m < nlinks; m++) {
+			double c = e->flow_coef[at + m];
+			if (c > 0 && e->links[e->flow_link[at + m]].cap / c < f->alone)
+				f->alone = e->links[e->flow_link[at + m]].cap / c;
 		}
 		e->ops[id].flow = (int32_t)e->nflows++;
 	}
+	return id;
+}
+
+int32_t
+sim_op_flow_like(sim_engine *e, int32_t like, uint32_t tag)
+{
+	if (like < 0 || (size_t)like >= e->nops || e->ops[like].kind != OP_FLOW) {
+		e->oom = true;
+		return -1;
+	}
+	int32_t id = op_new(e, OP_FLOW, e->dur[like], tag, (hw_prov)e->ops[like].prov);
+	if (id < 0)
+		return -1;
+	eop *o = &e->ops[id];
+	const eop *l = &e->ops[like];
+	int n = l->nstreams;
+	o->nstreams = (uint16_t)n;
+	if (n == 1) {
+		o->streams = l->streams;
+		if (stream_push(e, l->streams, id, -1) != 0) {
+			e->oom = true;
+			return -1;
+		}
+	} else {
+		if (GROW(e->memb, e->membcap, e->nmemb + (size_t)n) != 0) {
+			e->oom = true;
+			return -1;
+		}
+		o = &e->ops[id];
+		l = &e->ops[like];
+		o->streams = (int32_t)e->nmemb;
+		for (int i = 0; i < n; i++) {
+			int32_t slot = (int32_t)e->nmemb++, st = e->memb[l->streams + i].stream;
+			e->memb[slot].stream = st;
+			e->memb[slot].next = -1;
+			if (stream_push(e, st, id, slot) != 0) {
+				e->oom = true;
+				return -1;
+			}
+		}
+	}
+	e->ops[id].flow = e->ops[like].flow; /* the same flow record: see eflow */
 	return id;
 }
 
@@ -346,7 +554,7 @@ int
 sim_dep(sim_engine *e, int32_t before, int32_t after)
 {
 	if (before < 0 || after < 0 || (size_t)before >= e->nops || (size_t)after >= e->nops ||
-	    PP_GROW(e->edges, e->edgecap, e->nedges + 1) != 0) {
+	    GROW(e->edges, e->edgecap, e->nedges + 1) != 0) {
 		e->oom = true;
 		return -1;
 	}
@@ -357,65 +565,101 @@ sim_dep(sim_engine *e, int32_t before, int32_t after)
 	return 0;
 }
 
-/* ---- events -------------------------------------------------------------------------------- */
+/* ---- events -------------------------------------------------------------------------------- *
+ *
+ * Events leave in (time, insertion) order.  Times never go below the last one popped (nothing
+ * is scheduled in the past), so the queue is a radix heap (Ahuja, Mehlhorn, Orlin and Tarjan
+ * 1990): an event waits in the bucket of the highest bit in which its time differs from the
+ * last popped time, and when bucket 0 (the current time) is empty the lowest non-empty bucket
+ * is spread into the buckets below it against its earliest time.  Buckets are FIFO lists, and
+ * a bucket is always empty when it is filled by spreading (every bucket below the one spread
+ * is), so each holds its events in insertion order and ties leave in that order without a
+ * sequence number.  A push is a bit scan and a list append, a pop a list head: cheap at both
+ * ends, for the few pending events of the symmetric mode and the ~13,000 of a full-mode step,
+ * most of which fall on the same few instants. */
 
-static bool
-ev_less(const event *a, const event *b)
+static inline int
+bucket_of(int64_t t, int64_t last)
 {
-	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+	return t <= last ? 0 : 64 - __builtin_clzll((uint64_t)(t ^ last));
+}
+
+static inline void
+bucket_append(equeue *q, int b, int32_t n, int64_t t)
+{
+	q->node[n].next = -1;
+	if (q->head[b] < 0) {
+		q->head[b] = n;
+		q->min[b] = t;
+		if (b > 0)
+			q->used |= UINT64_C(1) << (b - 1);
+	} else {
+		q->node[q->tail[b]].next = n;
+		if (t < q->min[b])
+			q->min[b] = t;
+	}
+	q->tail[b] = n;
 }
 
 static void
 push_event(sim_engine *e, int64_t t, int32_t op, uint32_t ver, int type)
 {
-	if (PP_GROW(e->heap, e->heapcap, e->nheap + 1) != 0) {
-		e->oom = true;
-		return;
+	equeue *q = &e->q;
+	int32_t n;
+	if (q->freenode >= 0) {
+		n = q->freenode;
+		q->freenode = q->node[n].next;
+	} else {
+		if (GROW(q->node, q->nodecap, q->nnode + 1) != 0) {
+			e->oom = true;
+			return;
+		}
+		n = (int32_t)q->nnode++;
 	}
-	event ev = {t, e->seq++, op, ver, (uint8_t)type};
-	size_t i = e->nheap++;
-	while (i > 0) {
-		size_t p = (i - 1) / 2;
-		if (!ev_less(&ev, &e->heap[p]))
-			break;
-		e->heap[i] = e->heap[p];
-		i = p;
-	}
-	e->heap[i] = ev;
+	evnode *x = &q->node[n];
+	x->t = t;
+	x->op = op;
+	x->ver = ver;
+	x->type = (uint8_t)type;
+	bucket_append(q, bucket_of(t, q->last), n, t);
+	q->npending++;
 }
 
-static event
+/* The earliest event; the queue must not be empty. */
+static evnode
 pop_event(sim_engine *e)
 {
-	event top = e->heap[0];
-	event last = e->heap[--e->nheap];
-	size_t i = 0, n = e->nheap;
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-		const event *best = &last;
-		if (l < n && ev_less(&e->heap[l], best)) {
-			m = l;
-			best = &e->heap[l];
+	equeue *q = &e->q;
+	if (q->head[0] < 0) {
+		/* spread the lowest non-empty bucket against its earliest time */
+		int b = __builtin_ctzll(q->used) + 1;
+		int64_t min = q->min[b];
+		int32_t n = q->head[b];
+		q->last = min;
+		q->head[b] = q->tail[b] = -1;
+		q->used &= ~(UINT64_C(1) << (b - 1));
+		while (n >= 0) {
+			int32_t next = q->node[n].next;
+			int64_t t = q->node[n].t;
+			bucket_append(q, bucket_of(t, min), n, t);
+			n = next;
 		}
-		if (r < n && ev_less(&e->heap[r], best))
-			m = r;
-		if (m == i)
-			break;
-		e->heap[i] = e->heap[m];
-		i = m;
 	}
-	if (n > 0)
-		e->heap[i] = last;
-	return top;
+	int32_t n = q->head[0];
+	evnode x = q->node[n];
+	q->head[0] = x.next;
+	q->node[n].next = q->freenode;
+	q->freenode = n;
+	q->npending--;
+	return x;
 }
 
 /* ---- accounting ---------------------------------------------------------------------------- */
 
-static void
-rank_advance(sim_engine *e, int r)
+static inline void
+rank_advance_k(erank *k, int64_t now)
 {
-	erank *k = &e->ranks[r];
-	int64_t dt = e->now - k->last;
+	int64_t dt = now - k->last;
 	if (dt > 0) {
 		if (k->ncomp > 0)
 			k->st.busy_ps += dt;
@@ -424,28 +668,35 @@ rank_advance(sim_engine *e, int r)
 		else
 			k->st.idle_ps += dt;
 	}
-	k->last = e->now;
+	k->last = now;
 }
 
-static int32_t
+static void
+rank_advance(sim_engine *e, int r)
+{
+	rank_advance_k(&e->ranks[r], e->now);
+}
+
+static inline int32_t
 op_stream(const sim_engine *e, const eop *o, int i)
 {
-	return o->nstreams == 1 ? o->streams : e->op_streams[o->streams + i];
+	return o->nstreams == 1 ? o->streams : e->memb[o->streams + i].stream;
 }
 
-static void push_event(sim_engine *e, int64_t t, int32_t op, uint32_t ver, int type);
-
-static double
+/* How fast compute runs on a rank now: 1 / (1 + slowdown) while communication runs
+ * (slow_rate, computed once), else 1. */
+static inline double
 compute_rate(const erank *k)
 {
-	return k->ncomm > 0 && k->slowdown > 0 ? 1.0 / (1.0 + k->slowdown) : 1.0;
+	return k->ncomm > 0 && k->slowdown > 0 ? k->slow_rate : 1.0;
 }
 
 /* Communication started or stopped on a rank: its running compute ops change speed. */
 static void
-rerate(sim_engine *e, int r, double old_rate)
+rerate(sim_engine *e, erank *k, double old_rate)
 {
-	erank *k = &e->ranks[r];
+	if (k->ncomp == 0)
+		return; /* nothing runs on its compute streams */
 	double rate = compute_rate(k);
 	if (rate == old_rate)
 		return;
@@ -462,24 +713,41 @@ rerate(sim_engine *e, int r, double old_rate)
 	}
 }
 
-/* Adjusts the running-op counters of the ranks an op runs on (once per rank). */
-static void
+/* An op starts (delta +1) or ends (-1) on stream s: the rank's time so far is accounted, its
+ * running counters change, and its compute changes speed when its communication starts or
+ * stops. */
+static inline void
+rank_touch(sim_engine *e, const estream *s, int delta)
+{
+	erank *k = &e->ranks[s->rank];
+	rank_advance_k(k, e->now);
+	if (s->kind == SIM_STREAM_COMPUTE) {
+		k->ncomp += delta;
+	} else if (k->slowdown > 0 && k->ncomp > 0) {
+		double old = compute_rate(k);
+		k->ncomm += delta;
+		rerate(e, k, old);
+	} else {
+		k->ncomm += delta;
+	}
+}
+
+/* Adjusts the running-op counters of the ranks an op runs on (once per rank: a rank seen on
+ * the op's previous stream is not counted again). */
+static inline void
 rank_count(sim_engine *e, const eop *o, int delta)
 {
+	if (o->nstreams == 1) {
+		rank_touch(e, &e->streams[o->streams], delta);
+		return;
+	}
 	int last = -1;
 	for (int i = 0; i < o->nstreams; i++) {
-		const estream *s = &e->streams[op_stream(e, o, i)];
+		const estream *s = &e->streams[e->memb[o->streams + i].stream];
 		if (s->rank == last)
 			continue;
 		last = s->rank;
-		rank_advance(e, s->rank);
-		if (s->kind == SIM_STREAM_COMPUTE) {
-			e->ranks[s->rank].ncomp += delta;
-		} else {
-			double old = compute_rate(&e->ranks[s->rank]);
-			e->ranks[s->rank].ncomm += delta;
-			rerate(e, s->rank, old);
-		}
+		rank_touch(e, s, delta);
 	}
 }
 
@@ -489,7 +757,7 @@ static void
 link_add_flow(sim_engine *e, int32_t l, int32_t f)
 {
 	elink *k = &e->links[l];
-	if (PP_GROW(k->flows, k->ncap, k->n + 1) != 0) {
+	if (GROW(k->flows, k->ncap, k->n + 1) != 0) {
 		e->oom = true;
 		return;
 	}
@@ -500,9 +768,13 @@ static void
 link_remove_flow(sim_engine *e, int32_t l, int32_t f)
 {
 	elink *k = &e->links[l];
+	if (k->n == 1 && k->flows[0] == f) {
+		k->n = 0;
+		return;
+	}
 	for (size_t i = 0; i < k->n; i++)
 		if (k->flows[i] == f) {
-			/* keep the order: it decides nothing, but stable lists keep runs easy to follow */
+			/* keep the order: the rates are computed over the flows in this order */
 			memmove(&k->flows[i], &k->flows[i + 1], (k->n - i - 1) * sizeof *k->flows);
 			k->n--;
 			return;
@@ -515,7 +787,7 @@ comp_add_link(sim_engine *e, int32_t l)
 	if (e->links[l].mark == e->mark)
 		return;
 	e->links[l].mark = e->mark;
-	if (PP_GROW(e->clinks, e->nclinkcap, e->nclinks + 1) != 0) {
+	if (GROW(e->clinks, e->nclinkcap, e->nclinks + 1) != 0) {
 		e->oom = true;
 		return;
 	}
@@ -533,7 +805,7 @@ recompute(sim_engine *e, const int32_t *seed_links, int nseed, int32_t seed_flow
 		comp_add_link(e, seed_links[i]);
 	if (seed_flow >= 0 && e->flows[seed_flow].active) {
 		e->flows[seed_flow].mark = e->mark;
-		if (PP_GROW(e->cflows, e->ncflowcap, e->ncflows + 1) != 0) {
+		if (GROW(e->cflows, e->ncflowcap, e->ncflows + 1) != 0) {
 			e->oom = true;
 			return;
 		}
@@ -548,7 +820,7 @@ recompute(sim_engine *e, const int32_t *seed_links, int nseed, int32_t seed_flow
 			if (fl->mark == e->mark)
 				continue;
 			fl->mark = e->mark;
-			if (PP_GROW(e->cflows, e->ncflowcap, e->ncflows + 1) != 0) {
+			if (GROW(e->cflows, e->ncflowcap, e->ncflows + 1) != 0) {
 				e->oom = true;
 				return;
 			}
@@ -643,13 +915,29 @@ recompute(sim_engine *e, const int32_t *seed_links, int nseed, int32_t seed_flow
 	}
 }
 
+/* A flow alone on its links moves at its own limit (f->alone, computed when it was made). */
+static inline void
+flow_alone(sim_engine *e, eflow *f)
+{
+	f->rate = f->alone;
+	f->version++;
+	push_event(e, e->now + (int64_t)ceil(f->work / f->rate * 1e12), f->op, f->version, EV_END);
+}
+
 static void
-flow_join(sim_engine *e, int32_t fi)
+flow_join(sim_engine *e, int32_t fi, int32_t op)
 {
 	eflow *f = &e->flows[fi];
+	f->op = op;
+	f->work = f->work0;
 	f->active = true;
 	f->last = e->now;
 	f->rate = 0;
+	if (f->excl) {
+		/* no other flow can be on its links now: the link lists need not know it */
+		flow_alone(e, f);
+		return;
+	}
 	bool alone = true;
 	for (int m = 0; m < f->nlinks; m++) {
 		int32_t l = e->flow_link[f->links + m];
@@ -657,16 +945,8 @@ flow_join(sim_engine *e, int32_t fi)
 		alone &= e->links[l].n == 1;
 	}
 	if (alone) {
-		/* the common case: no other flow on its links, its rate is its own limit */
-		double rate = f->cap;
-		for (int m = 0; m < f->nlinks; m++) {
-			double c = e->flow_coef[f->links + m];
-			if (c > 0 && e->links[e->flow_link[f->links + m]].cap / c < rate)
-				rate = e->links[e->flow_link[f->links + m]].cap / c;
-		}
-		f->rate = rate;
-		f->version++;
-		push_event(e, e->now + (int64_t)ceil(f->work / rate * 1e12), f->op, f->version, EV_END);
+		/* the common case: no other flow on its links */
+		flow_alone(e, f);
 		return;
 	}
 	recompute(e, &e->flow_link[f->links], f->nlinks, fi);
@@ -678,6 +958,8 @@ flow_leave(sim_engine *e, int32_t fi)
 	eflow *f = &e->flows[fi];
 	f->active = false;
 	f->work = 0;
+	if (f->excl)
+		return;
 	bool others = false;
 	for (int m = 0; m < f->nlinks; m++) {
 		int32_t l = e->flow_link[f->links + m];
@@ -695,34 +977,39 @@ op_start(sim_engine *e, int32_t id)
 {
 	eop *o = &e->ops[id];
 	o->state = ST_RUNNING;
-	for (int i = 0; i < o->nstreams; i++)
-		e->streams[op_stream(e, o, i)].running = id;
+	if (o->nstreams == 1) {
+		e->streams[o->streams].running = id;
+	} else {
+		for (int i = 0; i < o->nstreams; i++)
+			e->streams[e->memb[o->streams + i].stream].running = id;
+	}
 	e->start[id] = e->now;
 	rank_count(e, o, +1);
+	int64_t dur = e->dur[id];
 	if (o->kind == OP_FLOW && o->flow >= 0) {
-		if (o->dur > 0)
-			push_event(e, e->now + o->dur, id, 0, EV_LATENCY);
+		if (dur > 0)
+			push_event(e, e->now + dur, id, 0, EV_LATENCY);
 		else
-			flow_join(e, o->flow);
+			flow_join(e, o->flow, id);
 	} else if (o->kind == OP_COMPUTE) {
 		estream *st = &e->streams[o->streams];
-		st->rem_ps = (double)o->dur;
+		st->rem_ps = (double)dur;
 		st->since = e->now;
 		st->ver++;
-		push_event(e, e->now + (int64_t)ceil((double)o->dur / compute_rate(&e->ranks[st->rank])), id, st->ver, EV_END);
+		push_event(e, e->now + (int64_t)ceil((double)dur / compute_rate(&e->ranks[st->rank])), id, st->ver, EV_END);
 	} else {
-		push_event(e, e->now + o->dur, id, 0, EV_END);
+		push_event(e, e->now + dur, id, 0, EV_END);
 	}
 }
 
 /* Starts the stream's head op if it is ready on all its streams. */
-static void
+static inline void
 stream_kick(sim_engine *e, int s)
 {
 	estream *st = &e->streams[s];
-	if (st->running >= 0 || st->pos >= st->n)
+	if (st->running >= 0 || st->head < 0)
 		return;
-	int32_t h = st->seq[st->pos];
+	int32_t h = st->head;
 	eop *o = &e->ops[h];
 	if (!st->head_counted) {
 		st->head_counted = true;
@@ -730,6 +1017,19 @@ stream_kick(sim_engine *e, int s)
 	}
 	if (o->state == ST_PENDING && o->ndeps == 0 && o->heads == o->nstreams)
 		op_start(e, h);
+}
+
+/* Op id leaves stream st (next: the op after it there): the stream is idle again. */
+static inline void
+stream_leave(sim_engine *e, estream *st, const eop *o, int32_t next, int64_t took)
+{
+	st->running = -1;
+	st->head = next;
+	st->head_counted = false;
+	erank *k = &e->ranks[st->rank];
+	k->st.prov_ps[o->prov] += took;
+	if (e->now > k->st.end_ps)
+		k->st.end_ps = e->now;
 }
 
 static void
@@ -740,27 +1040,39 @@ op_done(sim_engine *e, int32_t id)
 	if (e->end)
 		e->end[id] = e->now;
 	rank_count(e, o, -1);
-	int last = -1;
-	for (int i = 0; i < o->nstreams; i++) {
-		estream *st = &e->streams[op_stream(e, o, i)];
-		st->running = -1;
-		st->pos++;
-		st->head_counted = false;
-		if (st->rank != last) {
-			e->ranks[st->rank].st.prov_ps[o->prov] += e->now - e->start[id];
-			if (e->now > e->ranks[st->rank].st.end_ps)
-				e->ranks[st->rank].st.end_ps = e->now;
-			last = st->rank;
+	int64_t took = e->now - e->start[id];
+	if (o->nstreams == 1) {
+		stream_leave(e, &e->streams[o->streams], o, o->next, took);
+	} else {
+		int last = -1;
+		for (int i = 0; i < o->nstreams; i++) {
+			const emember *mb = &e->memb[o->streams + i];
+			estream *st = &e->streams[mb->stream];
+			if (st->rank != last) {
+				stream_leave(e, st, o, mb->next, took);
+				last = st->rank;
+			} else {
+				st->running = -1;
+				st->head = mb->next;
+				st->head_counted = false;
+			}
 		}
 	}
 	for (int32_t ed = o->succ; ed >= 0; ed = e->edges[ed].next) {
 		eop *s = &e->ops[e->edges[ed].to];
-		if (--s->ndeps == 0)
-			for (int i = 0; i < s->nstreams; i++)
-				stream_kick(e, op_stream(e, s, i));
+		if (--s->ndeps == 0) {
+			if (s->nstreams == 1)
+				stream_kick(e, s->streams);
+			else
+				for (int i = 0; i < s->nstreams; i++)
+					stream_kick(e, e->memb[s->streams + i].stream);
+		}
 	}
-	for (int i = 0; i < o->nstreams; i++)
-		stream_kick(e, op_stream(e, o, i));
+	if (o->nstreams == 1)
+		stream_kick(e, o->streams);
+	else
+		for (int i = 0; i < o->nstreams; i++)
+			stream_kick(e, e->memb[o->streams + i].stream);
 }
 
 int
@@ -769,17 +1081,28 @@ sim_run(sim_engine *e, char *err, size_t errlen)
 	if (e->oom)
 		return pp_err(err, errlen, PP_ENOMEM, "out of memory while building the op graph");
 	/* Start times are always kept (provenance accounting needs them); end times on request. */
-	if (PP_GROW(e->start, e->timecap, e->nops + 1) != 0)
+	if (GROW(e->start, e->startcap, e->nops + 1) != 0)
 		return pp_err(err, errlen, PP_ENOMEM, "out of memory");
-	if (e->record) {
-		size_t c = 0;
-		if (PP_GROW(e->end, c, e->nops + 1) != 0)
-			return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+	if (e->record && GROW(e->end, e->endcap, e->nops + 1) != 0)
+		return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+	/* A flow is exclusive when every link it crosses is owned by one stream: no other flow can
+	 * be active there while it is, so it runs alone without joining the links' lists. */
+	int32_t memo_at = -1;
+	bool memo = false;
+	for (size_t i = 0; i < e->nflows; i++) {
+		eflow *f = &e->flows[i];
+		if (f->links != memo_at) {
+			memo_at = f->links;
+			memo = true;
+			for (int m = 0; m < f->nlinks && memo; m++)
+				memo = e->links[e->flow_link[f->links + m]].owner >= 0;
+		}
+		f->excl = memo;
 	}
 	for (size_t s = 0; s < e->nstreams; s++)
 		stream_kick(e, (int)s);
-	while (e->nheap > 0 && !e->oom) {
-		event ev = pop_event(e);
+	while (e->q.npending > 0 && !e->oom) {
+		evnode ev = pop_event(e);
 		eop *o = &e->ops[ev.op];
 		/* A stale completion (the op's rate changed after it was scheduled) is dropped before
 		 * it can move the clock: a compute op slowed while communication ran and then sped up
@@ -798,7 +1121,7 @@ sim_run(sim_engine *e, char *err, size_t errlen)
 		e->now = ev.t;
 		e->events++;
 		if (ev.type == EV_LATENCY) {
-			flow_join(e, o->flow);
+			flow_join(e, o->flow, ev.op);
 			continue;
 		}
 		if (o->kind == OP_FLOW && o->flow >= 0)
@@ -815,7 +1138,7 @@ sim_run(sim_engine *e, char *err, size_t errlen)
 			return pp_err(err, errlen, PP_EINPUT,
 				      "simulation stalled: op %zu (tag %u, stream %d) never started; the schedule has a "
 				      "dependency cycle or a collective some rank never reaches",
-				      i, o->tag, (int)op_stream(e, o, 0));
+				      i, e->tag[i], (int)op_stream(e, o, 0));
 		}
 	return 0;
 }
@@ -850,7 +1173,7 @@ sim_op_end(const sim_engine *e, int32_t op)
 uint32_t
 sim_op_tag(const sim_engine *e, int32_t op)
 {
-	return e->ops[op].tag;
+	return e->tag[op];
 }
 
 int
@@ -886,13 +1209,49 @@ sim_op_succs(const sim_engine *e, int32_t op, int32_t *out, size_t cap)
 size_t
 sim_stream_len(const sim_engine *e, int stream)
 {
-	return e->streams[stream].n;
+	return (size_t)e->streams[stream].n;
+}
+
+/* The op after `op` on stream s. */
+static int32_t
+next_on(const sim_engine *e, int32_t op, int s)
+{
+	const eop *o = &e->ops[op];
+	if (o->nstreams == 1)
+		return o->next;
+	for (int i = 0; i < o->nstreams; i++)
+		if (e->memb[o->streams + i].stream == s)
+			return e->memb[o->streams + i].next;
+	return -1;
 }
 
 int32_t
 sim_stream_op(const sim_engine *e, int stream, size_t i)
 {
-	return e->streams[stream].seq[i];
+	if (e->sseq == NULL) {
+		/* every stream's ops in one array, made once: the replay reads them by position */
+		sim_engine *w = (sim_engine *)e; /* a cache: the graph itself is not changed */
+		size_t total = 0;
+		w->soff = malloc((e->nstreams + 1) * sizeof *w->soff);
+		for (size_t s = 0; s < e->nstreams; s++)
+			total += (size_t)e->streams[s].n;
+		w->sseq = malloc((total ? total : 1) * sizeof *w->sseq);
+		if (w->soff == NULL || w->sseq == NULL) {
+			free(w->soff);
+			free(w->sseq);
+			w->soff = NULL;
+			w->sseq = NULL;
+			return -1;
+		}
+		size_t k = 0;
+		for (size_t s = 0; s < e->nstreams; s++) {
+			w->soff[s] = k;
+			for (int32_t op = e->streams[s].first; op >= 0; op = next_on(e, op, (int)s))
+				w->sseq[k++] = op;
+		}
+		w->soff[e->nstreams] = k;
+	}
+	return e->sseq[e->soff[stream] + i];
 }
 
 int
@@ -910,12 +1269,11 @@ sim_stream_kind(const sim_engine *e, int stream)
 size_t
 sim_engine_bytes(const sim_engine *e)
 {
-	size_t b = e->opcap * sizeof(eop) + e->edgecap * sizeof(edge) + e->opstreamcap * sizeof(int32_t) +
-		   e->streamcap * sizeof(estream) + e->flowcap * sizeof(eflow) + e->flcap * sizeof(int32_t) +
-		   e->fccap * sizeof(double) + e->linkcap * sizeof(elink) + (size_t)e->nranks * sizeof(erank) +
-		   e->heapcap * sizeof(event) + e->timecap * sizeof(int64_t) * (e->end ? 2 : 1);
-	for (size_t i = 0; i < e->nstreams; i++)
-		b += e->streams[i].cap * sizeof(int32_t);
+	size_t b = e->opcap * (sizeof(eop) + sizeof(int64_t) + sizeof(uint32_t)) +
+		   e->edgecap * sizeof(edge) + e->membcap * sizeof(emember) + e->streamcap * sizeof(estream) +
+		   e->flowcap * sizeof(eflow) + e->flcap * sizeof(int32_t) + e->fccap * sizeof(double) +
+		   e->linkcap * sizeof(elink) + (size_t)e->nranks * sizeof(erank) + e->q.nodecap * sizeof(evnode) +
+		   (e->startcap + e->endcap) * sizeof(int64_t);
 	for (size_t i = 0; i < e->nlinks; i++)
 		b += e->links[i].ncap * sizeof(int32_t);
 	return b;

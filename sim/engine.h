@@ -60,10 +60,15 @@ int sim_link_new(sim_engine *e, double bytes_per_s);
  * (kept for traces); `prov` the provenance of the duration. */
 int32_t sim_op_compute(sim_engine *e, int stream, int64_t dur_ps, uint32_t tag, hw_prov prov);
 int32_t sim_op_mark(sim_engine *e, int stream, uint32_t tag);
-/* A flow on `nstreams` streams crossing `nlinks` links (coef[i] bytes on links[i] per byte of
- * work).  cap is its own rate limit (bytes/s of work); weight its share under contention. */
+/* A flow on `nstreams` streams (all different) crossing `nlinks` links (coef[i] bytes on
+ * links[i] per byte of work).  cap is its own rate limit (bytes/s of work); weight its share
+ * under contention. */
 int32_t sim_op_flow(sim_engine *e, const int *streams, int nstreams, const int *links, const double *coef,
 		    int nlinks, int64_t latency_ps, double work, double cap, double weight, uint32_t tag, hw_prov prov);
+/* A flow op like `like` (same streams, links, coefficients, latency, work, cap, weight and
+ * provenance, as sim_op_flow made it) under another tag: a collective the builder repeats
+ * layer after layer costs a copy instead of its construction. */
+int32_t sim_op_flow_like(sim_engine *e, int32_t like, uint32_t tag);
 /* `after` cannot start before `before` is done. */
 int sim_dep(sim_engine *e, int32_t before, int32_t after);
 
@@ -74,6 +79,10 @@ int sim_run(sim_engine *e, char *err, size_t errlen);
 /* Refuses ops beyond `max` (the op constructors return -1, as out of memory, and sim_run fails);
  * sim_engine_over_limit says that this, not memory, stopped the graph. */
 void sim_engine_limit_ops(sim_engine *e, size_t max);
+/* Sizes the graph's arrays for that many ops, dependencies, stream memberships of ops on more
+ * than one stream, flows and flow-link entries, so that building it allocates nothing more (a
+ * hint: the arrays still grow past it).  Out of memory shows at sim_run. */
+void sim_engine_reserve(sim_engine *e, size_t ops, size_t edges, size_t members, size_t flows, size_t flow_links);
 bool sim_engine_over_limit(const sim_engine *e);
 int64_t sim_engine_now(const sim_engine *e);
 int64_t sim_engine_events(const sim_engine *e);

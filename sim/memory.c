@@ -34,21 +34,6 @@
 #define NCCL_BYTES (512.0 * 1048576.0)
 #define FRAGMENTATION 0.10
 
-/* Index of the k-th layer held by stage `s`. */
-static int64_t
-stage_layer(const model *m, const sim_train_cfg *c, int s, int k)
-{
-	int chunks = c->schedule == SIM_INTERLEAVED && c->vpp > 1 ? c->vpp : 1;
-	for (int ch = 0; ch < chunks; ch++) {
-		int64_t first;
-		int n = sim_chunk_layers(m, c, s, ch, &first);
-		if (k < n)
-			return first + k;
-		k -= n;
-	}
-	return -1; /* k beyond the stage's layers: not called so */
-}
-
 /* Bytes one layer keeps for its backward pass, per micro-batch, on one rank. */
 static double
 layer_activations(const model *m, const sim_train_cfg *c, int64_t layer, bool *has_scores)
@@ -160,18 +145,29 @@ sim_train_memory(const model *m, const hw_system *sys, const sim_train_cfg *c, i
 		int64_t micro = c->global_batch / ((int64_t)c->dp * c->micro_batch);
 		int nl = sim_stage_layers(m, c, stage);
 		double P = 0.0, Pex = 0.0, act = 0.0, biggest = 0.0, biggest_act = 0.0;
-		for (int k = 0; k < nl; k++) {
-			int64_t l = stage_layer(m, c, stage, k);
-			double ex = 0.0;
-			double lp = sim_layer_params(m, c, l, &ex);
-			P += lp - ex;
-			Pex += ex;
-			if (lp > biggest)
-				biggest = lp;
-			double la = layer_activations(m, c, l, NULL);
-			act += la;
-			if (la > biggest_act)
-				biggest_act = la;
+		/* the stage's layers chunk by chunk; a layer of the same kind (MoE or dense) as the one
+		 * before has its parameters and activations (the planner asks this of every layout) */
+		int chunks = c->schedule == SIM_INTERLEAVED && c->vpp > 1 ? c->vpp : 1, k = 0;
+		int64_t prev = -1;
+		double lp = 0.0, ex = 0.0, la = 0.0;
+		for (int ch = 0; ch < chunks && k < nl; ch++) {
+			int64_t first;
+			int n = sim_chunk_layers(m, c, stage, ch, &first);
+			for (int64_t l = first; l < first + n && k < nl; l++, k++) {
+				if (prev < 0 || model_layer_is_moe(m, l) != model_layer_is_moe(m, prev)) {
+					ex = 0.0;
+					lp = sim_layer_params(m, c, l, &ex);
+					la = layer_activations(m, c, l, NULL);
+				}
+				prev = l;
+				P += lp - ex;
+				Pex += ex;
+				if (lp > biggest)
+					biggest = lp;
+				act += la;
+				if (la > biggest_act)
+					biggest_act = la;
+			}
 		}
 		double e = sim_act_bytes(c);
 		double b = (double)c->micro_batch, s = (double)sim_seq(m, c) / (double)c->cp;

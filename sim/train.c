@@ -31,10 +31,23 @@ typedef struct rank_res {
 	int nvl_tx, nvl_rx, nic_tx, nic_rx;
 	int32_t pending[4];
 	int npending;
+	int32_t first; /* first compute op of the job being emitted */
 	int32_t last; /* last compute op */
 	int32_t prev[2]; /* last compute op of the previous layer and of the one before */
 	double slow;
 } rank_res;
+
+/* A collective made before: the same members, stream, operation, group size and bytes make the
+ * same op, which is copied (sim_op_flow_like) instead of priced and laid out again.  Groups of
+ * up to COLL_MEMO_RANKS simulated members (TP groups, the symmetric mode's single ranks); the
+ * table is direct-mapped, 2^memo_bits entries, enough for every TP group of the full mode. */
+enum { COLL_MEMO_RANKS = 8 };
+typedef struct coll_memo {
+	int32_t like; /* -1: empty */
+	int which, op, group, per_node, n;
+	double bytes;
+	int ranks[COLL_MEMO_RANKS];
+} coll_memo;
 
 typedef struct bld {
 	const model *m;
@@ -70,6 +83,8 @@ typedef struct bld {
 	double op_flops;     /* FLOPs of every compute op of every simulated rank */
 	sim_rec *rec;        /* cfg.record_ops: each op's kernels, collective or peer; else NULL */
 	int32_t embed_l[2], head_l[2]; /* recording: kernel lists of the embedding and head */
+	coll_memo *memo;
+	int memo_bits;
 } bld;
 
 /* ---- names --------------------------------------------------------------------------------- */
@@ -255,6 +270,8 @@ compute(bld *b, int rank, const seg *sg, uint32_t tag, int32_t list, int64_t lay
 	for (int i = 0; i < r->npending; i++)
 		sim_dep(b->e, r->pending[i], op);
 	r->npending = 0;
+	if (r->first < 0)
+		r->first = op;
 	r->last = op;
 	return op;
 }
@@ -286,6 +303,9 @@ coll_elem(const bld *b, uint32_t tag)
 	return (int)sim_act_bytes(b->c);
 }
 
+static int32_t new_collective(bld *b, const int *ranks, int n, int which, hw_coll op, int group, int per_node,
+			      double bytes, uint32_t tag);
+
 /* A collective over `n` simulated ranks (all members of the group that are simulated; in
  * symmetric mode just the representative) of group kind gk.  deps: each member's last compute
  * op, plus `dep`. */
@@ -295,6 +315,59 @@ collective(bld *b, const int *ranks, int n, int which, sim_group gk, hw_coll op,
 {
 	if (group <= 1 || bytes <= 0)
 		return -1;
+	coll_memo *cm = NULL;
+	int32_t id = -1;
+	if (n <= COLL_MEMO_RANKS && b->memo != NULL) {
+		uint64_t h = (uint64_t)(unsigned)ranks[0] ^ ((uint64_t)which << 24) ^ ((uint64_t)op << 28) ^
+			     ((uint64_t)(unsigned)group << 32);
+		h *= UINT64_C(0x9E3779B97F4A7C15);
+		cm = &b->memo[h >> (64 - b->memo_bits)];
+		bool same = cm->like >= 0 && cm->which == which && cm->op == (int)op && cm->group == group &&
+			    cm->per_node == per_node && cm->n == n && cm->bytes == bytes;
+		for (int i = 0; i < n && same; i++)
+			same = cm->ranks[i] == ranks[i];
+		if (same && (id = sim_op_flow_like(b->e, cm->like, tag)) < 0) {
+			b->oom = true;
+			return -1;
+		}
+	}
+	if (id < 0) {
+		id = new_collective(b, ranks, n, which, op, group, per_node, bytes, tag);
+		if (id < 0)
+			return -1;
+		if (cm != NULL) {
+			cm->like = id;
+			cm->which = which;
+			cm->op = (int)op;
+			cm->group = group;
+			cm->per_node = per_node;
+			cm->n = n;
+			cm->bytes = bytes;
+			memcpy(cm->ranks, ranks, (size_t)n * sizeof *ranks);
+		}
+	}
+	if (b->rec) {
+		sim_oprec x = {.what = REC_COLL, .group = (uint8_t)gk, .coll = (uint8_t)op, .elem = (uint8_t)coll_elem(b, tag),
+			       .gsize = group, .per_node = per_node, .list = -1, .layer = -1, .bytes = bytes};
+		sim_rec_op(b->rec, id, &x);
+	}
+	for (int i = 0; i < n; i++) {
+		rank_res *r = &b->r[ranks[i]];
+		if (deps != NULL && deps[i] >= 0)
+			sim_dep(b->e, deps[i], id);
+		if (dep_last && r->last >= 0)
+			sim_dep(b->e, r->last, id);
+		if (gate_members)
+			add_pending(b, ranks[i], id);
+	}
+	return id;
+}
+
+/* The flow op of a collective, priced and laid out on its members' streams and links. */
+static int32_t
+new_collective(bld *b, const int *ranks, int n, int which, hw_coll op, int group, int per_node, double bytes,
+	       uint32_t tag)
+{
 	hw_flow f;
 	hw_cost_coll(b->cost, op, group, per_node, bytes, &f);
 	int streams[64], links[128];
@@ -344,24 +417,8 @@ collective(bld *b, const int *ranks, int n, int which, sim_group gk, hw_coll op,
 		free(lv);
 	if (cv != coef)
 		free(cv);
-	if (id < 0) {
+	if (id < 0)
 		b->oom = true;
-		return -1;
-	}
-	if (b->rec) {
-		sim_oprec x = {.what = REC_COLL, .group = (uint8_t)gk, .coll = (uint8_t)op, .elem = (uint8_t)coll_elem(b, tag),
-			       .gsize = group, .per_node = per_node, .list = -1, .layer = -1, .bytes = bytes};
-		sim_rec_op(b->rec, id, &x);
-	}
-	for (int i = 0; i < n; i++) {
-		rank_res *r = &b->r[ranks[i]];
-		if (deps != NULL && deps[i] >= 0)
-			sim_dep(b->e, deps[i], id);
-		if (dep_last && r->last >= 0)
-			sim_dep(b->e, r->last, id);
-		if (gate_members)
-			add_pending(b, ranks[i], id);
-	}
 	return id;
 }
 
@@ -655,10 +712,9 @@ emit_job(bld *b, int s, size_t ji, const job *jb)
 	int64_t first, count;
 	chunk_layers(b, s, jb->chunk, &first, &count);
 	int base = rank_of(b, s, 0, 0), nr = b->ninst * b->tpm;
-	/* first op of the job: remember it per rank by looking at the op count before and after */
-	int32_t before = sim_engine_ops(b->e);
+	/* the job's first and last compute op on each rank, as compute() makes them */
 	for (int k = 0; k < nr; k++)
-		b->r[base + k].last = -1;
+		b->r[base + k].first = b->r[base + k].last = -1;
 	if (jb->type == J_F) {
 		if (is_first_virtual(s, jb->chunk))
 			for (int k = 0; k < nr; k++)
@@ -682,24 +738,9 @@ emit_job(bld *b, int s, size_t ji, const job *jb)
 		for (int64_t l = first + count - 1; l >= first; l--)
 			layer_w(b, s, l, jb->mb);
 	}
-	int32_t after = sim_engine_ops(b->e);
-	/* first and last compute op of the job on each rank: scan the new ops' streams */
 	for (int k = 0; k < nr; k++) {
-		b->jfirst[(size_t)(base + k) * b->maxjobs + ji] = -1;
+		b->jfirst[(size_t)(base + k) * b->maxjobs + ji] = b->r[base + k].first;
 		b->jlast[(size_t)(base + k) * b->maxjobs + ji] = b->r[base + k].last;
-	}
-	for (int32_t op = before; op < after; op++) {
-		int st = sim_op_first_stream(b->e, op);
-		if (sim_stream_kind(b->e, st) != SIM_STREAM_COMPUTE)
-			continue;
-		int rk = sim_stream_rank(b->e, st);
-		if (rk < base || rk >= base + nr)
-			continue;
-		size_t at = (size_t)rk * b->maxjobs + ji;
-		if (b->jfirst[at] < 0)
-			b->jfirst[at] = op;
-		if (jb->type == J_W)
-			b->jlast[at] = op;
 	}
 }
 
@@ -1109,6 +1150,7 @@ bld_free(bld *b)
 	free(b->r);
 	free(b->lc);
 	free(b->lidx);
+	free(b->memo);
 }
 
 static int
@@ -1134,7 +1176,7 @@ make_ranks(bld *b)
 		r->nvl_rx = sim_link_new(b->e, up);
 		r->nic_tx = sim_link_new(b->e, nic > 0 ? nic : up);
 		r->nic_rx = sim_link_new(b->e, nic > 0 ? nic : up);
-		r->last = r->prev[0] = r->prev[1] = -1;
+		r->first = r->last = r->prev[0] = r->prev[1] = -1;
 		r->slow = 1.0;
 		sim_rank_slowdown(b->e, rk, hw_cost_overlap_slowdown(b->cost));
 		if (r->comp < 0 || r->pbr < 0 || r->nic_rx < 0)
@@ -1206,8 +1248,16 @@ sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *cin, sim_tra
 		sim_engine_free(b.e);
 		return pp_err(err, errlen, PP_ENOMEM, "out of memory");
 	}
+	/* the collective memo: a few entries per simulated rank (each rank's TP collectives: all-reduce,
+	 * or all-gather and reduce-scatter, forward and backward) */
+	b.memo_bits = 6;
+	while (b.memo_bits < 16 && ((size_t)1 << b.memo_bits) < (size_t)b.nranks * 8)
+		b.memo_bits++;
+	if ((b.memo = malloc(((size_t)1 << b.memo_bits) * sizeof *b.memo)) != NULL)
+		for (size_t i = 0; i < ((size_t)1 << b.memo_bits); i++)
+			b.memo[i].like = -1;
 	sim_train_result *res = calloc(1, sizeof *res);
-	if (b.e == NULL || res == NULL || make_ranks(&b) != 0) {
+	if (b.e == NULL || res == NULL || b.memo == NULL || make_ranks(&b) != 0) {
 		rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
 		goto fail;
 	}

@@ -196,6 +196,53 @@ START_TEST(op_limit_is_exact)
 }
 END_TEST
 
+/* Compute ops on many streams with dependencies between them, durations drawn from a few
+ * values so that many ops end at the same instants and far apart (picoseconds to seconds):
+ * every op must start at max(end of the op before it on its stream, end of its dependencies),
+ * as a longest-path pass over the graph computes it independently of any event queue. */
+START_TEST(random_dag_matches_longest_path)
+{
+	enum { NS = 37, NOPS = 4000 };
+	static const int64_t durs[] = {0, 1, 7, 1000, 1000, 1048576, S(0.25), S(3), INT64_C(1) << 40};
+	sim_engine *e = sim_engine_new(NS, true);
+	int st[NS];
+	for (int i = 0; i < NS; i++)
+		st[i] = sim_stream_new(e, i, SIM_STREAM_COMPUTE);
+	static int32_t id[NOPS], on[NOPS], dep[NOPS][2];
+	static int64_t dur[NOPS], end[NOPS];
+	uint64_t x = 88172645463325252ull; /* xorshift64 */
+#define RND() (x ^= x << 13, x ^= x >> 7, x ^= x << 17, x)
+	for (int i = 0; i < NOPS; i++) {
+		on[i] = (int)(RND() % NS);
+		dur[i] = durs[RND() % (sizeof durs / sizeof durs[0])];
+		id[i] = sim_op_compute(e, st[on[i]], dur[i], (uint32_t)i, HW_PROV_DATASHEET);
+		for (int k = 0; k < 2; k++) {
+			dep[i][k] = i > 0 && RND() % 3 == 0 ? (int32_t)(RND() % (uint64_t)i) : -1;
+			if (dep[i][k] >= 0)
+				ck_assert_int_eq(sim_dep(e, id[dep[i][k]], id[i]), 0);
+		}
+	}
+#undef RND
+	ck_assert_int_eq(sim_run(e, err, sizeof err), 0);
+	int64_t stream_end[NS] = {0}, last = 0;
+	for (int i = 0; i < NOPS; i++) {
+		int64_t start = stream_end[on[i]];
+		for (int k = 0; k < 2; k++)
+			if (dep[i][k] >= 0 && end[dep[i][k]] > start)
+				start = end[dep[i][k]];
+		end[i] = start + dur[i];
+		stream_end[on[i]] = end[i];
+		if (end[i] > last)
+			last = end[i];
+		ck_assert_int_eq(sim_op_start(e, id[i]), start);
+		ck_assert_int_eq(sim_op_end(e, id[i]), end[i]);
+	}
+	ck_assert_int_eq(sim_engine_now(e), last);
+	ck_assert_int_eq(sim_engine_events(e), NOPS);
+	sim_engine_free(e);
+}
+END_TEST
+
 /* ---- schedules: one stage per rank, F takes tf, B tb (ZB: B tb, W tw), transfers free;
  * a stage's own order puts its B after its F and its W after its B ---- */
 
@@ -837,6 +884,7 @@ main(void)
 	tcase_add_test(te, interference_slows_compute);
 	tcase_add_test(te, deadlock_is_reported);
 	tcase_add_test(te, op_limit_is_exact);
+	tcase_add_test(te, random_dag_matches_longest_path);
 	tcase_add_test(te, bubbles_match_closed_forms);
 	suite_add_tcase(s, te);
 	TCase *tt = tcase_create("train");

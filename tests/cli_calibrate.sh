@@ -52,4 +52,23 @@ expect_err "no complete calibration run 1 of system dgx-a100 or its GPU a100-sxm
 CUDA_VISIBLE_DEVICES= run 1 calibrate --system-name dgx-h100 --db "$TMPD/never.db"
 if grep -q "built without CUDA and NCCL" "$TMPD/err"; then :; else expect_err "no GPU found: "; fi
 [ ! -e "$TMPD/never.db" ] || fail "calibrate created a database without a GPU"
+
+# The GPU libraries are loaded only by the commands that use them (the module paraplan-gpu.so):
+# the program itself does not need CUDA, cuBLAS, NCCL or MPI to start (glibc's loader lists what
+# a program needs when LD_TRACE_LOADED_OBJECTS is set, as ldd does).
+LD_TRACE_LOADED_OBJECTS=1 "$PARAPLAN" >"$TMPD/libs" 2>/dev/null
+if grep -q "libc\.so" "$TMPD/libs"; then
+	grep -E "libcudart|libcublas|libnccl|libmpi" "$TMPD/libs" && fail "paraplan links the GPU libraries at start"
+fi
+# A module that is missing or not a module: the GPU commands say so, exit 1, and write nothing.
+if ! grep -q "built without CUDA and NCCL" "$TMPD/err"; then
+	PARAPLAN_GPU_MODULE="$TMPD/none.so" run 1 calibrate --system-name dgx-h100 --db "$TMPD/never.db"
+	expect_err "GPU support not found: cannot load $TMPD/none.so"
+	printf 'not a module' >"$TMPD/bad.so"
+	run 0 simulate train --model gpt-1.7b --system dgx-a100 --gpus 1 --micro-batch 1 --global-batch 4 --json
+	cp "$TMPD/out" "$TMPD/plan.json"
+	PARAPLAN_GPU_MODULE="$TMPD/bad.so" run 1 replay --plan "$TMPD/plan.json" --db "$TMPD/never.db"
+	expect_err "GPU support not found: cannot load $TMPD/bad.so"
+	[ ! -e "$TMPD/never.db" ] || fail "a GPU command without its module created a database"
+fi
 finish
