@@ -404,4 +404,21 @@ typedef struct cal_param {
 int cal_minimize(const cal_param *p, size_t n, double (*f)(const double *x, void *arg), void *arg, int max_evals,
 		 double *best, /* OUT */ double *fbest, /* OUT */ int *evals, /* OUT */ char *err, size_t errlen);
 
+/* Residuals r[0 .. m) at the parameter values x[0 .. n); a nonzero PP_E* code stops the fit
+ * (f keeps its own message). */
+typedef int (*cal_resid_fn)(const double *x, double *r, void *arg);
+
+/* Minimizes the sum of squared residuals over the box (GSL's trust-region Levenberg-Marquardt
+ * on the logistic transform, forward-difference Jacobian) in at most max_iter iterations of n
+ * + 1 evaluations each.  best[] gets the best point (never worse than the start), *cost its sum
+ * of squares, *evals (may be NULL) the evaluations made.  PP_EUSAGE for an empty range, n
+ * outside 1..16 or m < n; f's code when f stopped the fit. */
+int cal_least_squares(const cal_param *p, size_t n, size_t m, cal_resid_fn f, void *arg, int max_iter,
+		      double *best, /* OUT */ double *cost, /* OUT */ int *evals, /* OUT */ char *err, size_t errlen);
+
+/* A parameter's value at a transformed coordinate u, and the coordinate of a value (clamped
+ * a millionth of the range inside it). */
+double cal_param_value(const cal_param *p, double u);
+double cal_param_u(const cal_param *p, double v);
+
 #endif /* CAL_H */

@@ -160,14 +160,20 @@ parse_cfg(const pctx *x, const cJSON *o, sim_train_cfg *c)
 		return bad(x, "dtype", "must be bf16, fp16, fp8, tf32 or fp32, got \"%s\"", s);
 	if ((rc = get_str(x, o, "attention", &s)) != 0)
 		return rc;
-	if (!strcmp(s, "flash"))
-		c->attention = SIM_ATTN_FLASH;
-	else if (!strcmp(s, "unfused"))
-		c->attention = SIM_ATTN_UNFUSED;
-	else
-		return bad(x, "attention", "must be flash or unfused, got \"%s\"", s);
+	if (sim_attention_parse(s, &c->attention) != 0)
+		return bad(x, "attention", "must be flash2, flash3 or unfused, got \"%s\"", s);
+	if (cJSON_GetObjectItemCaseSensitive(o, "fp8_recipe") != NULL) {
+		double r;
+		if ((rc = get_str(x, o, "fp8_recipe", &s)) != 0)
+			return rc;
+		if (hw_pdef_choice(hw_pdef_get(HW_P_FW_FP8_RECIPE), s, &r) != 0)
+			return bad(x, "fp8_recipe", "must be delayed, tensorwise, rowwise or mxfp8, got \"%s\"", s);
+		c->fp8_recipe = (int)r;
+	}
 	if ((rc = get_bool(x, o, "sequence_parallel", true, &c->sequence_parallel)) != 0 ||
 	    (rc = get_bool(x, o, "fsdp", false, &c->fsdp)) != 0 ||
+	    (rc = get_bool(x, o, "offload_optimizer", false, &c->offload_optimizer)) != 0 ||
+	    (rc = get_bool(x, o, "tp_comm_overlap", false, &c->tp_comm_overlap)) != 0 ||
 	    (rc = get_bool(x, o, "overlap_grad_reduce", false, &c->overlap_grad_reduce)) != 0 ||
 	    (rc = get_bool(x, o, "overlap_param_gather", false, &c->overlap_param_gather)) != 0 ||
 	    (rc = get_bool(x, o, "pp_scatter_gather", false, &c->pp_scatter_gather)) != 0)
@@ -301,6 +307,10 @@ cal_replay_plan_json(const cal_replay_plan *p)
 	cJSON_AddNumberToObject(x, "vpp", c->vpp);
 	cJSON_AddNumberToObject(x, "zero", c->zero);
 	cJSON_AddBoolToObject(x, "fsdp", c->fsdp);
+	if (c->offload_optimizer)
+		cJSON_AddBoolToObject(x, "offload_optimizer", true);
+	if (c->tp_comm_overlap)
+		cJSON_AddBoolToObject(x, "tp_comm_overlap", true);
 	cJSON_AddStringToObject(x, "schedule", sim_schedule_name(c->schedule));
 	cJSON_AddNumberToObject(x, "micro_batch", (double)c->micro_batch);
 	cJSON_AddNumberToObject(x, "global_batch", (double)c->global_batch);
@@ -308,7 +318,9 @@ cal_replay_plan_json(const cal_replay_plan *p)
 	cJSON_AddStringToObject(x, "recompute", sim_recompute_name(c->recompute));
 	cJSON_AddBoolToObject(x, "sequence_parallel", c->sequence_parallel);
 	cJSON_AddStringToObject(x, "dtype", hw_dtype_name(c->dtype));
-	cJSON_AddStringToObject(x, "attention", c->attention == SIM_ATTN_FLASH ? "flash" : "unfused");
+	if (c->dtype == HW_FP8)
+		cJSON_AddStringToObject(x, "fp8_recipe", hw_pdef_choice_name(hw_pdef_get(HW_P_FW_FP8_RECIPE), c->fp8_recipe));
+	cJSON_AddStringToObject(x, "attention", sim_attention_name(c->attention));
 	cJSON_AddBoolToObject(x, "overlap_grad_reduce", c->overlap_grad_reduce);
 	if (c->grad_reduce_bytes > 0)
 		cJSON_AddNumberToObject(x, "grad_reduce_bytes", c->grad_reduce_bytes);

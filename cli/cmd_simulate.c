@@ -160,16 +160,18 @@ simulate_train(int argc, char **argv)
 		"simulate train --model M --system S --gpus N --tp T --pp P [--dp D] [--cp C]\n"
 		"                         [--ep E] [--vpp V] [--zero 0..3] [--fsdp] [--schedule gpipe|1f1b|interleaved|zb-h1]\n"
 		"                         --micro-batch B --global-batch G [--seq L] [--recompute none|selective|full]\n"
-		"                         [--sequence-parallel] [--dtype bf16|fp16|fp8|fp32] [--full] [--trace FILE] [--json]\n",
+		"                         [--[no-]sequence-parallel] [--dtype bf16|fp16|fp8|fp32] [--full] [--trace FILE] [--json]\n",
 		about_train,
 		"  paraplan simulate train --model gpt3-175b --system dgx-a100 --gpus 1024 --tp 8 --pp 8 \\\n"
 		"      --vpp 3 --micro-batch 1 --global-batch 1536 --recompute selective --sequence-parallel\n"};
-	static const char *const attns[] = {"flash", "unfused", NULL};
+	static const char *const attns[] = {"flash2", "unfused", "flash3", NULL};
+	static const char *const recipes[] = {"delayed", "tensorwise", "rowwise", "mxfp8", NULL};
 	sim_train_cfg c;
 	sim_train_cfg_init(&c);
 	const char *model_spec = NULL, *system = NULL, *db_path = NULL, *trace = NULL, *framework = HW_DEFAULT_FRAMEWORK;
 	bool json = false;
-	int gpn = 0, attn = 0;
+	int gpn = 0, attn = 0, recipe = 0;
+	bool sp_on = false, sp_off = false, no_tp_overlap = false;
 	double bucket_mb = 0;
 	c.gpus = 0; /* required */
 	const cli_opt opts[] = {
@@ -184,17 +186,24 @@ simulate_train(int argc, char **argv)
 		OPT_INT("vpp", "V", &c.vpp, 1, 1 << 10, "virtual stages per pipeline rank (the interleaved schedule)"),
 		OPT_INT("zero", "Z", &c.zero, 0, 3, "ZeRO stage: 1 optimizer states, 2 + gradients, 3 + parameters"),
 		OPT_SWITCH("fsdp", &c.fsdp, "ZeRO-3 as PyTorch FSDP FULL_SHARD does it (per-block gathers)"),
+		OPT_SWITCH("offload-optimizer", &c.offload_optimizer,
+			   "ZeRO-Offload: optimizer states and the optimizer step on the CPU (over PCIe)"),
 		OPT_SCHEDULE("schedule", "NAME", &c.schedule, "pipeline schedule: gpipe, 1f1b (default), interleaved or zb-h1"),
 		OPT_I64("micro-batch", "B", &c.micro_batch, 1, 1 << 24, "sequences per micro-batch"),
 		OPT_I64("global-batch", "G", &c.global_batch, 1, (double)(1LL << 40), "sequences per step"),
 		OPT_I64("seq", "L", &c.seq, 1, 1 << 24, "sequence length (default: the model's)"),
 		OPT_RECOMPUTE("recompute", "R", &c.recompute, "activation recomputation: none (default), selective or full"),
-		OPT_SWITCH("sequence-parallel", &c.sequence_parallel, "sequence parallelism with TP"),
+		OPT_SWITCH("sequence-parallel", &sp_on, "sequence parallelism with TP (default: as the framework does)"),
+		OPT_SWITCH("no-sequence-parallel", &sp_off, "no sequence parallelism"),
+		OPT_SWITCH("no-tp-comm-overlap", &no_tp_overlap,
+			   "do not overlap TP collectives with the GEMMs (default: as the framework does)"),
+		OPT_CHOICE("fp8-recipe", "R", &recipe, recipes,
+			   "how fp8 GEMMs are scaled: delayed, tensorwise, rowwise or mxfp8 (default: the framework's)"),
 		OPT_DTYPE("dtype", "D", &c.dtype, "bf16 (default), fp16, fp8 (fp8 GEMMs, bf16 elsewhere) or fp32"),
 		OPT_STR("framework", "NAME", &framework,
 			"the training framework the step runs as: megatron (default), megatron-2021, torchtitan, llm-foundry, "
 			"deepspeed, pytorch, maxtext, nemo-automodel ('paraplan hw profiles')"),
-		OPT_CHOICE("attention", "K", &attn, attns, "flash or unfused attention (default: the framework's)"),
+		OPT_CHOICE("attention", "K", &attn, attns, "attention kernels: flash2, flash3 or unfused (default: the framework's)"),
 		OPT_NEGATE("no-overlap-grad-reduce", &c.overlap_grad_reduce,
 			   "do not overlap the gradient reduction with the backward pass (default: as the framework does)"),
 		OPT_FN("grad-reduce", "DTYPE", opt_grad_reduce, &c.grad_reduce_bytes, "gradient reduction in fp32, bf16 or fp16"),
@@ -231,6 +240,8 @@ simulate_train(int argc, char **argv)
 		return cli_usage("simulate train", "--micro-batch and --global-batch are required");
 	if (c.straggler_rank >= 0 && !c.full)
 		return cli_usage("simulate train", "--straggler needs --full (every rank simulated)");
+	if (sp_on && sp_off)
+		return cli_usage("simulate train", "--sequence-parallel and --no-sequence-parallel contradict each other");
 
 	char err[1024];
 	model *m;
@@ -251,9 +262,15 @@ simulate_train(int argc, char **argv)
 	/* the framework's way first, then what the command line says */
 	sim_train_cfg_framework(&c, fw);
 	if (cli_given(opts, "attention"))
-		c.attention = attn == 0 ? SIM_ATTN_FLASH : SIM_ATTN_UNFUSED;
+		c.attention = (sim_attention)attn;
 	if (cli_given(opts, "no-overlap-grad-reduce"))
 		c.overlap_grad_reduce = false;
+	if (sp_on || sp_off)
+		c.sequence_parallel = sp_on;
+	if (no_tp_overlap)
+		c.tp_comm_overlap = false;
+	if (cli_given(opts, "fp8-recipe"))
+		c.fp8_recipe = recipe;
 	hw_cost *cost;
 	rc = hw_cost_new(db, system, &cost, err, sizeof err);
 	if (rc == 0 && gpn > 0 && (rc = hw_cost_use_gpus_per_node(cost, gpn, err, sizeof err)) != 0)

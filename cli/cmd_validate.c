@@ -20,11 +20,21 @@ static const char about_text[] =
 	"\n"
 	"--cross-validate is the honest figure: for each source family in turn, the framework\n"
 	"parameters are fitted on every other family and the family left out is predicted with\n"
-	"them.  --fit fits the framework parameters (the host's time to issue a kernel, the slowdown\n"
-	"of compute beside collectives) once per framework over all of its rows on every GPU, prints\n"
-	"them and the report with them, and --save stores them.  With --set serving: the bundled\n"
+	"them (the folds' fits on the rows' predictions linearized about the fit on every row;\n"
+	"--exact simulates them, a full fit per fold).  --fit fits the framework parameters (the\n"
+	"rate its GEMMs and attention reach of the GPU's, the host's time to issue a kernel, the\n"
+	"slowdown of compute beside collectives) once per framework over all of its rows on every\n"
+	"GPU, starting from the database's values, prints them and the report with them, and --save\n"
+	"stores them.  With --set serving: the bundled\n"
 	"serving rows (TensorRT-LLM, vLLM); --fit with --systems fits a serving engine's per-step\n"
 	"cost on those systems.\n";
+
+static void
+progress(void *arg, const char *line)
+{
+	(void)arg;
+	fprintf(stderr, "validate: %s\n", line);
+}
 
 static void
 print_summary(const cJSON *doc, const char *key, const char *title)
@@ -200,7 +210,7 @@ cmd_validate(int argc, char **argv)
 {
 	static const cli_cmd cmd = {"validate",
 				    "validate [--set NAME] [--data FILE ...] [--max-mape PERCENT] [--json] [--db FILE]\n"
-				    "validate --cross-validate [--data FILE ...] [--max-mape PERCENT] [--json]\n"
+				    "validate --cross-validate [--exact] [--data FILE ...] [--max-mape PERCENT] [--json]\n"
 				    "validate --fit [--save] [--data FILE ...] [--max-evals N]\n"
 				    "validate --set serving [--fit --systems S,... [--save]]\n",
 				    about_text,
@@ -208,7 +218,7 @@ cmd_validate(int argc, char **argv)
 				    "  paraplan validate --cross-validate --data bundled \\\n"
 				    "      --data ../shared/validation/training-2024-2025.csv\n"};
 	int max_evals = 120;
-	bool save = false, json = false, fit = false, xval = false;
+	bool save = false, json = false, fit = false, xval = false, exact = false;
 	const char *set = NULL, *db_path = NULL;
 	cli_strs data = {0}, systems = {0};
 	double max_mape = -1.0;
@@ -220,6 +230,7 @@ cmd_validate(int argc, char **argv)
 			 "a CSV of the published columns to validate (repeatable; \"bundled\": the compiled-in rows, the "
 			 "default)"),
 		OPT_SWITCH("cross-validate", &xval, "leave one source family out: fit on the others, predict it"),
+		OPT_SWITCH("exact", &exact, "cross-validation: fit each fold by simulation, not on the linearization"),
 		OPT_NUM("max-mape", "X", &max_mape, 0.0, 1000.0, "exit 1 when the overall MAPE is above X percent"),
 		OPT_JSON(&json),
 		OPT_DB(&db_path),
@@ -234,6 +245,8 @@ cmd_validate(int argc, char **argv)
 		return st;
 	if (save && !fit)
 		return cli_usage("validate", "--save applies to --fit");
+	if (exact && !xval)
+		return cli_usage("validate", "--exact applies to --cross-validate");
 	if (fit && xval)
 		return cli_usage("validate", "--fit and --cross-validate are two runs: the second fits per fold");
 	bool serving = set != NULL && !strcmp(set, "serving");
@@ -263,12 +276,14 @@ cmd_validate(int argc, char **argv)
 	val_set *s = NULL;
 	cJSON *doc = NULL, *fitdoc = NULL;
 	rc = val_train_load(db, in.src, in.n, set, true, &s, err, sizeof err);
+	if (rc == 0)
+		val_set_progress(s, progress, NULL);
 	if (rc == 0 && fit)
 		rc = val_train_fit(s, max_evals, &fitdoc, err, sizeof err);
 	if (rc == 0 && fit && save)
 		rc = val_fit_save(db, fitdoc, err, sizeof err);
 	if (rc == 0)
-		rc = xval ? val_train_cross_validate(s, max_evals, &doc, err, sizeof err) : ((doc = val_train_report(s)), 0);
+		rc = xval ? val_train_cross_validate(s, max_evals, exact, &doc, err, sizeof err) : ((doc = val_train_report(s)), 0);
 	if (rc == 0 && set != NULL && cli_num(cJSON_GetObjectItem(doc, "overall"), "rows") +
 						    cli_num(cJSON_GetObjectItem(doc, "overall"), "skipped") == 0) {
 		status = cli_usage("validate", "--set \"%s\" selects no rows (a source, family, framework or GPU of the data)",

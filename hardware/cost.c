@@ -268,6 +268,15 @@ hw_cost_new(hw_db *db, const char *system, hw_cost **out, char *err, size_t errl
 		derived(&c->p[HW_P_COLL_HOP_INTER_US], he > 0.5 ? he : 0.5,
 			"(the system's scaleout_latency_us - scaleup_latency_us) / 2");
 	}
+	/* a GPU without a faster attention generation runs the FlashAttention-2 class's */
+	for (int d = 0; d < 2; d++) {
+		hw_pkey f3 = d ? HW_P_ATTN_FLASH3_BWD : HW_P_ATTN_FLASH3_FWD, f2 = d ? HW_P_ATTN_FLASH2_BWD : HW_P_ATTN_FLASH2_FWD;
+		if (!have[f3]) {
+			c->p[f3] = c->p[f2];
+			pp_strlcpy(c->p[f3].method, "none faster on this GPU: the FlashAttention-2 class's rate",
+				   sizeof c->p[f3].method);
+		}
+	}
 	c->have_serve_ar = have[HW_P_SERVE_ALLREDUCE_US];
 	if (!c->have_serve_ar)
 		derived(&c->p[HW_P_SERVE_ALLREDUCE_US], 0.0, "none: small all-reduces follow the NCCL model");
@@ -455,18 +464,37 @@ cost_mem(const hw_cost *c, double bytes, hw_prov *prov)
 	return c->p[HW_P_KERNEL_LAUNCH_US].v * 1e-6 + bytes / hbm_bw(c);
 }
 
-/* A fused (flash) attention kernel: a roofline with the kernel's own achieved fraction of the
- * peak, forward or backward. */
+/* A fused attention kernel: a roofline with the kernel's own achieved fraction of the peak (its
+ * implementation's, forward or backward), reached as sq / (sq + ramp) of it on sq queries per
+ * sequence: short sequences spend more of their time in tile prologues and on the causal
+ * diagonal (FlashAttention-3 on an H100 reaches 364 TFLOP/s forward at 1K tokens and 685 at
+ * 8K; kernels.csv). */
 static double
 cost_attn(const hw_cost *c, const hw_kernel *k, hw_prov *prov)
 {
-	const hw_pval *e = k->bwd ? &c->p[HW_P_ATTN_EFF_BWD] : &c->p[HW_P_ATTN_EFF_FWD];
+	hw_pkey key = k->impl == HW_ATTN_FLASH3 ? (k->bwd ? HW_P_ATTN_FLASH3_BWD : HW_P_ATTN_FLASH3_FWD)
+						: (k->bwd ? HW_P_ATTN_FLASH2_BWD : HW_P_ATTN_FLASH2_FWD);
+	const hw_pval *e = &c->p[key];
 	if (prov)
 		*prov = e->prov;
 	double flops = hw_kernel_flops(k);
 	if (!(flops > 0))
 		return 0.0;
-	double compute = flops / (peak_flops(c, k->dtype) * e->v);
+	/* A tile's loop runs over the keys: a short loop spends more of its time in the prologue
+	 * and epilogue (the ramp is fitted on square kernels, so key length and length agree). */
+	double ramp = c->p[k->bwd ? HW_P_ATTN_RAMP_BWD : HW_P_ATTN_RAMP_FWD].v;
+	double q = k->sk / (k->sk + ramp);
+	/* Narrow heads do less matrix work per tile load: head dim 64 runs at about 0.8 of 128's
+	 * rate (FlashAttention-2 on an A100, FA4 on a B200: docs/profiles.md), (d / 128)^0.3. */
+	if (k->dqk < 128.0 && k->dqk > 0)
+		q *= pow(k->dqk / 128.0, 0.3);
+	/* The kernel runs one tile of 128 queries per (sequence, head) and SM at a time: the last
+	 * wave of tiles leaves SMs idle. */
+	double sms = c->sys.gpu.sms > 0 ? (double)c->sys.gpu.sms : 100.0;
+	double tiles = k->b * k->heads * ceil(k->sq / 128.0);
+	if (tiles >= 1.0)
+		q *= tiles / (ceil(tiles / sms) * sms);
+	double compute = flops / (peak_flops(c, k->dtype) * e->v * q);
 	double mem = hw_kernel_bytes(k) / hbm_bw(c);
 	return c->p[HW_P_KERNEL_LAUNCH_US].v * 1e-6 + (compute > mem ? compute : mem);
 }
@@ -539,6 +567,13 @@ hw_cost_kernel(const hw_cost *c, const hw_kernel *k, hw_prov *prov)
 }
 
 /* ---- communication ------------------------------------------------------------------------- */
+
+double
+hw_cost_param(const hw_cost *c, hw_pkey k)
+{
+	const hw_pdef *d = hw_pdef_get(k);
+	return d != NULL && (d->scope == HW_SCOPE_GPU || d->scope == HW_SCOPE_SYSTEM) ? c->p[k].v : 0.0;
+}
 
 double
 hw_cost_scaleup_bw(const hw_cost *c)
@@ -707,12 +742,6 @@ hw_cost_coll_time(const hw_cost *c, hw_coll op, int ranks, int per_node, double 
 }
 
 double
-hw_cost_host_op(const hw_cost *c)
-{
-	return c->p[HW_P_HOST_OP_US].v * 1e-6;
-}
-
-double
 hw_cost_iter_overhead(const hw_cost *c)
 {
 	return c->p[HW_P_ITER_OVERHEAD_S].v;
@@ -735,12 +764,6 @@ hw_cost_serve_allreduce(const hw_cost *c, int ranks, int per_node, double bytes,
 		return c->p[HW_P_SERVE_ALLREDUCE_US].v * 1e-6 + f.wire_bytes / f.bw;
 	}
 	return hw_cost_coll_time(c, HW_ALL_REDUCE, ranks, per_node, bytes, prov);
-}
-
-double
-hw_cost_overlap_slowdown(const hw_cost *c)
-{
-	return c->p[HW_P_OVERLAP_SLOWDOWN].v;
 }
 
 /* ---- description --------------------------------------------------------------------------- */

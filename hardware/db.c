@@ -474,7 +474,9 @@ open_conn(hw_db *db, int flags, char *err, size_t errlen)
 		db->sql = NULL;
 		return rc;
 	}
-	sqlite3_exec(db->sql, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
+	/* temporary tables and indexes in memory: they are small, and a full disk or a file
+	 * size limit must not fail a command that writes nothing */
+	sqlite3_exec(db->sql, "PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY", NULL, NULL, NULL);
 	return 0;
 }
 

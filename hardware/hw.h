@@ -151,14 +151,15 @@ typedef enum hw_pkey {
 	/* gpu */
 	HW_P_GEMM_EFF_FP64, HW_P_GEMM_EFF_FP32, HW_P_GEMM_EFF_TF32, HW_P_GEMM_EFF_FP16, HW_P_GEMM_EFF_BF16,
 	HW_P_GEMM_EFF_FP8, HW_P_GEMM_EFF_INT8, HW_P_GEMM_EFF_INT4, /* in hw_dtype order */
-	HW_P_GEMM_K_RAMP, HW_P_KERNEL_LAUNCH_US, HW_P_HOST_OP_US, HW_P_HBM_EFF, HW_P_ATTN_EFF_FWD, HW_P_ATTN_EFF_BWD,
-	HW_P_CONV_EFF, HW_P_OVERLAP_SLOWDOWN,
+	HW_P_GEMM_K_RAMP, HW_P_KERNEL_LAUNCH_US, HW_P_HBM_EFF, HW_P_ATTN_FLASH2_FWD, HW_P_ATTN_FLASH2_BWD,
+	HW_P_ATTN_FLASH3_FWD, HW_P_ATTN_FLASH3_BWD, HW_P_ATTN_RAMP_FWD, HW_P_ATTN_RAMP_BWD, HW_P_CONV_EFF,
 	/* system */
 	HW_P_COLL_EFF_INTRA, HW_P_COLL_EFF_INTRA_AR, HW_P_COLL_EFF_INTER, HW_P_P2P_EFF_INTRA, HW_P_COLL_ALPHA_US,
 	HW_P_COLL_HOP_INTRA_US, HW_P_COLL_HOP_INTER_US, HW_P_ITER_OVERHEAD_S, HW_P_SERVE_ALLREDUCE_US,
-	HW_P_FABRIC_LEAF_NODES,
+	HW_P_FABRIC_LEAF_NODES, HW_P_PCIE_GBPS, HW_P_HOST_OPTIM_GBPS,
 	/* framework: what a training framework does */
-	HW_P_FW_ATTENTION, HW_P_FW_OVERLAP_GRAD_REDUCE, HW_P_FW_OVERLAP_PARAM_GATHER, HW_P_FW_HOST_OP_US,
+	HW_P_FW_ATTENTION, HW_P_FW_OVERLAP_GRAD_REDUCE, HW_P_FW_OVERLAP_PARAM_GATHER, HW_P_FW_SEQUENCE_PARALLEL,
+	HW_P_FW_TP_COMM_OVERLAP, HW_P_FW_FP8_RECIPE, HW_P_FW_GEMM_SCALE, HW_P_FW_ATTN_SCALE, HW_P_FW_HOST_OP_US,
 	HW_P_FW_COMM_SLOWDOWN,
 	HW_NPKEYS
 } hw_pkey;
@@ -167,6 +168,11 @@ typedef enum hw_pkey {
  * kernels; FlashAttention-2-class fused kernels; the architecture's fastest fused kernels
  * (FlashAttention-3 or cuDNN on Hopper, cuDNN on Blackwell; FlashAttention-2-class elsewhere). */
 enum { HW_FW_ATTN_UNFUSED, HW_FW_ATTN_FLASH2, HW_FW_ATTN_FLASH3 };
+/* Its FP8 recipe (HW_P_FW_FP8_RECIPE): Transformer Engine's delayed per-tensor scaling (the amax
+ * of earlier steps: one cast pass per operand), current ("dynamic") per-tensor scaling (an amax
+ * pass, then the cast), row-wise scaling (per-row amax and cast, scaled GEMMs), MXFP8 (per-32
+ * block scales on Blackwell: one pass writing data and scales). */
+enum { HW_FP8_DELAYED, HW_FP8_TENSORWISE, HW_FP8_ROWWISE, HW_FP8_MXFP8 };
 
 typedef struct hw_pdef {
 	const char *key;
@@ -221,6 +227,9 @@ const char *hw_profile_name(const hw_profile *p);
 const char *hw_profile_version(const hw_profile *p);
 /* The last profile of its base chain: the one whose fitted parameters the chain shares. */
 const char *hw_profile_root(const hw_profile *p);
+/* The profile `level` steps below the root on its chain (0: the root; past the profile itself:
+ * the profile). */
+const char *hw_profile_ancestor(const hw_profile *p, int level);
 /* A parameter of the profile's scope (0 for another scope's key), and where it came from. */
 double hw_profile_get(const hw_profile *p, hw_pkey k);
 hw_prov hw_profile_prov(const hw_profile *p, hw_pkey k);
@@ -373,8 +382,11 @@ double hw_gemm_shape_eff(const hw_gpu *gpu, double k_ramp, double m, double n, d
 typedef enum hw_kkind { HW_K_GEMM, HW_K_ATTN, HW_K_MEM, HW_K_CONV, HW_NKKINDS } hw_kkind;
 const char *hw_kkind_name(hw_kkind k); /* "gemm", "attention", "memory", "conv" */
 
-/* Fused attention kernels by implementation (their rates are the GPU's). */
-typedef enum hw_attn_impl { HW_ATTN_FLASH, HW_NATTN } hw_attn_impl;
+/* Fused attention kernels by generation (their rates are the GPU's): FlashAttention-2-class
+ * kernels (FA2, PyTorch SDPA's flash backend, CK on AMD), and the architecture's fastest
+ * (FlashAttention-3 or cuDNN on Hopper, cuDNN or FlashAttention-4 on Blackwell; the FA2 class
+ * where the GPU has nothing faster). */
+typedef enum hw_attn_impl { HW_ATTN_FLASH2, HW_ATTN_FLASH3, HW_NATTN } hw_attn_impl;
 
 typedef struct hw_kernel {
 	hw_kkind kind;
@@ -419,22 +431,18 @@ typedef struct hw_flow {
 void hw_cost_coll(const hw_cost *c, hw_coll op, int ranks, int per_node, double bytes, hw_flow *out);
 double hw_cost_coll_time(const hw_cost *c, hw_coll op, int ranks, int per_node, double bytes, hw_prov *prov);
 
+/* A GPU or system parameter of the bound system, as loaded (gpu and system scopes only). */
+double hw_cost_param(const hw_cost *c, hw_pkey k);
+
 /* Physical per-GPU link capacities the engine shares among flows, bytes/s. */
 double hw_cost_scaleup_bw(const hw_cost *c);
 double hw_cost_nic_bw(const hw_cost *c); /* per GPU: node NIC bandwidth / GPUs per node */
 
 /* Fixed CPU/launch overhead of one serving iteration (a fitted system parameter), seconds. */
-/* Seconds the training framework's host takes to issue one kernel (PyTorch eager dispatch): a
- * training kernel takes at least this long (fitted; 0 by default: no floor).  Serving engines
- * capture their iterations in CUDA graphs and pay iter_overhead instead. */
-double hw_cost_host_op(const hw_cost *c);
 double hw_cost_iter_overhead(const hw_cost *c);
 /* A serving engine's TP all-reduce (one-shot kernels for small messages inside the NVLink
  * domain when the system has a fitted serve_allreduce_us; NCCL otherwise). */
 double hw_cost_serve_allreduce(const hw_cost *c, int ranks, int per_node, double bytes, hw_prov *prov);
-/* Fraction by which compute slows down while a collective or transfer runs on the same GPU
- * (communication kernels take SMs and memory bandwidth from it; a fitted GPU parameter). */
-double hw_cost_overlap_slowdown(const hw_cost *c);
 
 /* A JSON account of the parameters in use and their provenance (for 'hw show'). */
 struct cJSON *hw_cost_describe(const hw_cost *c);

@@ -20,6 +20,7 @@
  * the datasheet figure it is a fraction of (NVLS all-reduce reduces inside the switch). */
 static const char *const onoff[] = {"off", "on", NULL};
 static const char *const attn_kinds[] = {"unfused", "flash2", "flash3", NULL};
+static const char *const fp8_recipes[] = {"delayed", "tensorwise", "rowwise", "mxfp8", NULL};
 
 static const hw_pdef defs[HW_NPKEYS] = {
 	/* ---- per GPU: what its kernels achieve ---- */
@@ -43,18 +44,24 @@ static const hw_pdef defs[HW_NPKEYS] = {
 			      "a GEMM tile's prologue and epilogue, as extra steps of k (q_k = k / (k + k_ramp))"},
 	[HW_P_KERNEL_LAUNCH_US] = {"kernel_launch_us", HW_SCOPE_GPU, 3.0, 0.0, 1000.0, "us", NULL,
 				   "fixed time of one kernel on the device (launch, ramp, tail)"},
-	[HW_P_HOST_OP_US] = {"host_op_us", HW_SCOPE_GPU, 0.0, 0.0, 10000.0, "us", NULL,
-			     "the training framework's host time to issue one kernel (a floor on a kernel's time)"},
 	[HW_P_HBM_EFF] = {"hbm_eff", HW_SCOPE_GPU, 0.80, 0.01, 1.0, "fraction", NULL,
 			  "achieved fraction of the HBM peak by streaming kernels"},
-	[HW_P_ATTN_EFF_FWD] = {"attn_eff_fwd", HW_SCOPE_GPU, 0.50, 0.01, 1.0, "fraction", NULL,
-			       "fused (flash) attention forward: achieved fraction of the dense peak"},
-	[HW_P_ATTN_EFF_BWD] = {"attn_eff_bwd", HW_SCOPE_GPU, 0.40, 0.01, 1.0, "fraction", NULL,
-			       "fused (flash) attention backward: achieved fraction of the dense peak"},
+	[HW_P_ATTN_FLASH2_FWD] = {"attn_flash2_fwd", HW_SCOPE_GPU, 0.50, 0.01, 1.0, "fraction", "attn_eff_fwd",
+				  "FlashAttention-2-class fused attention forward: achieved fraction of the dense peak at long "
+				  "sequences"},
+	[HW_P_ATTN_FLASH2_BWD] = {"attn_flash2_bwd", HW_SCOPE_GPU, 0.40, 0.01, 1.0, "fraction", "attn_eff_bwd",
+				  "FlashAttention-2-class fused attention backward, the same"},
+	[HW_P_ATTN_FLASH3_FWD] = {"attn_flash3_fwd", HW_SCOPE_GPU, NAN, 0.01, 1.0, "fraction", NULL,
+				  "the architecture's fastest fused attention (FA3/cuDNN on Hopper, cuDNN/FA4 on Blackwell) forward "
+				  "(none: the FlashAttention-2 class's)"},
+	[HW_P_ATTN_FLASH3_BWD] = {"attn_flash3_bwd", HW_SCOPE_GPU, NAN, 0.01, 1.0, "fraction", NULL,
+				  "the same, backward"},
+	[HW_P_ATTN_RAMP_FWD] = {"attn_seq_ramp_fwd", HW_SCOPE_GPU, 1024.0, 0.0, 1e6, "keys", NULL,
+				"fused attention forward reaches its rate x sk / (sk + ramp) on sk keys per sequence "
+				"(tile prologues, the causal diagonal)"},
+	[HW_P_ATTN_RAMP_BWD] = {"attn_seq_ramp_bwd", HW_SCOPE_GPU, 1024.0, 0.0, 1e6, "keys", NULL, "the same, backward"},
 	[HW_P_CONV_EFF] = {"conv_eff", HW_SCOPE_GPU, 0.60, 0.01, 1.0, "fraction", NULL,
 			   "implicit-GEMM convolution rate over the GEMM rate of the same shape"},
-	[HW_P_OVERLAP_SLOWDOWN] = {"overlap_slowdown", HW_SCOPE_GPU, 0.0, 0.0, 4.0, "fraction", NULL,
-				   "compute slowdown while a collective or transfer runs on the same GPU"},
 	/* ---- per system: its links ---- */
 	[HW_P_COLL_EFF_INTRA] = {"coll_eff_intra", HW_SCOPE_SYSTEM, 0.75, 0.01, 4.0, "fraction", NULL,
 				 "ring collective bus bandwidth over the per-GPU scale-up bandwidth, large messages"},
@@ -77,6 +84,11 @@ static const hw_pdef defs[HW_NPKEYS] = {
 				     "a serving engine's one-shot all-reduce latency for small messages (none: NCCL's)"},
 	[HW_P_FABRIC_LEAF_NODES] = {"fabric_leaf_nodes", HW_SCOPE_SYSTEM, 16.0, 1.0, 1e7, "nodes", NULL,
 				    "nodes under one leaf switch (groups beyond it see the oversubscription)"},
+	[HW_P_PCIE_GBPS] = {"pcie_gbps", HW_SCOPE_SYSTEM, 25.0, 0.1, 10000.0, "GB/s", NULL,
+			    "host-device copy bandwidth per GPU, one direction (optimizer offload)"},
+	[HW_P_HOST_OPTIM_GBPS] = {"host_optim_gbps", HW_SCOPE_SYSTEM, 25.0, 0.1, 10000.0, "GB/s", NULL,
+				  "host memory bandwidth a CPU optimizer step streams its states at, per GPU's share "
+				  "of the host"},
 	/* ---- per training framework: what it runs and overlaps ---- */
 	[HW_P_FW_ATTENTION] = {"attention", HW_SCOPE_FRAMEWORK, HW_FW_ATTN_FLASH2, 0.0, 2.0, "choice", NULL,
 			       "attention kernels: unfused, flash2 (FlashAttention-2 class), flash3 (the architecture's "
@@ -86,6 +98,20 @@ static const hw_pdef defs[HW_NPKEYS] = {
 					 "data-parallel gradient reduction overlapped with the backward pass", onoff},
 	[HW_P_FW_OVERLAP_PARAM_GATHER] = {"overlap_param_gather", HW_SCOPE_FRAMEWORK, 1.0, 0.0, 1.0, "choice", NULL,
 					  "ZeRO-1/2 parameter all-gather hidden in the next forward", onoff},
+	[HW_P_FW_SEQUENCE_PARALLEL] = {"sequence_parallel", HW_SCOPE_FRAMEWORK, 0.0, 0.0, 1.0, "choice", NULL,
+				       "sequence parallelism with TP > 1 by default (norms and dropout split over the TP ranks)",
+				       onoff},
+	[HW_P_FW_TP_COMM_OVERLAP] = {"tp_comm_overlap", HW_SCOPE_FRAMEWORK, 0.0, 0.0, 1.0, "choice", NULL,
+				     "tensor-parallel collectives overlapped with the GEMMs beside them (Megatron's "
+				     "--tp-comm-overlap, async TP)",
+				     onoff},
+	[HW_P_FW_FP8_RECIPE] = {"fp8_recipe", HW_SCOPE_FRAMEWORK, HW_FP8_DELAYED, 0.0, 3.0, "choice", NULL,
+				"how FP8 GEMMs get their scales: delayed, tensorwise (current), rowwise or mxfp8", fp8_recipes},
+	[HW_P_FW_GEMM_SCALE] = {"gemm_scale", HW_SCOPE_FRAMEWORK, 1.0, 0.3, 1.2, "fraction", NULL,
+				"the framework's GEMMs (its kernel choices, epilogues, clocks under its load) as a fraction of the "
+				"GPU's measured rate"},
+	[HW_P_FW_ATTN_SCALE] = {"attn_scale", HW_SCOPE_FRAMEWORK, 1.0, 0.3, 1.2, "fraction", NULL,
+				"the framework's attention kernels as a fraction of the GPU's measured rate for their generation"},
 	[HW_P_FW_HOST_OP_US] = {"host_op_us", HW_SCOPE_FRAMEWORK, 0.0, 0.0, 10000.0, "us", NULL,
 				"the framework's host time to issue one kernel (a floor on a kernel's time)"},
 	[HW_P_FW_COMM_SLOWDOWN] = {"comm_slowdown", HW_SCOPE_FRAMEWORK, 0.0, 0.0, 4.0, "fraction", NULL,

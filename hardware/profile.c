@@ -22,6 +22,8 @@
 struct hw_profile {
 	hw_pscope kind;
 	char name[48], base[48], root[48], version[48];
+	char chain[MAX_DEPTH][48]; /* root first, then down to the profile itself */
+	int depth;
 	char description[200], source[300];
 	hw_pval p[HW_NPKEYS]; /* the keys of its scope */
 	bool set[HW_NPKEYS];  /* set by the profile or a base (not the registry's default) */
@@ -169,6 +171,9 @@ hw_profile_load(hw_db *db, hw_pscope kind, const char *name, unsigned flags, hw_
 		pp_strlcpy(want, row.base, sizeof want);
 	}
 	pp_strlcpy(p->root, chain[depth - 1], sizeof p->root);
+	p->depth = depth;
+	for (int d = 0; d < depth; d++)
+		pp_strlcpy(p->chain[d], chain[depth - 1 - d], sizeof p->chain[d]);
 	for (int k = 0; k < HW_NPKEYS; k++)
 		p->set[k] = false;
 	for (int d = depth - 1; d >= 0; d--) {
@@ -224,6 +229,14 @@ const char *
 hw_profile_root(const hw_profile *p)
 {
 	return p->root;
+}
+
+const char *
+hw_profile_ancestor(const hw_profile *p, int level)
+{
+	if (level < 0)
+		level = 0;
+	return p->chain[level < p->depth ? level : p->depth - 1];
 }
 
 const char *

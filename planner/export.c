@@ -62,8 +62,11 @@ megatron_args(const model *m, const sim_train_cfg *c, pp_str *s)
 		pp_str_addf(s, " --context-parallel-size %d", c->cp);
 	if (c->ep > 1)
 		pp_str_addf(s, " --expert-model-parallel-size %d", c->ep);
-	if (c->sequence_parallel)
+	if (c->sequence_parallel && c->tp > 1) {
 		pp_str_add(s, " --sequence-parallel");
+		if (c->tp_comm_overlap)
+			pp_str_add(s, " --tp-comm-overlap");
+	}
 	pp_str_addf(s, " --micro-batch-size %lld --global-batch-size %lld --seq-length %lld",
 		    (long long)c->micro_batch, (long long)c->global_batch, (long long)(c->seq > 0 ? c->seq : t->seq));
 	pp_str_addf(s, " --num-layers %lld --hidden-size %lld --num-attention-heads %lld", (long long)t->layers,
@@ -94,14 +97,18 @@ megatron_args(const model *m, const sim_train_cfg *c, pp_str *s)
 		pp_str_add(s, " --overlap-grad-reduce");
 	if (c->zero >= 1 && c->overlap_param_gather)
 		pp_str_add(s, " --overlap-param-gather");
-	if (c->attention == SIM_ATTN_FLASH)
+	if (c->attention != SIM_ATTN_UNFUSED)
 		pp_str_add(s, " --use-flash-attn");
 	if (c->dtype == HW_BF16)
 		pp_str_add(s, " --bf16");
 	else if (c->dtype == HW_FP16)
 		pp_str_add(s, " --fp16");
-	else if (c->dtype == HW_FP8)
-		pp_str_add(s, " --bf16 --fp8-format hybrid");
+	else if (c->dtype == HW_FP8) {
+		/* Megatron-Core's recipes; torchao's rowwise scaling is closest to its blockwise one */
+		static const char *const recipe[] = {"delayed", "tensorwise", "blockwise", "mxfp8"};
+		pp_str_addf(s, " --bf16 --fp8-format hybrid --fp8-recipe %s",
+			    recipe[c->fp8_recipe >= 0 && c->fp8_recipe < 4 ? c->fp8_recipe : 0]);
+	}
 }
 
 static char *

@@ -128,7 +128,7 @@ plan_enumerate(const model *m, const hw_system *sys, int gpus, const plan_train_
 								for (int rc = 0; rc < 3; rc++) {
 									/* flash attention keeps no score matrix and recomputes
 									 * it anyway: selective recomputation is the same as none */
-									if (rc == SIM_RECOMPUTE_SELECTIVE && base.attention == SIM_ATTN_FLASH)
+									if (rc == SIM_RECOMPUTE_SELECTIVE && base.attention != SIM_ATTN_UNFUSED)
 										continue;
 									for (int sp = 0; sp <= (tp > 1 ? 1 : 0); sp++)
 										for (int di = 0; di < ndt; di++) {

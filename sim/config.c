@@ -71,15 +71,39 @@ sim_train_cfg_init(sim_train_cfg *c)
 	c->straggler_rank = -1;
 }
 
+const char *
+sim_attention_name(sim_attention a)
+{
+	return a == SIM_ATTN_UNFUSED ? "unfused" : a == SIM_ATTN_FLASH3 ? "flash3" : "flash2";
+}
+
+int
+sim_attention_parse(const char *s, sim_attention *out)
+{
+	if (!strcmp(s, "flash") || !strcmp(s, "flash2"))
+		*out = SIM_ATTN_FLASH;
+	else if (!strcmp(s, "flash3"))
+		*out = SIM_ATTN_FLASH3;
+	else if (!strcmp(s, "unfused"))
+		*out = SIM_ATTN_UNFUSED;
+	else
+		return PP_EUSAGE;
+	return 0;
+}
+
 void
 sim_train_cfg_framework(sim_train_cfg *c, const hw_profile *fw)
 {
 	c->fw = fw;
 	if (fw == NULL)
 		return;
-	c->attention = hw_profile_get(fw, HW_P_FW_ATTENTION) == HW_FW_ATTN_UNFUSED ? SIM_ATTN_UNFUSED : SIM_ATTN_FLASH;
+	double a = hw_profile_get(fw, HW_P_FW_ATTENTION);
+	c->attention = a == HW_FW_ATTN_UNFUSED ? SIM_ATTN_UNFUSED : a == HW_FW_ATTN_FLASH3 ? SIM_ATTN_FLASH3 : SIM_ATTN_FLASH;
 	c->overlap_grad_reduce = hw_profile_get(fw, HW_P_FW_OVERLAP_GRAD_REDUCE) != 0.0;
 	c->overlap_param_gather = hw_profile_get(fw, HW_P_FW_OVERLAP_PARAM_GATHER) != 0.0;
+	c->sequence_parallel = hw_profile_get(fw, HW_P_FW_SEQUENCE_PARALLEL) != 0.0;
+	c->tp_comm_overlap = hw_profile_get(fw, HW_P_FW_TP_COMM_OVERLAP) != 0.0;
+	c->fp8_recipe = (int)hw_profile_get(fw, HW_P_FW_FP8_RECIPE);
 }
 
 int64_t

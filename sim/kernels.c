@@ -47,6 +47,8 @@ put(const bctx *x, int slot, const hw_kernel *k, sim_weight w, sim_pass pass)
 static void
 mem(const bctx *x, int slot, double bytes)
 {
+	if (!(bytes > 0))
+		return;
 	hw_kernel k = {.kind = HW_K_MEM, .bytes = bytes};
 	put(x, slot, &k, SIM_W_NONE, SIM_PASS_FWD);
 }
@@ -59,19 +61,61 @@ gemm(const bctx *x, int slot, hw_dtype dt, double wbytes, sim_weight w, sim_pass
 	put(x, slot, &k, w, pass);
 }
 
+/* The GEMM dtype of the linear layer being emitted: FP8 recipes keep the LM head and the router
+ * in 16 bits (Transformer Engine's and torchao's filters; docs/profiles.md). */
+static hw_dtype
+linear_dtype(const bctx *x)
+{
+	const sim_kspec *s = x->s;
+	if (s->dt == HW_FP8 && (x->w == SIM_W_HEAD || x->w == SIM_W_ROUTER || x->w == SIM_W_MLM))
+		return s->adt;
+	return s->dt;
+}
+
+/* The casts an FP8 GEMM's 16-bit operands need, bytes moved for n elements of one operand:
+ * delayed scaling casts with the previous steps' amax in one pass that also writes the
+ * transposed copy the weight gradient reads (read e, write 1 + 1); current (tensorwise) and
+ * row-wise scaling first read the operand for its amax, then cast (read 2e, write 1), and cast
+ * again transposed for the weight gradient; MXFP8 writes data and per-32 scales in both
+ * orientations (read e twice, write 2 x (1 + 1/32)). */
+static double
+fp8_cast_bytes(int recipe, double e, double n, bool wgrad)
+{
+	switch (recipe) {
+	case HW_FP8_TENSORWISE:
+	case HW_FP8_ROWWISE:
+		return wgrad ? n * (e + 1.0) : n * (2.0 * e + 1.0);
+	case HW_FP8_MXFP8:
+		return wgrad ? 0.0 : n * (2.0 * e + 2.0 * (1.0 + 1.0 / 32.0));
+	case HW_FP8_DELAYED:
+	default:
+		return wgrad ? 0.0 : n * (e + 2.0);
+	}
+}
+
+static void mem(const bctx *x, int slot, double bytes);
+
 /* A linear layer: forward into f, and with the backward the input gradient into b and the
  * weight gradient into b too, or into SLOT_W when a zero-bubble schedule runs it apart (the
- * head's never: it ends the last stage's backward). */
+ * head's never: it ends the last stage's backward).  An FP8 layer's casts run beside it. */
 static void
 linear(const bctx *x, int f, int b, double M, double N, double K, double batch)
 {
 	const sim_kspec *s = x->s;
 	int w = s->zb && x->w != SIM_W_HEAD && x->w != SIM_W_MLM ? SLOT_W : b;
-	gemm(x, f, s->dt, s->wbytes, x->w, SIM_PASS_FWD, M, N, K, batch);
+	hw_dtype dt = linear_dtype(x);
+	bool fp8 = dt == HW_FP8;
+	if (fp8)
+		mem(x, f, fp8_cast_bytes(s->fp8_recipe, s->e, M * K * batch, false));
+	gemm(x, f, dt, s->wbytes, x->w, SIM_PASS_FWD, M, N, K, batch);
 	if (!s->backward)
 		return;
-	gemm(x, b, s->dt, s->wbytes, x->w, SIM_PASS_DGRAD, M, K, N, batch);
-	gemm(x, w, s->dt, s->wbytes, x->w, SIM_PASS_WGRAD, K, N, M, batch);
+	if (fp8)
+		mem(x, b, fp8_cast_bytes(s->fp8_recipe, s->e, M * N * batch, false));
+	gemm(x, b, dt, s->wbytes, x->w, SIM_PASS_DGRAD, M, K, N, batch);
+	if (fp8 && fp8_cast_bytes(s->fp8_recipe, s->e, 1.0, true) > 0)
+		mem(x, w, fp8_cast_bytes(s->fp8_recipe, s->e, (M * K + M * N) * batch, true));
+	gemm(x, w, dt, s->wbytes, x->w, SIM_PASS_WGRAD, K, N, M, batch);
 }
 
 /* Forward and backward memory traffic of a memory-bound step. */
@@ -156,7 +200,7 @@ sim_kernels_attn(const sim_kspec *s, double b, double sq, double sk, double dens
 		dv = (double)t->kv_lora_rank;
 	}
 	if (s->flash) {
-		hw_kernel k = {.kind = HW_K_ATTN, .dtype = s->adt, .impl = HW_ATTN_FLASH, .b = b, .heads = at, .kv_heads = gt,
+		hw_kernel k = {.kind = HW_K_ATTN, .dtype = s->adt, .impl = s->attn, .b = b, .heads = at, .kv_heads = gt,
 			       .sq = sq, .sk = sk, .dqk = dqk, .dv = dv, .density = density, .kvbytes = s->kvbytes,
 			       .kv_latent = latent};
 		put(&x, SLOT_F1, &k, SIM_W_NONE, SIM_PASS_FWD);

@@ -22,7 +22,8 @@ typedef struct sim_kspec {
 	const model *m;
 	int tp, cp, ep;
 	bool sp;             /* sequence parallelism: norms, residuals and dropout over T / tp tokens */
-	hw_dtype dt;         /* the linear layers' GEMMs */
+	hw_dtype dt;         /* the linear layers' GEMMs (fp8: not the LM head's or the router's) */
+	int fp8_recipe;      /* with dt fp8: HW_FP8_*, which casts run around each fp8 GEMM */
 	hw_dtype adt;        /* attention: the fused kernel or the batched products */
 	double wbytes;       /* bytes per stored weight element (weight-only quantization); 0: dt's */
 	double kvbytes;      /* bytes per cached K/V element (serving); 0: adt's */
@@ -30,6 +31,7 @@ typedef struct sim_kspec {
 	bool backward;       /* the backward kernels too (training) */
 	bool zb;             /* weight gradients into SLOT_W (zero-bubble) instead of the backward */
 	bool flash;          /* fused attention; else batched products and softmax kernels */
+	hw_attn_impl attn;   /* the fused attention's generation */
 	bool dropout;        /* attention and hidden dropout (models with biases train with it) */
 	double moe_imb;      /* tokens on the busiest local expert over the mean (>= 1) */
 } sim_kspec;

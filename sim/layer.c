@@ -14,7 +14,8 @@
 
 typedef struct ctx {
 	const hw_cost *cost;
-	double host;     /* seconds: the host's time to issue one kernel (hw_cost_host_op) */
+	double host;     /* seconds: the framework host's time to issue one kernel */
+	double gemm_scale, attn_scale; /* the framework's kernels over the GPU's measured rates */
 	seg *segs[SIM_KB_N][SLOT_N];
 	int32_t lists[SIM_KB_N][SLOT_N]; /* recording: each segment's kernel list, -1 none */
 	sim_rec *rec;
@@ -34,6 +35,10 @@ price(void *arg, int block, int slot, const sim_kernel *k)
 		return;
 	hw_prov p = HW_PROV_DATASHEET;
 	double t = hw_cost_kernel(x->cost, &k->hk, &p);
+	if (k->hk.kind == HW_K_GEMM)
+		t /= x->gemm_scale;
+	else if (k->hk.kind == HW_K_ATTN)
+		t /= x->attn_scale;
 	if (t > 0.0 && t < x->host)
 		t = x->host;
 	seg_add(s, t, hw_kernel_flops(&k->hk), p);
@@ -53,11 +58,13 @@ train_spec(const model *m, const sim_train_cfg *c, sim_kspec *s)
 	s->tp = c->tp, s->cp = c->cp, s->ep = c->ep;
 	s->sp = c->sequence_parallel && c->tp > 1;
 	s->dt = c->dtype;
+	s->fp8_recipe = c->fp8_recipe;
 	s->adt = c->dtype == HW_FP8 ? HW_BF16 : c->dtype; /* FP8 training runs attention in 16 bits */
 	s->e = sim_act_bytes(c);
 	s->backward = true;
 	s->zb = c->schedule == SIM_ZB_H1;
-	s->flash = c->attention == SIM_ATTN_FLASH;
+	s->flash = c->attention != SIM_ATTN_UNFUSED;
+	s->attn = c->attention == SIM_ATTN_FLASH3 ? HW_ATTN_FLASH3 : HW_ATTN_FLASH2;
 	/* Attention and hidden dropout for models with linear biases (GPT-2/3, BERT, Megatron GPT),
 	 * which train with dropout; bias-free models (Llama, Mistral, Mixtral, DeepSeek) without. */
 	s->dropout = t->bias;
@@ -67,11 +74,13 @@ train_spec(const model *m, const sim_train_cfg *c, sim_kspec *s)
 }
 
 static void
-ctx_init(ctx *x, const hw_cost *cost, sim_rec *rec)
+ctx_init(ctx *x, const hw_cost *cost, const sim_train_cfg *c, sim_rec *rec)
 {
 	memset(x, 0, sizeof *x);
 	x->cost = cost;
-	x->host = hw_cost_host_op(cost);
+	x->host = c->fw ? hw_profile_get(c->fw, HW_P_FW_HOST_OP_US) * 1e-6 : 0.0;
+	x->gemm_scale = c->fw ? hw_profile_get(c->fw, HW_P_FW_GEMM_SCALE) : 1.0;
+	x->attn_scale = c->fw ? hw_profile_get(c->fw, HW_P_FW_ATTN_SCALE) : 1.0;
 	x->rec = rec;
 	for (int b = 0; b < SIM_KB_N; b++)
 		for (int i = 0; i < SLOT_N; i++)
@@ -143,7 +152,7 @@ sim_layer_cost_rec(const model *m, const hw_cost *cost, const sim_train_cfg *c, 
 	sim_kspec ks;
 	train_spec(m, c, &ks);
 	ctx x;
-	ctx_init(&x, cost, rec);
+	ctx_init(&x, cost, c, rec);
 	block_cost *A = &out->attn, *B = &out->mlp;
 	block_init(A);
 	block_init(B);
@@ -220,7 +229,7 @@ sim_embed_cost_rec(const model *m, const hw_cost *cost, const sim_train_cfg *c, 
 	sim_kspec ks;
 	train_spec(m, c, &ks);
 	ctx x;
-	ctx_init(&x, cost, rec);
+	ctx_init(&x, cost, c, rec);
 	map_pair(&x, fwd, bwd, lists);
 	sim_kernels_embed(&ks, (double)c->micro_batch * (double)sim_seq(m, c) / (double)c->cp, price, &x);
 }
@@ -239,7 +248,7 @@ sim_head_cost_rec(const model *m, const hw_cost *cost, const sim_train_cfg *c, s
 	sim_kspec ks;
 	train_spec(m, c, &ks);
 	ctx x;
-	ctx_init(&x, cost, rec);
+	ctx_init(&x, cost, c, rec);
 	map_pair(&x, fwd, bwd, lists);
 	sim_kernels_head(&ks, (double)c->micro_batch * (double)sim_seq(m, c) / (double)c->cp, price, &x);
 }

@@ -59,7 +59,7 @@ layer_activations(const model *m, const sim_train_cfg *c, int64_t layer, bool *h
 	bool scores = c->attention == SIM_ATTN_UNFUSED && c->recompute == SIM_RECOMPUTE_NONE;
 	if (scores) /* softmax output, dropout mask and dropout output (Korthikanti's 5as^2b) */
 		a += b * at * sl * s * (e + (t->bias ? 1.0 + e : 0.0));
-	else if (c->attention == SIM_ATTN_FLASH)
+	else if (c->attention != SIM_ATTN_UNFUSED)
 		a += 4.0 * b * at * sl; /* softmax statistics */
 	if (has_scores)
 		*has_scores = scores;
@@ -193,6 +193,8 @@ sim_train_memory(const model *m, const hw_system *sys, const sim_train_cfg *c, i
 		out->optimizer = P * obytes + Pex * obytes;
 		if (c->zero >= 1)
 			out->optimizer = P * obytes / placement_dp + Pex * obytes / edp;
+		if (c->offload_optimizer)
+			out->optimizer = 0.0; /* in host memory */
 		if (c->zero >= 2)
 			out->grads = P * gbytes / placement_dp + Pex * gbytes / edp;
 		if (c->zero >= 3) {

@@ -22,6 +22,10 @@ sim_train_cfg_json(const sim_train_cfg *c, int64_t seq)
 	cJSON_AddNumberToObject(o, "vpp", c->vpp);
 	cJSON_AddNumberToObject(o, "zero", c->zero);
 	cJSON_AddBoolToObject(o, "fsdp", c->fsdp);
+	if (c->offload_optimizer)
+		cJSON_AddBoolToObject(o, "offload_optimizer", true);
+	if (c->tp_comm_overlap)
+		cJSON_AddBoolToObject(o, "tp_comm_overlap", true);
 	cJSON_AddStringToObject(o, "schedule", sim_schedule_name(c->schedule));
 	cJSON_AddNumberToObject(o, "micro_batch", (double)c->micro_batch);
 	cJSON_AddNumberToObject(o, "global_batch", (double)c->global_batch);
@@ -30,9 +34,11 @@ sim_train_cfg_json(const sim_train_cfg *c, int64_t seq)
 	cJSON_AddStringToObject(o, "recompute", sim_recompute_name(c->recompute));
 	cJSON_AddBoolToObject(o, "sequence_parallel", c->sequence_parallel);
 	cJSON_AddStringToObject(o, "dtype", hw_dtype_name(c->dtype));
+	if (c->dtype == HW_FP8)
+		cJSON_AddStringToObject(o, "fp8_recipe", hw_pdef_choice_name(hw_pdef_get(HW_P_FW_FP8_RECIPE), c->fp8_recipe));
 	if (c->fw != NULL)
 		cJSON_AddStringToObject(o, "framework", hw_profile_name(c->fw));
-	cJSON_AddStringToObject(o, "attention", c->attention == SIM_ATTN_FLASH ? "flash" : "unfused");
+	cJSON_AddStringToObject(o, "attention", sim_attention_name(c->attention));
 	cJSON_AddBoolToObject(o, "overlap_grad_reduce", c->overlap_grad_reduce);
 	cJSON_AddNumberToObject(o, "grad_reduce_bytes", sim_grad_bytes(c));
 	/* the rest of the configuration, so that the document alone reproduces the step (replay) */

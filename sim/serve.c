@@ -431,6 +431,7 @@ icost_init(icost *ic, const model *m, const hw_cost *cost, const sim_serve_cfg *
 	s->kvbytes = hw_dtype_bytes(c->kv_dtype);
 	s->e = 2.0;
 	s->flash = true;
+	s->attn = HW_ATTN_FLASH3; /* serving engines run the GPU's fastest prefill kernels */
 	s->moe_imb = 1.0;
 	ic->dense_layer = ic->moe_layer = -1;
 	for (int64_t l = 0; l < ic->t->layers; l++) {

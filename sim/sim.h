@@ -32,7 +32,11 @@ struct cJSON;
 
 typedef enum sim_schedule { SIM_GPIPE, SIM_1F1B, SIM_INTERLEAVED, SIM_ZB_H1, SIM_NSCHEDULES } sim_schedule;
 typedef enum sim_recompute { SIM_RECOMPUTE_NONE, SIM_RECOMPUTE_SELECTIVE, SIM_RECOMPUTE_FULL } sim_recompute;
-typedef enum sim_attention { SIM_ATTN_FLASH, SIM_ATTN_UNFUSED } sim_attention;
+/* Attention kernels: FlashAttention-2-class fused kernels, unfused batched products and
+ * softmax kernels, or the architecture's fastest fused kernels (FA3/cuDNN on Hopper). */
+typedef enum sim_attention { SIM_ATTN_FLASH, SIM_ATTN_UNFUSED, SIM_ATTN_FLASH3 } sim_attention;
+const char *sim_attention_name(sim_attention a);           /* "flash2", "unfused", "flash3" */
+int sim_attention_parse(const char *s, sim_attention *out); /* also "flash" for flash2 */
 
 const char *sim_schedule_name(sim_schedule s);
 int sim_schedule_parse(const char *s, sim_schedule *out);
@@ -44,6 +48,7 @@ typedef struct sim_train_cfg {
 	int tp, pp, dp, cp, ep;/* dp 0: gpus / (tp pp cp); ep divides dp*cp (experts live in DP ranks) */
 	int vpp;               /* virtual stages per pipeline rank (interleaved), 1 otherwise */
 	int zero;              /* 0 none, 1 optimizer states, 2 + gradients, 3 + parameters */
+	bool offload_optimizer;/* ZeRO-Offload: optimizer states and step on the CPU */
 	bool fsdp;             /* ZeRO-3 as PyTorch FSDP FULL_SHARD does it (per-block gathers) */
 	sim_schedule schedule;
 	int64_t micro_batch;   /* sequences per micro-batch (samples for a CNN) */
@@ -51,7 +56,10 @@ typedef struct sim_train_cfg {
 	int64_t seq;           /* 0: the model's default */
 	sim_recompute recompute;
 	bool sequence_parallel;
+	bool tp_comm_overlap;  /* with sequence parallelism: TP all-gathers and reduce-scatters run
+	                        * beside the GEMMs of the block (Megatron's --tp-comm-overlap) */
 	hw_dtype dtype;        /* bf16, fp16 or fp8 (fp8 GEMMs, bf16 elsewhere); fp32 for CNNs */
+	int fp8_recipe;        /* HW_FP8_*: how fp8 GEMMs get their scales (the casts around them) */
 	sim_attention attention;
 	bool overlap_grad_reduce;   /* DP gradient reduction overlapped with the backward pass */
 	bool overlap_param_gather;  /* ZeRO-1/2 parameter all-gather hidden in the next forward */

@@ -82,6 +82,7 @@ typedef struct bld {
 	double stage_flops;
 	double op_flops;     /* FLOPs of every compute op of every simulated rank */
 	sim_rec *rec;        /* cfg.record_ops: each op's kernels, collective or peer; else NULL */
+	uint32_t cur_tag;    /* the TP collectives' tag of the block being built */
 	int32_t embed_l[2], head_l[2]; /* recording: kernel lists of the embedding and head */
 	coll_memo *memo;
 	int memo_bits;
@@ -433,13 +434,53 @@ tp_members(const bld *b, int s, int inst, int *out)
 }
 
 /* The TP collective around a block: all-reduce, or all-gather / reduce-scatter with sequence
- * parallelism. */
+ * parallelism.  It waits for each member's last compute op and the next one waits for it. */
 static void
 tp_coll(bld *b, int s, int inst, hw_coll op, uint32_t tag)
 {
 	int mem[64];
 	int n = tp_members(b, s, inst, mem);
 	collective(b, mem, n, S_TP, SIM_G_TP, op, b->c->tp, b->pl.tp_per_node, b->act_msg, tag, NULL, true, true);
+}
+
+/* With TP communication overlap (Megatron's userbuffers: the all-gather is pipelined into the
+ * GEMM that consumes it, the reduce-scatter into the GEMM that produces it, chunk by chunk),
+ * the collectives of a block run beside its compute.  The entering all-gather waits for the
+ * members' last compute op but does not hold up the block; the leaving reduce-scatter waits
+ * for the compute op before the block's last one (it starts as that one does, on the TP stream
+ * after the all-gather) and holds up the next block. */
+static bool
+tp_overlapped(const bld *b)
+{
+	return b->c->tp_comm_overlap && b->c->sequence_parallel && b->c->tp > 1;
+}
+
+static void
+tp_coll_enter(bld *b, int s, int inst)
+{
+	if (!tp_overlapped(b)) {
+		tp_coll(b, s, inst, HW_ALL_GATHER, b->cur_tag);
+		return;
+	}
+	int mem[64];
+	int n = tp_members(b, s, inst, mem);
+	collective(b, mem, n, S_TP, SIM_G_TP, HW_ALL_GATHER, b->c->tp, b->pl.tp_per_node, b->act_msg, b->cur_tag, NULL,
+		   true, false);
+}
+
+/* before[j]: member j's compute op before the block's last one. */
+static void
+tp_coll_leave(bld *b, int s, int inst, const int32_t *before)
+{
+	bool sp = b->c->sequence_parallel && b->c->tp > 1;
+	if (!tp_overlapped(b)) {
+		tp_coll(b, s, inst, sp ? HW_REDUCE_SCATTER : HW_ALL_REDUCE, b->cur_tag);
+		return;
+	}
+	int mem[64];
+	int n = tp_members(b, s, inst, mem);
+	collective(b, mem, n, S_TP, SIM_G_TP, HW_REDUCE_SCATTER, b->c->tp, b->pl.tp_per_node, b->act_msg, b->cur_tag, before,
+		   false, true);
 }
 
 /* The ranks of instance `inst`'s side group (CP ring or EP all-to-all), member j. */
@@ -537,10 +578,12 @@ block(bld *b, int s, const block_cost *bc, bool bwd, bool attn, int64_t layer, i
 	const seg *sg = bwd ? bc->bwd : bc->fwd;
 	int s0 = bwd ? SLOT_B0 : SLOT_F0;
 	int side_kind = attn ? S_CP : S_EP;
+	b->cur_tag = sim_tag(TAG_TP, layer, mb);
+	int32_t before[64];
 	for (int i = 0; i < b->ninst; i++) {
 		/* Entering the block: SP gathers the sequence (the backward of the RS that left it). */
 		if (sp)
-			tp_coll(b, s, i, HW_ALL_GATHER, sim_tag(TAG_TP, layer, mb));
+			tp_coll_enter(b, s, i);
 		if (bwd && bc->recompute.t > 0)
 			for (int j = 0; j < b->tpm; j++)
 				compute(b, rank_of(b, s, i, j), &bc->recompute, sim_tag(TAG_RECOMP, layer, mb), klist(bc, SLOT_RC),
@@ -550,10 +593,12 @@ block(bld *b, int s, const block_cost *bc, bool bwd, bool attn, int64_t layer, i
 			seg_merge(&all, &sg[1]);
 			seg_merge(&all, &sg[2]);
 			int32_t l = b->rec ? sim_rec_concat(b->rec, klist(bc, s0), klist(bc, s0 + 1), klist(bc, s0 + 2), -1) : -1;
-			for (int j = 0; j < b->tpm; j++)
+			for (int j = 0; j < b->tpm; j++) {
+				before[j] = b->r[rank_of(b, s, i, j)].last;
 				compute(b, rank_of(b, s, i, j), &all, tag, l, layer);
+			}
 			/* Leaving the block: all-reduce, or SP's reduce-scatter. */
-			tp_coll(b, s, i, sp ? HW_REDUCE_SCATTER : HW_ALL_REDUCE, sim_tag(TAG_TP, layer, mb));
+			tp_coll_leave(b, s, i, before);
 		} else {
 			for (int j = 0; j < b->tpm; j++)
 				compute(b, rank_of(b, s, i, j), &sg[0], tag, klist(bc, s0), layer);
@@ -595,10 +640,12 @@ block(bld *b, int s, const block_cost *bc, bool bwd, bool attn, int64_t layer, i
 					   bc->side_bytes, sim_tag(TAG_EP, layer, mb), NULL, true, true);
 			}
 	for (int i = 0; i < b->ninst; i++) {
-		for (int j = 0; j < b->tpm; j++)
+		for (int j = 0; j < b->tpm; j++) {
+			before[j] = b->r[rank_of(b, s, i, j)].last;
 			compute(b, rank_of(b, s, i, j), &sg[2], tag, klist(bc, s0 + 2), layer);
+		}
 		/* Leaving the block: all-reduce, or SP's reduce-scatter. */
-		tp_coll(b, s, i, sp ? HW_REDUCE_SCATTER : HW_ALL_REDUCE, sim_tag(TAG_TP, layer, mb));
+		tp_coll_leave(b, s, i, before);
 	}
 }
 
@@ -917,6 +964,15 @@ optimizer(bld *b, int rk, double params, double bytes_per_param)
 	hw_prov p = HW_PROV_DATASHEET;
 	const hw_kernel step = {.kind = HW_K_MEM, .bytes = params * bytes_per_param};
 	double t = hw_cost_kernel(b->cost, &step, &p);
+	if (b->c->offload_optimizer && b->t != NULL) {
+		/* ZeRO-Offload (Ren et al. 2021): the 16-bit gradients go to the host, the CPU runs Adam
+		 * over the fp32 master weights and moments (read 16 B, write 12 B a parameter, at the host
+		 * memory bandwidth the GPU's share of the CPU gets), the 16-bit weights come back; the GPU
+		 * waits for it. */
+		double e = sim_act_bytes(b->c);
+		t = params * 2.0 * e / (hw_cost_param(b->cost, HW_P_PCIE_GBPS) * 1e9) +
+		    params * 28.0 / (hw_cost_param(b->cost, HW_P_HOST_OPTIM_GBPS) * 1e9);
+	}
 	seg_add(&opt, t, 0.0, p);
 	int32_t marks[2];
 	marks[0] = sim_op_mark(b->e, r->dp, sim_tag(TAG_STEP, 0, 0));
@@ -1178,7 +1234,7 @@ make_ranks(bld *b)
 		r->nic_rx = sim_link_new(b->e, nic > 0 ? nic : up);
 		r->first = r->last = r->prev[0] = r->prev[1] = -1;
 		r->slow = 1.0;
-		sim_rank_slowdown(b->e, rk, hw_cost_overlap_slowdown(b->cost));
+		sim_rank_slowdown(b->e, rk, b->c->fw ? hw_profile_get(b->c->fw, HW_P_FW_COMM_SLOWDOWN) : 0.0);
 		if (r->comp < 0 || r->pbr < 0 || r->nic_rx < 0)
 			return PP_ENOMEM;
 		if (b->rec) {

@@ -997,6 +997,75 @@ START_TEST(no_gpu_says_so_and_opens_nothing)
 }
 END_TEST
 
+/* ---- the minimizers of the profile fits ----------------------------------------------------- */
+
+/* y = a exp(-b t) at t = 0 .. 9, a = 2, b = 0.5: the residuals vanish at the truth */
+static int
+decay_resid(const double *x, double *r, void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 10; i++)
+		r[i] = x[0] * exp(-x[1] * i) - 2.0 * exp(-0.5 * i);
+	return 0;
+}
+
+static int
+stop_resid(const double *x, double *r, void *arg)
+{
+	int *calls = arg;
+	(void)x;
+	for (int i = 0; i < 3; i++)
+		r[i] = 1.0;
+	return ++*calls > 2 ? PP_EIO : 0;
+}
+
+START_TEST(least_squares_recovers_and_respects_bounds)
+{
+	cal_param p[2] = {{"a", 0.1, 10.0, 1.0}, {"b", 0.01, 2.0, 0.1}};
+	double best[2], cost;
+	int evals = 0;
+	ck_assert_int_eq(cal_least_squares(p, 2, 10, decay_resid, NULL, 100, best, &cost, &evals, err, sizeof err), 0);
+	ck_assert_rel(best[0], 2.0, 1e-3);
+	ck_assert_rel(best[1], 0.5, 1e-3);
+	ck_assert(cost < 1e-8 && evals > 3);
+	/* b's box ends at 0.3: the best point sits at its edge, never outside */
+	p[1].hi = 0.3;
+	ck_assert_int_eq(cal_least_squares(p, 2, 10, decay_resid, NULL, 100, best, &cost, NULL, err, sizeof err), 0);
+	ck_assert(best[1] <= 0.3 && best[1] > 0.29);
+	/* the parameters' coordinates go there and back */
+	for (double v = 0.02; v < 0.3; v += 0.05)
+		ck_assert_rel(cal_param_value(&p[1], cal_param_u(&p[1], v)), v, 1e-9);
+	/* usage errors and a residual function that stops the fit */
+	ck_assert_int_eq(cal_least_squares(p, 2, 1, decay_resid, NULL, 10, best, &cost, NULL, err, sizeof err), PP_EUSAGE);
+	p[0].hi = p[0].lo;
+	ck_assert_int_eq(cal_least_squares(p, 2, 10, decay_resid, NULL, 10, best, &cost, NULL, err, sizeof err), PP_EUSAGE);
+	ck_assert_msg(strstr(err, "a: empty range") != NULL, "%s", err);
+	int calls = 0;
+	cal_param q = {"q", 0.0, 1.0, 0.5};
+	ck_assert_int_eq(cal_least_squares(&q, 1, 3, stop_resid, &calls, 10, best, &cost, NULL, err, sizeof err), PP_EIO);
+}
+END_TEST
+
+static double
+bowl(const double *x, void *arg)
+{
+	(void)arg;
+	return (x[0] - 0.3) * (x[0] - 0.3) + 4.0 * (x[1] - 0.7) * (x[1] - 0.7);
+}
+
+START_TEST(nelder_mead_finds_the_bowl)
+{
+	cal_param p[2] = {{"x", 0.0, 1.0, 0.9}, {"y", 0.0, 1.0, 0.1}};
+	double best[2], f;
+	int evals;
+	ck_assert_int_eq(cal_minimize(p, 2, bowl, NULL, 400, best, &f, &evals, err, sizeof err), 0);
+	ck_assert(fabs(best[0] - 0.3) < 0.01 && fabs(best[1] - 0.7) < 0.01 && evals <= 410);
+	/* never worse than the start: one evaluation allowed */
+	ck_assert_int_eq(cal_minimize(p, 2, bowl, NULL, 1, best, &f, NULL, err, sizeof err), 0);
+	ck_assert(f <= bowl((double[]){0.9, 0.1}, NULL));
+}
+END_TEST
+
 static Suite *
 cal_suite(void)
 {
@@ -1025,6 +1094,8 @@ cal_suite(void)
 	tcase_add_test(tc, fit_gemm_with_noise);
 	tcase_add_test(tc, fit_gemm_without_k_spread_keeps_k_ramp);
 	tcase_add_test(tc, fit_read_only_writes_nothing);
+	tcase_add_test(tc, least_squares_recovers_and_respects_bounds);
+	tcase_add_test(tc, nelder_mead_finds_the_bowl);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("calibrate");
 	tcase_set_timeout(tc, 30);

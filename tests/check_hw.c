@@ -735,7 +735,7 @@ START_TEST(default_sources_and_params)
 	ck_assert_int_ge(count_of(s, "SELECT count(*) FROM param WHERE shipped = 1 AND origin = 'fitted'"), 10);
 	ck_assert_int_eq(count_of(s, "SELECT count(*) FROM param WHERE shipped = 1 AND origin NOT IN ('default', 'fitted')"), 0);
 	ck_assert_int_eq(count_of(s, "SELECT count(*) FROM param WHERE origin = 'fitted' AND NOT (method LIKE 'paraplan validate%'"
-				     " OR method LIKE 'transferred from%') OR (origin = 'fitted' AND source NOT LIKE 'sim/data/published-%')"),
+				     " OR method LIKE 'transferred from%') OR (origin = 'fitted' AND source NOT LIKE 'validate/data/published-%' AND source NOT LIKE 'paraplan validate%')"),
 			 0);
 	ck_assert_int_eq(count_of(s, "SELECT count(*) FROM param WHERE (scope = 'gpu' AND subject NOT IN (SELECT name FROM gpu))"
 				     " OR (scope = 'system' AND subject NOT IN (SELECT name FROM system))"

@@ -927,7 +927,7 @@ START_TEST(plan_documents)
 		{"\"dp\": 4", "\"dp\": 3", "winner.config.tp x pp x dp x cp (2 x 2 x 3 x 1) must equal winner.config.gpus (16)"},
 		{"\"1f1b\"", "\"2f2b\"", "winner.config.schedule must be gpipe, 1f1b, interleaved or zb-h1, got \"2f2b\""},
 		{"\"bf16\"", "\"int3\"", "winner.config.dtype must be"},
-		{"\"flash\"", "\"fast\"", "winner.config.attention must be flash or unfused"},
+		{"\"flash\"", "\"fast\"", "winner.config.attention must be flash2, flash3 or unfused"},
 		{"\"sequence_parallel\": true", "\"sequence_parallel\": 1", "winner.config.sequence_parallel must be true or false"},
 		{"\"zero\": 1", "\"zero\": 4", "winner.config.zero must be an integer from 0 to 3"},
 		{"\"plan-train\"", "\"plan-serve\"", "plan.json: \"kind\" is \"plan-serve\""},

@@ -555,8 +555,8 @@ START_TEST(layer_provenance)
 		hw_db *db;
 		ck_assert_int_eq(hw_open(":memory:", 0, &db, err, sizeof err), 0);
 		ck_assert_int_eq(hw_exec_simple(db, "DELETE FROM param WHERE origin = 'fitted'", err, sizeof err), 0);
-		static const char *const keys[] = {"gemm_eff_bf16", "hbm_eff", "attn_eff_fwd", "attn_eff_bwd", "host_op_us"};
-		double vals[] = {0.7, 0.7, 0.7, 0.7, 0.5};
+		static const char *const keys[] = {"gemm_eff_bf16", "hbm_eff", "attn_flash2_fwd", "attn_flash2_bwd", "kernel_launch_us"};
+		double vals[] = {0.7, 0.7, 0.7, 0.7, 3.0};
 		for (size_t i = 0; i < (all ? 5 : 1); i++)
 			ck_assert_msg(hw_param_set(db, "gpu", "h100-sxm", keys[i], vals[i], "fitted", "test", "test", 0, err,
 						   sizeof err) == 0, "%s", err);

@@ -20,7 +20,7 @@ run 2 replay --plan x.json extra
 expect_err "unexpected argument \"extra\""
 
 # Plans: an 8-GPU one (tp 2, pp 2, dp 2) from the simulator, and the planner's 1-GPU winner.
-run 0 simulate train --model mpt-125m --system dgx-h100 --gpus 8 --tp 2 --pp 2 --micro-batch 1 --global-batch 8 \
+run 0 simulate train --model mpt-125m --system dgx-h100 --gpus 8 --tp 2 --pp 2 --micro-batch 1 --global-batch 8 --no-sequence-parallel \
 	--seq 1024 --json --trace "$TMPD/trace.json"
 cp "$TMPD/out" "$TMPD/sim.json"
 run 0 plan train --model mpt-125m --system dgx-h100 --gpus 1 --global-batch 8 --json

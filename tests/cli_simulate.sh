@@ -67,14 +67,14 @@ json_check "$TMPD/out" "d['kind'] == 'validate' and d['overall']['rows'] >= 15 a
 run 1 validate --set korthikanti --max-mape 0.0001
 expect_err "above --max-mape"
 run 2 validate --set nobody
-# the shipped fits keep the accuracy the README states (issue targets: overall MAPE at most 10%)
-run 0 validate --max-mape 10
+# the shipped fits keep the in-sample accuracy docs/validation.md states (the cross-validated
+# figure is guarded by tests/cli_accuracy.sh)
+run 0 validate --max-mape 8
 run 0 validate --set h100 --max-mape 8
 run 0 validate --set serving --max-mape 30
 # the shipped fitted rows are what tools/make-fitted.py makes of the recorded fits
 if command -v python3 >/dev/null; then
-	python3 "$top_srcdir/tools/make-fitted.py" "$top_srcdir/hardware/data/fit-training-a100.json" \
-		"$top_srcdir/hardware/data/fit-training-h100.json" \
+	python3 "$top_srcdir/tools/make-fitted.py" "$top_srcdir/hardware/data/fit-training.json" \
 		"$top_srcdir/hardware/data/fit-serving-hgx-h200.json" >"$TMPD/fitted.sql" ||
 		fail "tools/make-fitted.py failed"
 	cmp -s "$TMPD/fitted.sql" "$top_srcdir/hardware/data/fitted.sql" ||

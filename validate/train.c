@@ -7,7 +7,8 @@
  *     ran megatron-2021 (unfused attention, no overlapped gradient reduction); NVIDIA's
  *     dgxc-benchmarking and NeMo tables megatron (their MaxText and Paxml recipes maxtext);
  *     llm-foundry llm-foundry; NeMo Automodel nemo-automodel; torchao's torchtitan runs
- *     torchtitan; stas00's DeepSpeed runs deepspeed; MaxText maxtext (docs/profiles.md);
+ *     torchtitan; stas00's DeepSpeed runs, and rows whose ZeRO column names DeepSpeed
+ *     (Narayanan 2021's ZeRO-3 baseline), deepspeed; MaxText maxtext (docs/profiles.md);
  *   - the model: a catalog model when the row names one (its layer count and sequence from the
  *     row, which proxies reduce), else the row's dimensions with the architecture of its era:
  *     GPT (GELU, LayerNorm, learned positions, tied embeddings; biases and dropout in
@@ -34,6 +35,7 @@
 #include <cJSON.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,7 +105,29 @@ struct val_set {
 	size_t nprof;
 	bool have_base;
 	double base_tflops, base_step;
+	void (*progress)(void *arg, const char *line);
+	void *progress_arg;
 };
+
+void
+val_set_progress(val_set *s, void (*fn)(void *arg, const char *line), void *arg)
+{
+	s->progress = fn;
+	s->progress_arg = arg;
+}
+
+static void
+say(const val_set *s, const char *fmt, ...)
+{
+	if (s->progress == NULL)
+		return;
+	char line[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	s->progress(s->progress_arg, line);
+}
 
 /* ---- reading a row ------------------------------------------------------------------------- */
 
@@ -169,6 +193,8 @@ static const char *
 framework_of(const vrow *w)
 {
 	const char *s = get(w, C_SOURCE);
+	if (val_has(get(w, C_ZERO), "DeepSpeed")) /* Narayanan 2021's ZeRO-3 baseline */
+		return "deepspeed";
 	if (val_has(s, "llm-foundry"))
 		return "llm-foundry";
 	if (val_has(s, "Narayanan") || val_has(s, "Korthikanti") || val_has(s, "Shoeybi") || val_has(s, "Megatron-LM README"))
@@ -187,6 +213,45 @@ framework_of(const vrow *w)
 		return "maxtext";
 	if (val_has(s, "Goyal") || val_has(s, "horovod"))
 		return "pytorch";
+	return NULL;
+}
+
+/* What some recipes ran that neither their rows nor their framework's defaults say, read in
+ * the recipes at the commit a row cites (docs/profiles.md has each source): Transformer Engine's
+ * FlashAttention-2 backend instead of cuDNN's (NVTE_FUSED_ATTN=0), no TP communication overlap,
+ * the virtual stages a launch script set, the dimensions a run really had.  A rule applies to
+ * every row of its recipe, never to one row. */
+static const struct recipe {
+	const char *source, *model; /* parts of the row's source and model columns */
+	int attention;              /* a sim_attention, or -1 */
+	int tp_overlap;             /* 0 or 1, or -1 */
+	int vpp;                    /* > 0: the virtual stages the launch script set */
+	int kv_heads, vocab;        /* > 0: the dimensions the run had */
+	int recompute;              /* a sim_recompute the recipe ran, or -1 */
+	const char *why;
+} recipes[] = {
+	{"35a9aecc", "GPT3-175B", SIM_ATTN_FLASH, -1, 0, 0, 0, -1, "recipe: TE FlashAttention-2 backend (NVTE_FUSED_ATTN=0)"},
+	{"35a9aecc", "Nemotron4-340B", SIM_ATTN_FLASH, -1, 0, 0, 0, -1, "recipe: TE FlashAttention-2 backend (NVTE_FUSED_ATTN=0)"},
+	{"35a9aecc", "Grok-1", SIM_ATTN_FLASH, -1, 0, 0, 0, -1, "recipe: TE FlashAttention-2 backend (NVTE_FUSED_ATTN=0)"},
+	{"741c8860", "Grok-1", SIM_ATTN_FLASH, -1, 0, 0, 0, -1, "recipe: TE FlashAttention-2 backend (NVTE_FUSED_ATTN=0)"},
+	{"35a9aecc", "Llama3.1-405B", -1, -1, 0, 16, 51200, -1, "run: 16 KV groups and a GPT-2 vocabulary (dgxc 405B yaml)"},
+	{"dgxc-benchmarking", "DeepSeek-V3", -1, 0, 0, 0, 0, -1, "recipe: no TP communication overlap"},
+	{"dgxc-benchmarking", "Llama4-Maverick", -1, -1, 1, 0, 0, -1, "launch script: VP=1"},
+	{"Automodel", "GPT-OSS 120B", SIM_ATTN_FLASH, -1, 0, 0, 0, SIM_RECOMPUTE_NONE,
+	 "recipe: FlexAttention (FlashAttention-2 class), no activation checkpointing"},
+	{"Automodel", "GPT-OSS", SIM_ATTN_FLASH, -1, 0, 0, 0, SIM_RECOMPUTE_FULL,
+	 "recipe: FlexAttention (FlashAttention-2 class), activation checkpointing"},
+	{"Automodel", "Nemotron V3", SIM_ATTN_FLASH, -1, 0, 0, 0, SIM_RECOMPUTE_FULL,
+	 "recipe: PyTorch SDPA, activation checkpointing"},
+	{"Automodel", "", -1, -1, 0, 0, 0, SIM_RECOMPUTE_FULL, "recipe: activation checkpointing"},
+};
+
+static const struct recipe *
+recipe_of(const vrow *w)
+{
+	for (size_t i = 0; i < sizeof recipes / sizeof recipes[0]; i++)
+		if (val_has(get(w, C_SOURCE), recipes[i].source) && val_has(get(w, C_MODEL), recipes[i].model))
+			return &recipes[i];
 	return NULL;
 }
 
@@ -250,6 +315,11 @@ row_model(vrow *w, model **out, char *why, size_t whylen)
 			if (x > 0)
 				cJSON_ReplaceItemInObject(o, keys[i], cJSON_CreateNumber((double)x));
 		}
+		const struct recipe *rr = recipe_of(w);
+		if (rr != NULL && rr->kv_heads > 0)
+			cJSON_ReplaceItemInObject(o, "kv_heads", cJSON_CreateNumber(rr->kv_heads));
+		if (rr != NULL && rr->vocab > 0)
+			cJSON_ReplaceItemInObject(o, "vocab", cJSON_CreateNumber(rr->vocab));
 	} else {
 		if (geti(w, C_LAYERS) <= 0 || geti(w, C_HIDDEN) <= 0) {
 			snprintf(why, whylen, "model \"%s\" is not in the catalog and its dimensions are not stated",
@@ -390,7 +460,18 @@ row_config(vrow *w, const hw_profile *fw)
 		c->recompute = SIM_RECOMPUTE_FULL; /* Megatron-LM 2019-2020: --checkpoint-activations */
 	else
 		c->recompute = SIM_RECOMPUTE_NONE;
-	c->sequence_parallel = val_has(rc, "sequence parallel") && !val_has(rc, "no sequence parallel");
+	/* sequence parallelism as the framework runs it, unless the row says */
+	if (val_has(rc, "sequence parallel"))
+		c->sequence_parallel = !val_has(rc, "no sequence parallel");
+	/* an FP8 row may name its recipe (torchao's tables do); DeepSpeed's may offload */
+	const char *notes = get(w, C_NOTES);
+	c->offload_optimizer = val_has(notes, "CPU AdamW offload") || val_has(notes, "optimizer offload");
+	if (val_has(prec, "mxfp8"))
+		c->fp8_recipe = HW_FP8_MXFP8;
+	else if (c->dtype == HW_FP8 && val_has(notes, "rowwise"))
+		c->fp8_recipe = HW_FP8_ROWWISE;
+	else if (c->dtype == HW_FP8 && val_has(notes, "tensorwise"))
+		c->fp8_recipe = HW_FP8_TENSORWISE;
 	c->global_batch = geti(w, C_GB);
 	c->micro_batch = geti(w, C_MB);
 	c->seq = 0;
@@ -398,6 +479,18 @@ row_config(vrow *w, const hw_profile *fw)
 	if (c->micro_batch <= 0)
 		c->micro_batch = 1;
 	int64_t vpp = geti(w, C_VPP);
+	const struct recipe *rr = recipe_of(w);
+	if (rr != NULL) {
+		if (rr->attention >= 0)
+			c->attention = (sim_attention)rr->attention;
+		if (rr->tp_overlap >= 0)
+			c->tp_comm_overlap = rr->tp_overlap != 0;
+		if (rr->vpp > 0)
+			vpp = rr->vpp;
+		if (rr->recompute >= 0 && rc[0] == '\0')
+			c->recompute = (sim_recompute)rr->recompute;
+		pp_strlcpy(w->note, rr->why, sizeof w->note);
+	}
 	w->svpp = vpp <= 0 && c->pp > 1;
 	c->vpp = vpp > 0 ? (int)vpp : 1;
 	if (c->vpp > 1)
@@ -680,6 +773,20 @@ pworker(void *arg)
 static int
 predict_rows(val_set *s, const size_t *idx, size_t n, bool search, char *err, size_t errlen)
 {
+	/* the 1-GPU baseline of the scaling rows with their profile as it is now, before the rows
+	 * run in parallel */
+	s->have_base = false;
+	for (size_t i = 0; i < n && !s->have_base; i++) {
+		vrow *w = &s->rows[idx[i]];
+		if (!w->why[0] && (w->mt == M_WEAK_EFF || w->mt == M_SPEEDUP)) {
+			char e2[512];
+			int rc = shoeybi_baseline(s, w, e2, sizeof e2);
+			if (rc == PP_EUSAGE)
+				pp_strlcpy(w->why, e2, sizeof w->why);
+			else if (rc != 0)
+				return pp_err(err, errlen, rc, "%s", e2);
+		}
+	}
 	pjob j = {.s = s, .idx = idx, .n = n, .search = search};
 	pthread_mutex_init(&j.mu, NULL);
 	enum { NTHREADS = 2 };
@@ -847,18 +954,6 @@ val_train_load(hw_db *db, const val_src *srcs, size_t nsrcs, const char *filter,
 				goto fail;
 		}
 	if (simulate) {
-		/* the 1-GPU baseline of the scaling rows, once, before the rows run in parallel */
-		for (size_t i = 0; i < s->n && !s->have_base; i++) {
-			vrow *w = &s->rows[i];
-			if (!w->why[0] && (w->mt == M_WEAK_EFF || w->mt == M_SPEEDUP)) {
-				char e2[512];
-				rc = shoeybi_baseline(s, w, e2, sizeof e2);
-				if (rc == PP_EUSAGE)
-					pp_strlcpy(w->why, e2, sizeof w->why);
-				else if (rc != 0)
-					goto fail;
-			}
-		}
 		size_t *idx = malloc((s->n ? s->n : 1) * sizeof *idx), k = 0;
 		if (idx == NULL) {
 			rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
@@ -964,205 +1059,609 @@ val_train_report(const val_set *s)
 
 /* The framework parameters fitted to the rows, with the ranges a fit may search (physical:
  * a host issues a kernel in 0.5 to 60 us; collectives slow the compute beside them by at most
- * a third). */
+ * a third), and the prior that holds a framework near the root it is based on: straying by
+ * `sigma` (on the logarithm, or the value where `log` is false) costs as much as one row
+ * FIT_DELTA off. */
 static const struct fitkey {
 	hw_pkey key;
 	double lo, hi;
+	bool log;
+	double sigma;
 } fitkeys[] = {
-	{HW_P_FW_HOST_OP_US, 0.5, 60.0},
-	{HW_P_FW_COMM_SLOWDOWN, 0.0, 0.33},
+	{HW_P_FW_GEMM_SCALE, 0.4, 1.1, true, 0.15},
+	{HW_P_FW_ATTN_SCALE, 0.3, 1.1, true, 0.3},
+	{HW_P_FW_HOST_OP_US, 0.5, 60.0, true, 1.0},
+	{HW_P_FW_COMM_SLOWDOWN, 0.0, 0.33, false, 0.1},
 };
 #define NFITKEYS (sizeof fitkeys / sizeof fitkeys[0])
 
-typedef struct fitctx {
-	val_set *s;
-	const char *root;      /* the profile root being fitted */
-	const bool *use;       /* rows the fit sees (NULL: all) */
-	size_t *idx;           /* scratch: the rows of this root the fit sees */
-	size_t nidx;
-	int rc;
-	char err[512];
-} fitctx;
+/* A row's residual: the logarithm of predicted over measured through a pseudo-Huber loss of
+ * width FIT_DELTA (quadratic within about 10%, growing as its square root beyond), so that a row
+ * the model cannot express -- a technique it leaves out, a misprint -- pulls on its framework's
+ * parameters no harder than a few rows it fits. */
+#define FIT_DELTA 0.1
 
-static bool
-of_root(const val_set *s, const vrow *w, const char *root)
+static double
+robust(double e)
 {
-	return !w->why[0] && !strcmp(hw_profile_root(s->prof[w->fw].p), root);
+	double q = e / FIT_DELTA;
+	return copysign(FIT_DELTA * sqrt(2.0 * (sqrt(1.0 + q * q) - 1.0)), e);
 }
 
-/* Sets a fitted key on every profile of the root. */
+/* The fit's coordinates: cal_param_u of each key's range (calibrate/minimize.c). */
+static cal_param
+key_param(size_t k)
+{
+	return (cal_param){hw_pdef_get(fitkeys[k].key)->key, fitkeys[k].lo, fitkeys[k].hi, 0.0};
+}
+
+static double
+key_u(size_t k, double v)
+{
+	cal_param p = key_param(k);
+	return cal_param_u(&p, v);
+}
+
+static double
+key_value(size_t k, double u)
+{
+	cal_param p = key_param(k);
+	return cal_param_value(&p, u);
+}
+
+/* Every row's log prediction as a linear function of its own profile's fitted parameters (in
+ * the fit's coordinates) about a point: made by simulating the rows at the point and with each
+ * key moved by LIN_STEP (linearize).  The fits run on it; the simulator checks each step. */
+#define LIN_STEP 0.1
+typedef struct linear {
+	double *l0; /* per row: log prediction at the point (NAN: not predicted) */
+	double *u0; /* per row x NFITKEYS: the point */
+	double *d;  /* per row x NFITKEYS: d log prediction / du */
+} linear;
+
+/* A fitted group: its values and how it got them. */
+typedef struct gfit {
+	const char *group;
+	int level;
+	double v[NFITKEYS];
+	size_t rows;
+	double mape_before, mape_after, rms;
+	int passes;
+} gfit;
+
+enum { MAXGROUPS = 32 };
+
+/* Fits are made per group of profiles: a root and every profile under it (level 0), or the
+ * profiles under one child of a root (level 1: megatron and megatron-2021; torchtitan and
+ * nemo-automodel).  The root's fit serves the profiles whose own group has no rows to fit. */
+static bool
+in_group(const hw_profile *p, const char *group, int level)
+{
+	return !strcmp(hw_profile_ancestor(p, level), group);
+}
+
+/* Sets a key on every profile of the group. */
 static void
-set_key(val_set *s, const char *root, hw_pkey k, double v)
+set_key(val_set *s, const char *group, int level, hw_pkey k, double v)
 {
 	for (size_t i = 0; i < s->nprof; i++)
-		if (!strcmp(hw_profile_root(s->prof[i].p), root))
+		if (in_group(s->prof[i].p, group, level))
 			hw_profile_set(s->prof[i].p, k, v, NULL, 0);
 }
 
-static double
-mape_of(const val_set *s, const size_t *idx, size_t n)
+static void
+set_group(val_set *s, const char *group, int level, const double *v)
 {
-	double tot = 0.0;
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
-		const vrow *w = &s->rows[idx[i]];
-		if (w->why[0])
-			continue;
-		tot += fabs(w->predicted - w->measured) / w->measured;
-		k++;
-	}
-	return k ? tot / (double)k : 0.0;
-}
-
-static double
-fit_objective(const double *x, void *arg)
-{
-	fitctx *f = arg;
-	if (f->rc != 0)
-		return 1e9;
 	for (size_t k = 0; k < NFITKEYS; k++)
-		set_key(f->s, f->root, fitkeys[k].key, x[k]);
-	if ((f->rc = predict_rows(f->s, f->idx, f->nidx, false, f->err, sizeof f->err)) != 0)
-		return 1e9;
-	return mape_of(f->s, f->idx, f->nidx);
+		set_key(s, group, level, fitkeys[k].key, v[k]);
 }
 
-/* The distinct profile roots of the rows, in order of first use. */
+static const hw_profile *
+group_profile(const val_set *s, const char *group, int level)
+{
+	for (size_t i = 0; i < s->nprof; i++)
+		if (in_group(s->prof[i].p, group, level))
+			return s->prof[i].p;
+	return NULL;
+}
+
+static void
+group_values(const val_set *s, const char *group, int level, double *v)
+{
+	const hw_profile *p = group_profile(s, group, level);
+	for (size_t k = 0; k < NFITKEYS; k++)
+		v[k] = hw_profile_get(p, fitkeys[k].key);
+}
+
+static double
+key_coord(size_t k, double v)
+{
+	return fitkeys[k].log ? log(v) : v;
+}
+
+/* One group's fit: its rows, where it starts, what holds it. */
+typedef struct fitctx {
+	const val_set *s;
+	const size_t *idx;    /* the group's rows */
+	size_t nidx;
+	const double *prior;  /* the root's fitted values (level 1), or NULL */
+	const linear *lin;
+	double u0[NFITKEYS];  /* the group's point of the linearization */
+} fitctx;
+
+/* The group's residuals at x: its rows' (predicted from the linearization; rows not predicted
+ * give 0) and the prior's. */
+static int
+fit_resid(const double *x, double *r, void *arg)
+{
+	const fitctx *f = arg;
+	double du[NFITKEYS];
+	for (size_t k = 0; k < NFITKEYS; k++)
+		du[k] = key_u(k, x[k]) - f->u0[k];
+	for (size_t i = 0; i < f->nidx; i++) {
+		size_t j = f->idx[i];
+		double lp = f->lin->l0[j];
+		for (size_t k = 0; k < NFITKEYS; k++)
+			lp += f->lin->d[j * NFITKEYS + k] * du[k];
+		r[i] = isfinite(lp) ? robust(lp - log(f->s->rows[j].measured)) : 0.0;
+	}
+	for (size_t k = 0; f->prior != NULL && k < NFITKEYS; k++)
+		r[f->nidx + k] = FIT_DELTA * (key_coord(k, x[k]) - key_coord(k, f->prior[k])) / fitkeys[k].sigma;
+	return 0;
+}
+
+/* The group's rows among idx[0 .. n) that `use` marks (NULL: all). */
 static size_t
-roots(const val_set *s, const char **out, size_t cap)
+group_rows(const val_set *s, const char *group, int level, const bool *use, size_t *out)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < s->n; i++) {
 		const vrow *w = &s->rows[i];
-		if (w->why[0])
-			continue;
-		const char *r = hw_profile_root(s->prof[w->fw].p);
-		bool seen = false;
-		for (size_t j = 0; j < n && !seen; j++)
-			seen = !strcmp(out[j], r);
-		if (!seen && n < cap)
-			out[n++] = r;
+		if (!w->why[0] && (use == NULL || use[i]) && in_group(s->prof[w->fw].p, group, level))
+			out[n++] = i;
 	}
 	return n;
 }
 
-/* Fits one root's parameters over the rows `use` marks (NULL: all of its rows); predicts them
- * with the result.  *fit gets what was fitted (NULL: not asked). */
-static int
-fit_root(val_set *s, const char *root, const bool *use, int max_evals, cJSON **fit, char *err, size_t errlen)
+/* The group's cost (sum of squared residuals) and MAPE at the linearization's point. */
+static double
+group_cost(const fitctx *f, const double *v, double *mape)
 {
-	fitctx f = {.s = s, .root = root, .use = use};
-	f.idx = malloc((s->n ? s->n : 1) * sizeof *f.idx);
-	if (f.idx == NULL)
-		return pp_err(err, errlen, PP_ENOMEM, "out of memory");
-	for (size_t i = 0; i < s->n; i++)
-		if (of_root(s, &s->rows[i], root) && (use == NULL || use[i]))
-			f.idx[f.nidx++] = i;
-	if (f.nidx == 0) {
-		free(f.idx);
-		if (fit)
-			*fit = NULL;
-		return 0;
+	size_t m = f->nidx + (f->prior ? NFITKEYS : 0);
+	double *r = malloc((m ? m : 1) * sizeof *r), c = 0.0, ape = 0.0;
+	size_t k = 0;
+	if (r == NULL)
+		return INFINITY;
+	fitctx at = *f;
+	for (size_t q = 0; q < NFITKEYS; q++)
+		at.u0[q] = key_u(q, v[q]);
+	fit_resid(v, r, &at);
+	for (size_t i = 0; i < m; i++)
+		c += r[i] * r[i];
+	for (size_t i = 0; i < f->nidx; i++) {
+		const vrow *w = &f->s->rows[f->idx[i]];
+		double lp = f->lin->l0[f->idx[i]];
+		if (isfinite(lp)) {
+			ape += fabs(exp(lp) - w->measured) / w->measured;
+			k++;
+		}
 	}
-	const hw_profile *any = NULL;
-	for (size_t i = 0; i < s->nprof && any == NULL; i++)
-		if (!strcmp(hw_profile_root(s->prof[i].p), root))
-			any = s->prof[i].p;
+	free(r);
+	if (mape)
+		*mape = k ? ape / (double)k : 0.0;
+	return c;
+}
+
+/* The group's best values on the linearization, from v (its point), at most `reach` away in
+ * each coordinate.  0 with best[] set, or an error. */
+static int
+fit_on_linear(fitctx *f, const double *v, double reach, double *best, char *err, size_t errlen)
+{
 	cal_param p[NFITKEYS];
 	for (size_t k = 0; k < NFITKEYS; k++) {
-		p[k].name = hw_pdef_get(fitkeys[k].key)->key;
-		p[k].lo = fitkeys[k].lo;
-		p[k].hi = fitkeys[k].hi;
-		double v = hw_profile_get(any, fitkeys[k].key);
-		p[k].start = v < p[k].lo ? p[k].lo : v > p[k].hi ? p[k].hi : v;
+		p[k] = key_param(k);
+		double u = key_u(k, v[k]);
+		f->u0[k] = u;
+		/* the box of the step: the range, cut to the reach of the linearization */
+		double lo = key_value(k, u - reach), hi = key_value(k, u + reach);
+		p[k].lo = lo > p[k].lo ? lo : p[k].lo;
+		p[k].hi = hi < p[k].hi ? hi : p[k].hi;
+		p[k].start = v[k];
 	}
-	double before;
-	if ((f.rc = predict_rows(s, f.idx, f.nidx, false, f.err, sizeof f.err)) != 0) {
-		free(f.idx);
-		return pp_err(err, errlen, f.rc, "%s", f.err);
-	}
-	before = mape_of(s, f.idx, f.nidx);
-	double best[NFITKEYS], after;
-	int evals = 0;
-	int rc = cal_minimize(p, NFITKEYS, fit_objective, &f, max_evals, best, &after, &evals, err, errlen);
-	if (rc == 0 && f.rc != 0)
-		rc = pp_err(err, errlen, f.rc, "%s", f.err);
-	if (rc == 0) {
+	size_t m = f->nidx + (f->prior ? NFITKEYS : 0);
+	double cost;
+	return cal_least_squares(p, NFITKEYS, m, fit_resid, f, 200, best, &cost, NULL, err, errlen);
+}
+
+/* The rows of idx[0 .. n) simulated at every profile's current values, then with each fitted
+ * key moved by LIN_STEP in its coordinate on every profile at once (a row sees only its own
+ * profile): each row's log prediction and its slopes. */
+static int
+linearize(val_set *s, const size_t *idx, size_t n, linear *lin, char *err, size_t errlen)
+{
+	int rc = predict_rows(s, idx, n, false, err, errlen);
+	if (rc != 0)
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		size_t j = idx[i];
+		const vrow *w = &s->rows[j];
+		lin->l0[j] = !w->why[0] && w->predicted > 0 ? log(w->predicted) : NAN;
 		for (size_t k = 0; k < NFITKEYS; k++)
-			set_key(s, root, fitkeys[k].key, best[k]);
-		rc = predict_rows(s, f.idx, f.nidx, false, err, errlen);
+			lin->u0[j * NFITKEYS + k] = key_u(k, hw_profile_get(s->prof[w->fw].p, fitkeys[k].key));
 	}
-	if (rc == 0 && fit != NULL) {
+	double *keep = malloc((s->nprof ? s->nprof : 1) * sizeof *keep);
+	if (keep == NULL)
+		return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+	for (size_t k = 0; k < NFITKEYS && rc == 0; k++) {
+		for (size_t q = 0; q < s->nprof; q++) {
+			keep[q] = hw_profile_get(s->prof[q].p, fitkeys[k].key);
+			hw_profile_set(s->prof[q].p, fitkeys[k].key, key_value(k, key_u(k, keep[q]) + LIN_STEP), NULL, 0);
+		}
+		rc = predict_rows(s, idx, n, false, err, errlen);
+		for (size_t i = 0; i < n && rc == 0; i++) {
+			size_t j = idx[i];
+			const vrow *w = &s->rows[j];
+			double l1 = !w->why[0] && w->predicted > 0 ? log(w->predicted) : NAN;
+			/* the slope over the step actually taken (a value clamped at its range moves less) */
+			double du = key_u(k, hw_profile_get(s->prof[w->fw].p, fitkeys[k].key)) - lin->u0[j * NFITKEYS + k];
+			lin->d[j * NFITKEYS + k] = isfinite(l1) && isfinite(lin->l0[j]) && du > 0 ? (l1 - lin->l0[j]) / du : 0.0;
+		}
+		for (size_t q = 0; q < s->nprof; q++)
+			hw_profile_set(s->prof[q].p, fitkeys[k].key, keep[q], NULL, 0);
+	}
+	free(keep);
+	return rc;
+}
+
+/* The groups of one level of the profile tree (level 0: the root; level L: the profiles L
+ * bases below it, each with the profiles based on it) that can be fitted over the rows `use`
+ * marks: those with rows, held near the values their profiles hold now (the fit of the level
+ * above) and with at least two rows a parameter, counting the prior's. */
+typedef struct level {
+	size_t n;
+	const char *group[MAXGROUPS];
+	bool held[MAXGROUPS];
+	double prior[MAXGROUPS][NFITKEYS];
+	size_t *idx[MAXGROUPS];
+	size_t nidx[MAXGROUPS];
+} level;
+
+static void
+level_free(level *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->idx[i]);
+	l->n = 0;
+}
+
+static int
+level_groups(val_set *s, int lv, const bool *use, level *out, char *err, size_t errlen)
+{
+	memset(out, 0, sizeof *out);
+	for (size_t i = 0; i < s->n; i++) {
+		const vrow *w = &s->rows[i];
+		if (w->why[0] || (use != NULL && !use[i]))
+			continue;
+		const hw_profile *p = s->prof[w->fw].p;
+		const char *g = hw_profile_ancestor(p, lv);
+		/* a profile above this level is its own group there: fitted already */
+		if (lv > 0 && !strcmp(g, hw_profile_ancestor(p, lv - 1)))
+			continue;
+		bool seen = false;
+		for (size_t j = 0; j < out->n && !seen; j++)
+			seen = !strcmp(out->group[j], g);
+		if (seen || out->n == MAXGROUPS)
+			continue;
+		size_t *idx = malloc(s->n * sizeof *idx);
+		if (idx == NULL) {
+			level_free(out);
+			return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+		}
+		size_t n = group_rows(s, g, lv, use, idx);
+		/* the same rows as the group above: its fit already */
+		if (lv > 0 && n == group_rows(s, hw_profile_ancestor(p, lv - 1), lv - 1, use, idx)) {
+			free(idx);
+			continue;
+		}
+		n = group_rows(s, g, lv, use, idx);
+		size_t j = out->n;
+		out->held[j] = lv > 0;
+		group_values(s, g, lv, out->prior[j]);
+		for (size_t k = 0; k < NFITKEYS; k++)
+			out->prior[j][k] = fmin(fmax(out->prior[j][k], fitkeys[k].lo), fitkeys[k].hi);
+		if (n + (out->held[j] ? NFITKEYS : 0) < 2 * NFITKEYS) {
+			free(idx);
+			continue;
+		}
+		out->group[j] = g;
+		out->idx[j] = idx;
+		out->nidx[j] = n;
+		out->n++;
+	}
+	return 0;
+}
+
+/* One level's groups fitted by successive linearization: the rows are simulated at the
+ * groups' values and with each key moved (linearize), each group fitted on that within a
+ * reach of 1 in each coordinate, and the step kept if the simulated rows agree it lowered the
+ * group's cost, else halved (four times at most).  A group ends when its next step is under
+ * 0.01, its last one gained under 0.1%, or after max_rounds.  Ends with the profiles at the
+ * best values found and *lin (sized for every row) at them. */
+static int
+fit_level(val_set *s, int lv, const bool *use, int max_rounds, linear *lin, gfit *out, size_t *nout, char *err,
+	  size_t errlen)
+{
+	level L;
+	int rc = level_groups(s, lv, use, &L, err, errlen);
+	*nout = 0;
+	if (rc != 0 || L.n == 0)
+		return rc;
+	size_t *idx = malloc((s->n ? s->n : 1) * sizeof *idx);
+	if (idx == NULL) {
+		level_free(&L);
+		return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+	}
+	double cur[MAXGROUPS][NFITKEYS], best[MAXGROUPS][NFITKEYS], bestc[MAXGROUPS];
+	bool done[MAXGROUPS];
+	int halved[MAXGROUPS];
+	for (size_t g = 0; g < L.n; g++) {
+		/* from inside the ranges: at an edge the transformed coordinate cannot move */
+		group_values(s, L.group[g], lv, cur[g]);
+		for (size_t k = 0; k < NFITKEYS; k++) {
+			double span = fitkeys[k].hi - fitkeys[k].lo;
+			cur[g][k] = fmin(fmax(cur[g][k], fitkeys[k].lo + 0.05 * span), fitkeys[k].hi - 0.05 * span);
+		}
+		set_group(s, L.group[g], lv, cur[g]);
+		bestc[g] = INFINITY;
+		done[g] = false;
+		halved[g] = 0;
+		out[g] = (gfit){.group = L.group[g], .level = lv, .rows = L.nidx[g]};
+	}
+	for (int round = 0; round < max_rounds && rc == 0; round++) {
+		/* the rows of the groups still moving */
+		size_t n = 0;
+		for (size_t g = 0; g < L.n; g++)
+			for (size_t i = 0; i < L.nidx[g] && !done[g]; i++)
+				idx[n++] = L.idx[g][i];
+		if (n == 0)
+			break;
+		say(s, "fit, level %d: round %d, %zu rows", lv, round + 1, n);
+		if ((rc = linearize(s, idx, n, lin, err, errlen)) != 0)
+			break;
+		for (size_t g = 0; g < L.n && rc == 0; g++) {
+			if (done[g])
+				continue;
+			fitctx f = {.s = s, .idx = L.idx[g], .nidx = L.nidx[g], .prior = L.held[g] ? L.prior[g] : NULL, .lin = lin};
+			double mape, c = group_cost(&f, cur[g], &mape);
+			if (round == 0)
+				out[g].mape_before = mape;
+			out[g].passes = (round + 1) * (int)(NFITKEYS + 1);
+			if (c > bestc[g]) {
+				/* the simulator disagrees with the step: halve it, four times at most */
+				if (++halved[g] > 4) {
+					done[g] = true;
+					continue;
+				}
+				for (size_t k = 0; k < NFITKEYS; k++)
+					cur[g][k] = key_value(k, 0.5 * (key_u(k, cur[g][k]) + key_u(k, best[g][k])));
+				set_group(s, L.group[g], lv, cur[g]);
+				continue;
+			}
+			double gain = bestc[g] - c;
+			bestc[g] = c;
+			memcpy(best[g], cur[g], sizeof best[g]);
+			halved[g] = 0;
+			out[g].mape_after = mape;
+			out[g].rms = sqrt(c / (double)(f.nidx + (f.prior ? NFITKEYS : 0)));
+			/* the last round only checks; a step that gained under 0.1% ends the group */
+			if (round == max_rounds - 1 || gain < 1e-3 * c) {
+				done[g] = true;
+				continue;
+			}
+			double next[NFITKEYS], step = 0.0;
+			if ((rc = fit_on_linear(&f, cur[g], 1.0, next, err, errlen)) != 0)
+				break;
+			for (size_t k = 0; k < NFITKEYS; k++)
+				step = fmax(step, fabs(key_u(k, next[k]) - key_u(k, cur[g][k])));
+			if (step <= 0.01) {
+				done[g] = true;
+				continue;
+			}
+			memcpy(cur[g], next, sizeof next);
+			set_group(s, L.group[g], lv, cur[g]);
+		}
+	}
+	/* the best values, and the rows of a group that ended elsewhere linearized at them */
+	size_t n = 0;
+	for (size_t g = 0; g < L.n && rc == 0; g++) {
+		bool elsewhere = false;
+		for (size_t k = 0; k < NFITKEYS; k++)
+			elsewhere |= cur[g][k] != best[g][k];
+		memcpy(out[g].v, best[g], sizeof best[g]);
+		set_group(s, L.group[g], lv, best[g]);
+		for (size_t i = 0; i < L.nidx[g] && elsewhere; i++)
+			idx[n++] = L.idx[g][i];
+	}
+	if (rc == 0 && n > 0)
+		rc = linearize(s, idx, n, lin, err, errlen);
+	*nout = rc == 0 ? L.n : 0;
+	free(idx);
+	level_free(&L);
+	return rc;
+}
+
+/* One level's groups fitted once on a given linearization (the cross-validation's folds):
+ * sets each group's values on its profiles. */
+static int
+fit_level_on(val_set *s, int lv, const bool *use, const linear *lin, gfit *out, size_t *nout, char *err,
+	     size_t errlen)
+{
+	level L;
+	int rc = level_groups(s, lv, use, &L, err, errlen);
+	*nout = 0;
+	if (rc != 0)
+		return rc;
+	for (size_t g = 0; g < L.n && rc == 0; g++) {
+		fitctx f = {.s = s, .idx = L.idx[g], .nidx = L.nidx[g], .prior = L.held[g] ? L.prior[g] : NULL, .lin = lin};
+		/* from the point the rows were linearized at (the fit on every row) */
+		double from[NFITKEYS];
+		for (size_t k = 0; k < NFITKEYS; k++)
+			from[k] = key_value(k, lin->u0[L.idx[g][0] * NFITKEYS + k]);
+		out[g] = (gfit){.group = L.group[g], .level = lv, .rows = L.nidx[g]};
+		if ((rc = fit_on_linear(&f, from, 1e9, out[g].v, err, errlen)) == 0) {
+			set_group(s, L.group[g], lv, out[g].v);
+			out[g].rms = sqrt(group_cost(&f, from, NULL) / (double)(f.nidx + (f.prior ? NFITKEYS : 0)));
+		}
+	}
+	*nout = rc == 0 ? L.n : 0;
+	level_free(&L);
+	return rc;
+}
+
+static void
+linear_free(linear *l)
+{
+	free(l->l0);
+	free(l->u0);
+	free(l->d);
+}
+
+static int
+linear_alloc(linear *l, size_t n)
+{
+	l->l0 = calloc(n ? n : 1, sizeof *l->l0);
+	l->u0 = calloc((n ? n : 1) * NFITKEYS, sizeof *l->u0);
+	l->d = calloc((n ? n : 1) * NFITKEYS, sizeof *l->d);
+	return l->l0 && l->u0 && l->d ? 0 : PP_ENOMEM;
+}
+
+/* The levels of the profile tree in turn, each group held near the fit of the level above,
+ * over the rows `use` marks: by simulation (lin[level] gets each level's linearization at its
+ * fit) or, with `on`, on the given linearizations.  g[MAXFITS] gets the fitted groups, *ng
+ * their count. */
+enum { MAXLEVELS = 6, MAXFITS = MAXLEVELS * MAXGROUPS };
+
+static int
+fit_all(val_set *s, const bool *use, int max_rounds, linear *lin, bool on, gfit *g, size_t *ng, char *err,
+	size_t errlen)
+{
+	*ng = 0;
+	for (int lv = 0; lv < MAXLEVELS; lv++) {
+		size_t n = 0;
+		int rc = on ? fit_level_on(s, lv, use, &lin[lv], g + *ng, &n, err, errlen)
+			    : fit_level(s, lv, use, max_rounds, &lin[lv], g + *ng, &n, err, errlen);
+		if (rc != 0)
+			return rc;
+		*ng += n;
+	}
+	return 0;
+}
+
+static void
+linears_free(linear *l)
+{
+	for (int i = 0; i < MAXLEVELS; i++)
+		linear_free(&l[i]);
+}
+
+static int
+linears_alloc(linear *l, size_t n)
+{
+	int rc = 0;
+	for (int i = 0; i < MAXLEVELS; i++)
+		rc |= linear_alloc(&l[i], n);
+	return rc;
+}
+
+static cJSON *
+fits_json(const gfit *g, size_t n, bool simulated)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (size_t i = 0; i < n; i++) {
 		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "framework", root);
-		cJSON_AddNumberToObject(o, "rows", (double)f.nidx);
-		cJSON_AddNumberToObject(o, "mape_before", before);
-		cJSON_AddNumberToObject(o, "mape_after", after);
-		cJSON_AddNumberToObject(o, "evaluations", evals);
+		cJSON_AddStringToObject(o, "framework", g[i].group);
+		cJSON_AddNumberToObject(o, "level", g[i].level);
+		cJSON_AddNumberToObject(o, "rows", (double)g[i].rows);
+		if (simulated) {
+			cJSON_AddNumberToObject(o, "mape_before", g[i].mape_before);
+			cJSON_AddNumberToObject(o, "mape_after", g[i].mape_after);
+			cJSON_AddNumberToObject(o, "passes", g[i].passes);
+		}
+		cJSON_AddNumberToObject(o, "rms_log_error", g[i].rms);
 		cJSON *pa = cJSON_AddObjectToObject(o, "parameters");
 		for (size_t k = 0; k < NFITKEYS; k++)
-			cJSON_AddNumberToObject(pa, p[k].name, best[k]);
-		*fit = o;
+			cJSON_AddNumberToObject(pa, hw_pdef_get(fitkeys[k].key)->key, g[i].v[k]);
+		cJSON_AddItemToArray(a, o);
 	}
-	free(f.idx);
+	return a;
+}
+
+/* Every row predicted with the profiles as they are. */
+static int
+predict_all(val_set *s, char *err, size_t errlen)
+{
+	size_t *idx = malloc((s->n ? s->n : 1) * sizeof *idx), n = 0;
+	if (idx == NULL)
+		return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+	for (size_t i = 0; i < s->n; i++)
+		if (!s->rows[i].why[0])
+			idx[n++] = i;
+	int rc = predict_rows(s, idx, n, false, err, errlen);
+	free(idx);
 	return rc;
+}
+
+static int
+rounds_of(int max_evals)
+{
+	int r = max_evals / (int)(NFITKEYS + 1);
+	return r > 1 ? r : 2;
 }
 
 int
 val_train_fit(val_set *s, int max_evals, cJSON **out, char *err, size_t errlen)
 {
 	*out = NULL;
-	const char *rs[32];
-	size_t nr = roots(s, rs, 32);
+	linear lin[MAXLEVELS] = {{0}};
+	gfit g[MAXFITS];
+	size_t ng = 0;
+	int rc = linears_alloc(lin, s->n) != 0 ? pp_err(err, errlen, PP_ENOMEM, "out of memory")
+						 : fit_all(s, NULL, rounds_of(max_evals), lin, false, g, &ng, err, errlen);
+	if (rc == 0)
+		rc = predict_all(s, err, errlen);
+	linears_free(lin);
+	if (rc != 0)
+		return rc;
 	cJSON *doc = cJSON_CreateObject();
 	cJSON_AddStringToObject(doc, "kind", "validate-fit");
 	cJSON *data = cJSON_AddArrayToObject(doc, "data");
 	for (size_t i = 0; i < s->nsrcs; i++)
 		cJSON_AddItemToArray(data, cJSON_CreateString(s->srcs[i].origin));
-	cJSON *fits = cJSON_AddArrayToObject(doc, "fits");
-	for (size_t i = 0; i < nr; i++) {
-		cJSON *f = NULL;
-		int rc = fit_root(s, rs[i], NULL, max_evals, &f, err, errlen);
-		if (rc != 0) {
-			cJSON_Delete(doc);
-			return rc;
-		}
-		if (f != NULL)
-			cJSON_AddItemToArray(fits, f);
-	}
+	cJSON_AddItemToObject(doc, "fits", fits_json(g, ng, true));
 	*out = doc;
 	return 0;
 }
 
-/* The profiles of the set reloaded without their fitted parameters. */
-static int
-reset_profiles(val_set *s, char *err, size_t errlen)
-{
-	for (size_t i = 0; i < s->nprof; i++) {
-		hw_profile *p;
-		int rc = hw_profile_load(s->db, HW_SCOPE_FRAMEWORK, s->prof[i].name, HW_PROFILE_DEFAULTS, &p, err, errlen);
-		if (rc != 0)
-			return rc;
-		hw_profile_free(s->prof[i].p);
-		s->prof[i].p = p;
-	}
-	return 0;
-}
-
 int
-val_train_cross_validate(val_set *s, int max_evals, cJSON **out, char *err, size_t errlen)
+val_train_cross_validate(val_set *s, int max_evals, bool exact, cJSON **out, char *err, size_t errlen)
 {
 	*out = NULL;
-	/* the families, in order of first appearance */
-	const char **fam = malloc((s->n ? s->n : 1) * sizeof *fam);
-	bool *use = malloc((s->n ? s->n : 1) * sizeof *use);
-	double *oof = malloc((s->n ? s->n : 1) * sizeof *oof);
-	size_t nf = 0;
+	size_t cap = s->n ? s->n : 1;
+	const char **fam = malloc(cap * sizeof *fam);
+	bool *use = malloc(cap * sizeof *use);
+	double *oof = malloc(cap * sizeof *oof);
+	size_t *idx = malloc(cap * sizeof *idx);
+	linear lin[MAXLEVELS] = {{0}}, tmp[MAXLEVELS] = {{0}};
+	gfit gin[MAXFITS], g[MAXFITS];
+	size_t nf = 0, ngin = 0, ng = 0;
+	cJSON *folds = cJSON_CreateArray();
 	int rc = 0;
-	if (fam == NULL || use == NULL || oof == NULL) {
+	if (fam == NULL || use == NULL || oof == NULL || idx == NULL || folds == NULL || linears_alloc(lin, s->n) != 0 ||
+	    (exact && linears_alloc(tmp, s->n) != 0)) {
 		rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
 		goto out;
 	}
+	/* the families, in order of first appearance */
 	for (size_t i = 0; i < s->n; i++) {
 		if (s->rows[i].why[0])
 			continue;
@@ -1172,57 +1671,53 @@ val_train_cross_validate(val_set *s, int max_evals, cJSON **out, char *err, size
 		if (!seen)
 			fam[nf++] = s->rows[i].family;
 	}
-	cJSON *folds = cJSON_CreateArray();
-	const char *rs[32];
-	size_t nr = roots(s, rs, 32);
-	for (size_t f = 0; f < nf; f++) {
-		if ((rc = reset_profiles(s, err, errlen)) != 0)
-			break;
+	/* the fit on every row: each fold starts from it, and fits on its linearizations */
+	if ((rc = fit_all(s, NULL, rounds_of(max_evals), lin, false, gin, &ngin, err, errlen)) != 0)
+		goto out;
+	for (size_t f = 0; f < nf && rc == 0; f++) {
 		for (size_t i = 0; i < s->n; i++)
 			use[i] = strcmp(s->rows[i].family, fam[f]) != 0;
-		cJSON *fold = cJSON_CreateObject();
-		cJSON_AddStringToObject(fold, "left_out", fam[f]);
-		cJSON *fits = cJSON_AddArrayToObject(fold, "fits");
-		for (size_t r = 0; r < nr && rc == 0; r++) {
-			cJSON *fit = NULL;
-			rc = fit_root(s, rs[r], use, max_evals, &fit, err, errlen);
-			if (fit != NULL)
-				cJSON_AddItemToArray(fits, fit);
-		}
-		cJSON_AddItemToArray(folds, fold);
+		/* from the fit on every row; a group left without rows (the family was all of them)
+		 * keeps the fold's values of the level above, which that level's fit set on it */
+		for (size_t i = 0; i < ngin; i++)
+			if (gin[i].level == 0)
+				set_group(s, gin[i].group, 0, gin[i].v);
+		rc = exact ? fit_all(s, use, rounds_of(max_evals), tmp, false, g, &ng, err, errlen)
+			   : fit_all(s, use, 0, lin, true, g, &ng, err, errlen);
 		if (rc != 0)
 			break;
-		/* the family's rows with the parameters fitted without them */
-		size_t *idx = malloc((s->n ? s->n : 1) * sizeof *idx), k = 0;
-		if (idx == NULL) {
-			rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
-			break;
-		}
+		cJSON *fold = cJSON_CreateObject();
+		cJSON_AddStringToObject(fold, "left_out", fam[f]);
+		cJSON_AddItemToObject(fold, "fits", fits_json(g, ng, exact));
+		cJSON_AddItemToArray(folds, fold);
+		size_t k = 0;
 		for (size_t i = 0; i < s->n; i++)
 			if (!use[i] && !s->rows[i].why[0])
 				idx[k++] = i;
+		say(s, "fold %zu of %zu: %s, %zu rows", f + 1, nf, fam[f], k);
 		rc = predict_rows(s, idx, k, false, err, errlen);
 		for (size_t i = 0; i < k; i++)
 			oof[idx[i]] = s->rows[idx[i]].predicted;
-		free(idx);
-		if (rc != 0)
-			break;
 	}
-	if (rc != 0) {
-		cJSON_Delete(folds);
+	if (rc != 0)
 		goto out;
-	}
 	for (size_t i = 0; i < s->n; i++)
 		if (!s->rows[i].why[0])
 			s->rows[i].predicted = oof[i];
 	cJSON *doc = val_train_report(s);
 	cJSON_ReplaceItemInObject(doc, "kind", cJSON_CreateString("validate-cross"));
-	cJSON_AddItemToObject(doc, "folds", folds);
+	cJSON_AddStringToObject(doc, "folds_fitted", exact ? "by simulation" : "on the rows linearized at the fit on every row");
+	cJSON_AddItemToObject(doc, "fit", fits_json(gin, ngin, true));
+	cJSON_AddItemToObject(doc, "folds", folds), folds = NULL;
 	*out = doc;
 out:
+	cJSON_Delete(folds);
+	linears_free(lin);
+	linears_free(tmp);
 	free(fam);
 	free(use);
 	free(oof);
+	free(idx);
 	return rc;
 }
 
@@ -1235,7 +1730,8 @@ val_fit_save(hw_db *db, const cJSON *fit, char *err, size_t errlen)
 		const char *fw = cJSON_GetObjectItem(f, "framework")->valuestring;
 		char method[200];
 		snprintf(method, sizeof method,
-			 "fitted by 'paraplan validate --fit': Nelder-Mead on MAPE over %.0f rows (%.1f%% -> %.1f%%)",
+			 "fitted by 'paraplan validate --fit': least squares on log error (pseudo-Huber 10%%) over %.0f "
+			 "rows, MAPE %.1f%% -> %.1f%%",
 			 cJSON_GetObjectItem(f, "rows")->valuedouble, 100.0 * cJSON_GetObjectItem(f, "mape_before")->valuedouble,
 			 100.0 * cJSON_GetObjectItem(f, "mape_after")->valuedouble);
 		const cJSON *v;

@@ -49,20 +49,30 @@ int val_train_load(hw_db *db, const val_src *srcs, size_t nsrcs, const char *fil
 		   char *err, size_t errlen);
 void val_set_free(val_set *s);
 
+/* Lines saying where a long fit or cross-validation is (NULL: none). */
+void val_set_progress(val_set *s, void (*fn)(void *arg, const char *line), void *arg);
+
 /* The report of the rows as last predicted: every row with its error, MAPE and mean signed
  * error per source and per family and overall, and the skipped rows with the reason. */
 struct cJSON *val_train_report(const val_set *s);
 
-/* Fits the parameters of every framework profile the rows use (per profile root, over all of
- * its rows on every GPU; Nelder-Mead on the MAPE), predicts the rows with them and returns what
- * was fitted, from where to where.  The profiles change in memory only. */
+/* Fits the parameters of every framework profile the rows use, from the values the profiles
+ * hold (the database's): first per profile root over all of its rows on every GPU, then per
+ * framework under it over its own rows, held near the root's values (a prior worth one row);
+ * least squares on the logarithm of predicted over measured through a pseudo-Huber loss,
+ * about max_evals simulations of the group's rows per fit.  Predicts the rows with the result
+ * and returns what was fitted, from where to where.  The profiles change in memory only. */
 int val_train_fit(val_set *s, int max_evals, struct cJSON **out, char *err, size_t errlen);
 
-/* Leave-one-source-family-out cross-validation: for each family, the profiles are reset to
- * their unfitted defaults, fitted on the rows of every other family, and the family's rows
- * predicted with them.  Leaves every row's prediction the out-of-family one and returns the
- * report (per family and overall MAPE and mean signed error, the fitted values per fold). */
-int val_train_cross_validate(val_set *s, int max_evals, struct cJSON **out, char *err, size_t errlen);
+/* Leave-one-source-family-out cross-validation: the fit on every row first; then for each
+ * family, the profiles fitted again on the rows of every other family, and the family's rows
+ * simulated with them (a framework left without rows gets its root's values).  The fold fits
+ * run on each row's prediction linearized about the fit on every row (the rows' logarithms
+ * and their slopes in each parameter: ten passes over the rows in all), or with `exact` on the
+ * simulator itself (a full fit per fold).  Leaves every row's prediction the out-of-family
+ * one and returns the report (per family and overall MAPE and mean signed error; the fit on
+ * every row; the fitted values per fold). */
+int val_train_cross_validate(val_set *s, int max_evals, bool exact, struct cJSON **out, char *err, size_t errlen);
 
 /* Stores a fit's parameters (val_train_fit's document) as 'fitted' rows of their profiles. */
 int val_fit_save(hw_db *db, const struct cJSON *fit, char *err, size_t errlen);

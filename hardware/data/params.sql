@@ -1,8 +1,8 @@
 -- Cost-model parameters (hardware/cost.c) for the shipped GPUs and systems, origin 'default':
 -- each derived from a published measurement in ../shared/reference/hardware.md (sections 1.3,
--- 2.3, 4.4, 4.5), and `method` says which.  Keys without a row here fall back to the generic
--- defaults of hardware/cost.c (so no attn_eff_*, conv_eff, iter_overhead_s or
--- fabric_leaf_nodes rows: hardware.md has no figures for them).
+-- 2.3, 4.4, 4.5) or kernels.csv (the attention rows, tools/fit-attention.py), and `method`
+-- says which.  Keys without a row here fall back to the registry's defaults (hardware/params.c;
+-- no conv_eff, iter_overhead_s or fabric_leaf_nodes rows: no source has figures for them).
 --
 -- Per GPU:
 --   gemm_eff_<dtype>  achieved fraction of the dense peak on large GEMMs.  cuBLASLt large-shape
@@ -13,6 +13,9 @@
 --                     neither covers (V100, T4, L4, L40S, A10G, MI250X; TF32/FP32 everywhere).
 --   hbm_eff           BabelStream copy/triad over peak; else the 4.5 default (85-90% on
 --                     HBM3/3e, ~80% on A100), low end.
+--   attn_flash2_*, attn_flash3_*, attn_seq_ramp_*  fused attention kernels' rate over the dense
+--                     peak (FlashAttention-2 class; the architecture's fastest: FA3/cuDNN on
+--                     Hopper, cuDNN/FA4 on Blackwell) and its ramp with key length.
 --   gemm_k_ramp, kernel_launch_us  conventions of the model, not measurements.
 -- Per system:
 --   coll_eff_intra             ring busbw / scaleup_gbps, large messages (NCCL_ALGO=RING).
@@ -68,6 +71,7 @@ INSERT INTO param(scope, subject, key, value, origin, method, source) VALUES
 -- mi300x, mi325x
 ('gpu', 'mi300x', 'gemm_eff_bf16', 0.51, 'default', 'MAMF BF16 668.4 of 1307.4 (ROCm 6.3, PyTorch TunableOp); MI300X rates moved +300 TFLOP/s from ROCm 6.1 to 6.2', 'ml-engineering https://github.com/stas00/ml-engineering/blob/master/compute/accelerator/README.md (hardware.md 4.1, 4.4)'),
 ('gpu', 'mi300x', 'gemm_eff_fp16', 0.51, 'default', 'BF16 MAMF 668.4 of 1307.4 applied to FP16 (same dense peak)', 'ml-engineering https://github.com/stas00/ml-engineering/blob/master/compute/accelerator/README.md (hardware.md 4.4)'),
+('gpu', 'mi300x', 'gemm_eff_fp8', 0.44, 'default', 'FP8 hipBLASLt 1222.9 (8192^3), 1081.4 (16384^3), 1142.4 (32768^3), 1148.7 (6144x12288^2) of 2614.9', 'kernels.csv: Azure AI-benchmarking-guide ND MI300X v5 (HipBLASLt, ROCm 6.2)'),
 ('gpu', 'mi300x', 'hbm_eff', 0.85, 'default', 'no measurement: hardware.md default for streaming kernels on HBM3/3e (85-90% of peak), low end', 'hardware.md 4.5'),
 ('gpu', 'mi325x', 'gemm_eff_bf16', 0.60, 'default', 'MAMF BF16 784.9 of 1307.4 (1000 W)', 'ml-engineering https://github.com/stas00/ml-engineering/blob/master/compute/accelerator/README.md (hardware.md 4.4)'),
 ('gpu', 'mi325x', 'gemm_eff_fp16', 0.60, 'default', 'BF16 MAMF 784.9 of 1307.4 applied to FP16 (same dense peak)', 'ml-engineering https://github.com/stas00/ml-engineering/blob/master/compute/accelerator/README.md (hardware.md 4.4)'),
@@ -182,3 +186,56 @@ INSERT INTO param(scope, subject, key, value, origin, method, source) VALUES
 ('system', 'gb200-nvl72', 'coll_eff_inter', 0.94, 'default', 'NVIDIA expectation for H100/H200 nodes applied: 46-48 GB/s ring busbw per NDR 400G NIC (92-96% of 50)', 'https://github.com/NVIDIA/nccl-tests/issues/290 (hardware.md 2.1, 2.3)'),
 -- MI300X: peer-to-peer is one xGMI link
 ('system', 'mi300x-8', 'p2p_eff_intra', 0.143, 'default', 'topology, not a measurement: a peer-to-peer stream uses one xGMI link, 64 of the 448 GB/s of 7 links', 'hardware.md 1.3 (AMD MI300X: 128 GB/s peak per link both directions)');
+
+-- Fused attention: achieved fraction of the dense BF16 peak at long sequences, per generation
+-- (attn_flash2_*: FlashAttention-2 class; attn_flash3_*: FA3/cuDNN on Hopper, cuDNN/FA4 on
+-- Blackwell), and the sequence ramp rate x S/(S + ramp).  The H100 curve is fitted to the
+-- measured FlashAttention-3 kernel times of kernels.csv by tools/fit-attention.py; the others
+-- are published kernel rates with their sources (docs/profiles.md).
+INSERT INTO param(scope, subject, key, value, origin, method, source) VALUES
+('gpu', 'a100-sxm4-80gb', 'attn_flash2_fwd', 0.72, 'default', 'FA2 forward up to ~73% of the A100 dense peak (long sequences, head dim 128)', 'FA2 paper (Dao, arXiv 2307.08691): FlashAttention-2 reaches 50-73% of the A100 peak forward'),
+('gpu', 'a100-sxm4-80gb', 'attn_flash2_bwd', 0.60, 'default', 'FA2 backward about 60% of the A100 peak (below the forward: more non-matmul work)', 'FA2 paper (Dao, arXiv 2307.08691): FlashAttention-2 reaches 50-73% of the A100 peak forward'),
+('gpu', 'a100-sxm4-40gb', 'attn_flash2_fwd', 0.72, 'default', 'FA2 forward up to ~73% of the A100 dense peak (long sequences, head dim 128)', 'FA2 paper (Dao, arXiv 2307.08691): FlashAttention-2 reaches 50-73% of the A100 peak forward'),
+('gpu', 'a100-sxm4-40gb', 'attn_flash2_bwd', 0.60, 'default', 'FA2 backward about 60% of the A100 peak (below the forward: more non-matmul work)', 'FA2 paper (Dao, arXiv 2307.08691): FlashAttention-2 reaches 50-73% of the A100 peak forward'),
+('gpu', 'a100-pcie-80gb', 'attn_flash2_fwd', 0.72, 'default', 'FA2 forward up to ~73% of the A100 dense peak (long sequences, head dim 128)', 'FA2 paper (Dao, arXiv 2307.08691): FlashAttention-2 reaches 50-73% of the A100 peak forward'),
+('gpu', 'a100-pcie-80gb', 'attn_flash2_bwd', 0.60, 'default', 'FA2 backward about 60% of the A100 peak (below the forward: more non-matmul work)', 'FA2 paper (Dao, arXiv 2307.08691): FlashAttention-2 reaches 50-73% of the A100 peak forward'),
+('gpu', 'h100-sxm', 'attn_flash3_fwd', 0.839, 'default', 'fit of rate = eff x peak x S/(S + ramp) to FA3 fwd TFLOP/s by S (1024 364, 2048 560, 4096 667, 8192 685)', 'kernels.csv: meta-pytorch/tritonbench PR #1267 (H100 BF16 FA3 causal, B=4 H=48 D=128, S=1K-8K)'),
+('gpu', 'h100-sxm', 'attn_seq_ramp_fwd', 1200, 'default', 'fit of rate = eff x peak x S/(S + ramp) to FA3 fwd TFLOP/s by S (1024 364, 2048 560, 4096 667, 8192 685)', 'kernels.csv: meta-pytorch/tritonbench PR #1267 (H100 BF16 FA3 causal, B=4 H=48 D=128, S=1K-8K)'),
+('gpu', 'h100-sxm', 'attn_flash3_bwd', 0.775, 'default', 'fit of rate = eff x peak x S/(S + ramp) to FA3 bwd TFLOP/s by S (1024 182, 2048 316, 4096 444, 8192 539)', 'kernels.csv: meta-pytorch/tritonbench PR #1267 (H100 BF16 FA3 causal, B=4 H=48 D=128, S=1K-8K)'),
+('gpu', 'h100-sxm', 'attn_seq_ramp_bwd', 3140, 'default', 'fit of rate = eff x peak x S/(S + ramp) to FA3 bwd TFLOP/s by S (1024 182, 2048 316, 4096 444, 8192 539)', 'kernels.csv: meta-pytorch/tritonbench PR #1267 (H100 BF16 FA3 causal, B=4 H=48 D=128, S=1K-8K)'),
+('gpu', 'h200-sxm', 'attn_flash3_fwd', 0.839, 'default', 'H100 SXM rows (same SMs and clocks, hardware.md 1.1): fit of rate = eff x peak x S/(S + ramp) to FA3 fwd TFLOP/s by S (1024 364, 2048 560, 4096 667, 8192 685)', 'kernels.csv: meta-pytorch/tritonbench PR #1267 (H100 BF16 FA3 causal, B=4 H=48 D=128, S=1K-8K)'),
+('gpu', 'h200-sxm', 'attn_seq_ramp_fwd', 1200, 'default', 'H100 SXM rows (same SMs and clocks, hardware.md 1.1): fit of rate = eff x peak x S/(S + ramp) to FA3 fwd TFLOP/s by S (1024 364, 2048 560, 4096 667, 8192 685)', 'kernels.csv: meta-pytorch/tritonbench PR #1267 (H100 BF16 FA3 causal, B=4 H=48 D=128, S=1K-8K)'),
+('gpu', 'h200-sxm', 'attn_flash3_bwd', 0.775, 'default', 'H100 SXM rows (same SMs and clocks, hardware.md 1.1): fit of rate = eff x peak x S/(S + ramp) to FA3 bwd TFLOP/s by S (1024 182, 2048 316, 4096 444, 8192 539)', 'kernels.csv: meta-pytorch/tritonbench PR #1267 (H100 BF16 FA3 causal, B=4 H=48 D=128, S=1K-8K)'),
+('gpu', 'h200-sxm', 'attn_seq_ramp_bwd', 3140, 'default', 'H100 SXM rows (same SMs and clocks, hardware.md 1.1): fit of rate = eff x peak x S/(S + ramp) to FA3 bwd TFLOP/s by S (1024 182, 2048 316, 4096 444, 8192 539)', 'kernels.csv: meta-pytorch/tritonbench PR #1267 (H100 BF16 FA3 causal, B=4 H=48 D=128, S=1K-8K)'),
+('gpu', 'h100-sxm', 'attn_flash2_fwd', 0.33, 'default', 'FlashAttention-2 class on Hopper: PyTorch SDPA flash 288-304 TFLOP/s of 989 (D=128); FA3 paper: FA2 about 35%', 'pytorch/benchmark PR #2296; FA3 paper arXiv 2407.08608 (docs/profiles.md)'),
+('gpu', 'h100-sxm', 'attn_flash2_bwd', 0.28, 'default', 'FlashAttention-2 class on Hopper, backward: the forward x 0.85 (FA2 backward/forward on A100)', 'FA3 paper arXiv 2407.08608; FA2 paper arXiv 2307.08691'),
+('gpu', 'h200-sxm', 'attn_flash2_fwd', 0.33, 'default', 'FlashAttention-2 class on Hopper: PyTorch SDPA flash 288-304 TFLOP/s of 989 (D=128); FA3 paper: FA2 about 35%', 'pytorch/benchmark PR #2296; FA3 paper arXiv 2407.08608 (docs/profiles.md)'),
+('gpu', 'h200-sxm', 'attn_flash2_bwd', 0.28, 'default', 'FlashAttention-2 class on Hopper, backward: the forward x 0.85 (FA2 backward/forward on A100)', 'FA3 paper arXiv 2407.08608; FA2 paper arXiv 2307.08691'),
+('gpu', 'h100-pcie', 'attn_flash2_fwd', 0.33, 'default', 'FlashAttention-2 class on Hopper: PyTorch SDPA flash 288-304 TFLOP/s of 989 (D=128); FA3 paper: FA2 about 35%', 'pytorch/benchmark PR #2296; FA3 paper arXiv 2407.08608 (docs/profiles.md)'),
+('gpu', 'h100-pcie', 'attn_flash2_bwd', 0.28, 'default', 'FlashAttention-2 class on Hopper, backward: the forward x 0.85 (FA2 backward/forward on A100)', 'FA3 paper arXiv 2407.08608; FA2 paper arXiv 2307.08691'),
+('gpu', 'h100-nvl', 'attn_flash2_fwd', 0.33, 'default', 'FlashAttention-2 class on Hopper: PyTorch SDPA flash 288-304 TFLOP/s of 989 (D=128); FA3 paper: FA2 about 35%', 'pytorch/benchmark PR #2296; FA3 paper arXiv 2407.08608 (docs/profiles.md)'),
+('gpu', 'h100-nvl', 'attn_flash2_bwd', 0.28, 'default', 'FlashAttention-2 class on Hopper, backward: the forward x 0.85 (FA2 backward/forward on A100)', 'FA3 paper arXiv 2407.08608; FA2 paper arXiv 2307.08691'),
+('gpu', 'h100-pcie', 'attn_flash3_fwd', 0.839, 'default', 'H100 SXM rows applied (same SMs): fit of rate = eff x peak x S/(S + ramp) to FA3 fwd TFLOP/s by S (1024 364, 2048 560, 4096 667, 8192 685)', 'kernels.csv: meta-pytorch/tritonbench PR #1267 (H100 BF16 FA3 causal, B=4 H=48 D=128, S=1K-8K)'),
+('gpu', 'h100-pcie', 'attn_seq_ramp_fwd', 1200, 'default', 'H100 SXM rows applied (same SMs): fit of rate = eff x peak x S/(S + ramp) to FA3 fwd TFLOP/s by S (1024 364, 2048 560, 4096 667, 8192 685)', 'kernels.csv: meta-pytorch/tritonbench PR #1267 (H100 BF16 FA3 causal, B=4 H=48 D=128, S=1K-8K)'),
+('gpu', 'h100-pcie', 'attn_flash3_bwd', 0.775, 'default', 'H100 SXM rows applied (same SMs): fit of rate = eff x peak x S/(S + ramp) to FA3 bwd TFLOP/s by S (1024 182, 2048 316, 4096 444, 8192 539)', 'kernels.csv: meta-pytorch/tritonbench PR #1267 (H100 BF16 FA3 causal, B=4 H=48 D=128, S=1K-8K)'),
+('gpu', 'h100-pcie', 'attn_seq_ramp_bwd', 3140, 'default', 'H100 SXM rows applied (same SMs): fit of rate = eff x peak x S/(S + ramp) to FA3 bwd TFLOP/s by S (1024 182, 2048 316, 4096 444, 8192 539)', 'kernels.csv: meta-pytorch/tritonbench PR #1267 (H100 BF16 FA3 causal, B=4 H=48 D=128, S=1K-8K)'),
+('gpu', 'h100-nvl', 'attn_flash3_fwd', 0.839, 'default', 'H100 SXM rows applied (same SMs): fit of rate = eff x peak x S/(S + ramp) to FA3 fwd TFLOP/s by S (1024 364, 2048 560, 4096 667, 8192 685)', 'kernels.csv: meta-pytorch/tritonbench PR #1267 (H100 BF16 FA3 causal, B=4 H=48 D=128, S=1K-8K)'),
+('gpu', 'h100-nvl', 'attn_seq_ramp_fwd', 1200, 'default', 'H100 SXM rows applied (same SMs): fit of rate = eff x peak x S/(S + ramp) to FA3 fwd TFLOP/s by S (1024 364, 2048 560, 4096 667, 8192 685)', 'kernels.csv: meta-pytorch/tritonbench PR #1267 (H100 BF16 FA3 causal, B=4 H=48 D=128, S=1K-8K)'),
+('gpu', 'h100-nvl', 'attn_flash3_bwd', 0.775, 'default', 'H100 SXM rows applied (same SMs): fit of rate = eff x peak x S/(S + ramp) to FA3 bwd TFLOP/s by S (1024 182, 2048 316, 4096 444, 8192 539)', 'kernels.csv: meta-pytorch/tritonbench PR #1267 (H100 BF16 FA3 causal, B=4 H=48 D=128, S=1K-8K)'),
+('gpu', 'h100-nvl', 'attn_seq_ramp_bwd', 3140, 'default', 'H100 SXM rows applied (same SMs): fit of rate = eff x peak x S/(S + ramp) to FA3 bwd TFLOP/s by S (1024 182, 2048 316, 4096 444, 8192 539)', 'kernels.csv: meta-pytorch/tritonbench PR #1267 (H100 BF16 FA3 causal, B=4 H=48 D=128, S=1K-8K)'),
+('gpu', 'b200', 'attn_flash3_fwd', 0.72, 'default', 'FA4 causal D=128 S=8192 forward 1418 of 2250 TFLOP/s = 0.63 at 8K, x (8192 + 1200)/8192 for the H100 ramp', 'Dao-AILab/flash-attention PR #2280 (B200; docs/profiles.md)'),
+('gpu', 'b200', 'attn_flash3_bwd', 0.74, 'default', 'FA4 causal D=128 S=8192 backward 1209 of 2250 TFLOP/s = 0.54 at 8K, x (8192 + 3140)/8192 for the H100 ramp', 'Dao-AILab/flash-attention PR #2280 (B200; docs/profiles.md)'),
+('gpu', 'b200', 'attn_seq_ramp_fwd', 1200, 'default', 'H100 FlashAttention-3 ramp applied (tools/fit-attention.py)', 'kernels.csv FA3 rows'),
+('gpu', 'b200', 'attn_seq_ramp_bwd', 3140, 'default', 'H100 FlashAttention-3 ramp applied (tools/fit-attention.py)', 'kernels.csv FA3 rows'),
+('gpu', 'b200', 'attn_flash2_fwd', 0.17, 'default', 'flash-attn 2.7.4 on B200 (no tcgen05): 308-381 TFLOP/s forward at D=64 of 2250', 'Dao-AILab/flash-attention issue #1589 (docs/profiles.md)'),
+('gpu', 'b200', 'attn_flash2_bwd', 0.14, 'default', 'flash-attn 2.7.4 on B200: 243-334 TFLOP/s backward at D=64 of 2250', 'Dao-AILab/flash-attention issue #1589 (docs/profiles.md)'),
+('gpu', 'gb200', 'attn_flash3_fwd', 0.72, 'default', 'FA4 causal D=128 S=8192 forward 1418 of 2250 TFLOP/s = 0.63 at 8K, x (8192 + 1200)/8192 for the H100 ramp', 'Dao-AILab/flash-attention PR #2280 (B200; docs/profiles.md)'),
+('gpu', 'gb200', 'attn_flash3_bwd', 0.74, 'default', 'FA4 causal D=128 S=8192 backward 1209 of 2250 TFLOP/s = 0.54 at 8K, x (8192 + 3140)/8192 for the H100 ramp', 'Dao-AILab/flash-attention PR #2280 (B200; docs/profiles.md)'),
+('gpu', 'gb200', 'attn_seq_ramp_fwd', 1200, 'default', 'H100 FlashAttention-3 ramp applied (tools/fit-attention.py)', 'kernels.csv FA3 rows'),
+('gpu', 'gb200', 'attn_seq_ramp_bwd', 3140, 'default', 'H100 FlashAttention-3 ramp applied (tools/fit-attention.py)', 'kernels.csv FA3 rows'),
+('gpu', 'gb200', 'attn_flash2_fwd', 0.17, 'default', 'flash-attn 2.7.4 on B200 (no tcgen05): 308-381 TFLOP/s forward at D=64 of 2250', 'Dao-AILab/flash-attention issue #1589 (docs/profiles.md)'),
+('gpu', 'gb200', 'attn_flash2_bwd', 0.14, 'default', 'flash-attn 2.7.4 on B200: 243-334 TFLOP/s backward at D=64 of 2250', 'Dao-AILab/flash-attention issue #1589 (docs/profiles.md)'),
+('gpu', 'mi300x', 'attn_flash2_fwd', 0.30, 'default', 'CK flash attention about 350-450 TFLOP/s forward of 1307 (low confidence: MI325X FlyDSL comparison)', 'ROCm/FlyDSL PR #225 (docs/profiles.md)'),
+('gpu', 'mi300x', 'attn_flash2_bwd', 0.24, 'default', 'CK flash attention backward: the forward x 0.8 (no measurement)', 'ROCm/FlyDSL PR #225 (docs/profiles.md)'),
+('gpu', 'mi325x', 'attn_flash2_fwd', 0.30, 'default', 'CK flash attention about 350-450 TFLOP/s forward of 1307 (low confidence: MI325X FlyDSL comparison)', 'ROCm/FlyDSL PR #225 (docs/profiles.md)'),
+('gpu', 'mi325x', 'attn_flash2_bwd', 0.24, 'default', 'CK flash attention backward: the forward x 0.8 (no measurement)', 'ROCm/FlyDSL PR #225 (docs/profiles.md)');
