@@ -59,6 +59,64 @@ double plan_usd_per_mtok(double usd, double tokens);
 double plan_own_usd(const plan_own *o, double gpus, double hours, double *amortized_usd, /* OUT */
 		    double *energy_usd /* OUT */);
 
+/* ---- frameworks (planner/framework.c): what each training framework can run ----------------
+ *
+ * A ranked layout is only useful if the framework that will train the model can run it.  Each
+ * entry says, for one framework at a stated version, which pipeline schedules, ZeRO stages and
+ * parallel dimensions it expresses; plan_train with a framework ranks only what it runs, and an
+ * exporter refuses what its framework cannot express.  Names: megatron, nemo, torchtitan,
+ * deepspeed, llm-foundry, pytorch, maxtext.  (The lead connects these to the framework profiles
+ * of the hardware database, which say how fast a framework runs; this table says what it runs.) */
+typedef struct plan_framework {
+	const char *name;       /* "megatron" */
+	const char *title;      /* "Megatron-LM (Megatron-Core 0.15)" */
+	unsigned schedules;     /* bit 1 << sim_schedule of each schedule it runs with pp > 1 */
+	unsigned zero;          /* bit 1 << stage of each ZeRO stage it runs (0: plain data parallel) */
+	bool zero23_with_pp;    /* ZeRO-2/3 together with pipeline parallelism */
+	bool fsdp;              /* its ZeRO-3 gathers per block, as PyTorch FSDP (sim_train_cfg.fsdp) */
+	bool tp, tp_without_sp; /* tensor parallelism; and without sequence parallelism */
+	bool pp, uneven_pp;     /* pipeline parallelism; stages of different layer counts */
+	bool cp, ep;            /* ring-attention context parallelism; expert parallelism */
+	bool fp8, fp16;
+	bool selective_recompute;
+	const char *source;     /* where the capabilities were read */
+} plan_framework;
+
+/* The framework named, or NULL. */
+const plan_framework *plan_framework_find(const char *name);
+/* The frameworks, in the order a layout's framework is chosen when none is asked for. */
+const plan_framework *plan_framework_at(size_t i);
+size_t plan_framework_count(void);
+/* "megatron, nemo, ..." */
+const char *plan_framework_names(void);
+/* Whether f runs configuration c (checked: dp derived); when not and why is not NULL, what it
+ * lacks ("the zb-h1 schedule"). */
+bool plan_framework_runs(const plan_framework *f, const model *m, const sim_train_cfg *c, char *why, size_t n);
+
+/* A search dimension the user pinned: the values to try (n 0: the planner's own range). */
+#define PLAN_PIN_MAX 16
+typedef struct plan_pin {
+	int n;
+	int v[PLAN_PIN_MAX];
+} plan_pin;
+
+/* Memory kept free on every GPU by default: the memory model counts one set of NCCL buffers,
+ * the CUDA context, cuBLAS workspace and 10% of the churning activations for fragmentation,
+ * but a real job also holds a communicator's buffers per process group (TP, PP, DP, CP, EP and
+ * their NVLS/IB variants), the caching allocator's fragmentation grows over a long run, and
+ * PyTorch reports an out-of-memory before the last byte.  A plan at 79.6 of 79.6 GiB is not one
+ * anyone launches; 10% of an 80 GB GPU is 8 GB. */
+#define PLAN_MEMORY_HEADROOM 0.10
+
+/* The uncertainty of a step-time prediction, relative, by what it rests on: the training MAPE of
+ * 'paraplan validate' over its 261 published rows with the shipped fits (9.1%) and with
+ * datasheet figures only (33.6%) (README, Accuracy).  A measured figure removes the rate's error
+ * but not the model's, so it counts as fitted.  A runner-up within the winner's uncertainty of
+ * the winner is a tie: the model cannot tell them apart. */
+#define PLAN_UNCERTAINTY_FITTED 0.091
+#define PLAN_UNCERTAINTY_DATASHEET 0.336
+double plan_uncertainty(const sim_metrics *m);
+
 typedef struct plan_train_opts {
 	const int *gpus;          /* GPU counts to plan for (one, or a list/range) */
 	size_t ngpus;
@@ -74,6 +132,13 @@ typedef struct plan_train_opts {
 	hw_dtype dtypes[4];       /* dtypes to try; ndtypes 0: bf16 */
 	int ndtypes;
 	const hw_profile *fw;     /* the framework every layout runs as (not owned); NULL: none */
+	/* pinned dimensions: only these values are tried (a pinned TP may cross the scale-up
+	 * domain, a pinned CP needs no long sequence, a pinned PP need not divide the layers) */
+	plan_pin tp, pp, vpp, cp, ep, zero, micro_batch;
+	unsigned schedules;       /* bit 1 << sim_schedule of each schedule to try; 0: the default set */
+	unsigned recomputes;      /* bit 1 << sim_recompute of each to try; 0: none and full */
+	double memory_headroom;   /* fraction of GPU memory kept free (PLAN_MEMORY_HEADROOM) */
+	const plan_framework *framework; /* what the framework runs (NULL: anything); fw says how fast */
 	double life_years, usd_per_kwh, pue; /* ownership terms printed in the JSON for reports */
 	volatile sig_atomic_t *stop; /* set asynchronously to stop early (Ctrl-C) */
 	void (*progress)(void *arg, size_t done, size_t total);
@@ -101,6 +166,7 @@ void plan_train_result_free(plan_train_result *r);
  * trains `tokens` tokens within `days`, its cost rented at each of the system's prices and
  * bought (purchase amortized over `life_years`, plus power at `usd_per_kwh` times `pue`). */
 typedef struct plan_capacity_opts {
+	const plan_train_opts *search; /* pins, dtypes, headroom, framework of each layout search (NULL: defaults) */
 	double tokens, days;
 	int64_t global_batch, seq;
 	double life_years, usd_per_kwh, pue;
