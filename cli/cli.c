@@ -7,6 +7,7 @@
 
 #include <cJSON.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,25 +102,48 @@ cli_now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Callbacks come from the planners' worker threads: one at a time. */
+static pthread_mutex_t progress_lock = PTHREAD_MUTEX_INITIALIZER;
+
 void
 cli_progress_init(cli_progress *p, const char *what)
 {
 	p->tty = isatty(2) != 0;
 	p->t0 = p->last = cli_now_s();
 	p->what = what;
+	p->lines = 0;
+	/* seconds between lines when stderr is not a terminal; PARAPLAN_PROGRESS_INTERVAL changes it
+	 * (the tests use 0: a line at every callback) */
+	p->interval_s = 5.0;
+	const char *e = getenv("PARAPLAN_PROGRESS_INTERVAL");
+	double v;
+	if (e != NULL && pp_parse_double(e, &v) == 0 && v >= 0 && v <= 3600)
+		p->interval_s = v;
 }
 
 void
 cli_progress_cb(void *arg, size_t done, size_t total)
 {
 	cli_progress *p = arg;
-	if (!p->tty)
-		return;
-	if (total == 0)
-		fprintf(stderr, "\r%zu evaluated (%.1f s)  ", done, cli_now_s() - p->t0);
-	else
-		fprintf(stderr, "\r[%-30.*s] %3.0f%% (%zu/%zu)  ", (int)(30 * done / (total ? total : 1)),
-			"==============================", 100.0 * (double)done / (double)total, done, total);
+	pthread_mutex_lock(&progress_lock);
+	double now = cli_now_s(), el = now - p->t0;
+	if (p->tty) {
+		if (total == 0)
+			fprintf(stderr, "\r%zu evaluated (%.1f s)  ", done, el);
+		else
+			fprintf(stderr, "\r[%-30.*s] %3.0f%% (%zu/%zu)  ", (int)(30 * (done < total ? done : total) / total),
+				"==============================", 100.0 * (double)done / (double)total, done, total);
+	} else if (now - p->last >= p->interval_s) {
+		/* a log, a pipe into tee, CI: a whole line now and then, never a carriage return */
+		p->last = now;
+		p->lines++;
+		if (total > 0 && done > 0 && done < total)
+			fprintf(stderr, "progress: %zu of %zu %s (%.0f%%), %.0f s, about %.0f s left\n", done, total, p->what,
+				100.0 * (double)done / (double)total, el, el * (double)(total - done) / (double)done);
+		else
+			fprintf(stderr, "progress: %zu %s, %.0f s\n", done, p->what, el);
+	}
+	pthread_mutex_unlock(&progress_lock);
 }
 
 void
@@ -127,6 +151,8 @@ cli_progress_end(cli_progress *p)
 {
 	if (p->tty)
 		fputs("\r\033[K", stderr);
+	else if (p->lines > 0)
+		fprintf(stderr, "progress: done in %.0f s\n", cli_now_s() - p->t0);
 }
 
 static volatile sig_atomic_t stop_flag;

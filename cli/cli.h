@@ -62,6 +62,8 @@ int cli_dispatch(const char *cmd, const char *usage, const cli_sub *subs, int ar
 typedef struct cli_progress {
 	bool tty;
 	double t0, last;       /* monotonic seconds: start, last line printed */
+	double interval_s;     /* between lines when not a terminal */
+	int lines;
 	const char *what;      /* "layouts", "deployments" */
 } cli_progress;
 void cli_progress_init(cli_progress *p, const char *what);

@@ -110,7 +110,7 @@ plan_enumerate(const model *m, const hw_system *sys, int gpus, const plan_train_
 		ndt = o->ndtypes;
 		memcpy(dts, o->dtypes, (size_t)ndt * sizeof *dts);
 	}
-	const plan_framework *fw = o->framework;
+	const plan_framework *runs = o->framework; /* what the framework runs; o->fw: how fast */
 	sim_train_cfg base;
 	sim_train_cfg_init(&base);
 	sim_train_cfg_framework(&base, o->fw);
@@ -202,7 +202,7 @@ plan_enumerate(const model *m, const hw_system *sys, int gpus, const plan_train_
 							int zero = zs[zi];
 							if (o->zero.n == 0 && zero > 0 && dp * cp == 1)
 								break;
-							if (o->zero.n == 0 && zero >= 2 && pp > 1 && !(fw && fw->zero23_with_pp))
+							if (o->zero.n == 0 && zero >= 2 && pp > 1 && !(runs && runs->zero23_with_pp))
 								break; /* DeepSpeed and FSDP shard over data parallelism without PP */
 							for (int k = 0; k < nmb; k++)
 								for (int rc = 0; rc < 3; rc++) {
@@ -219,12 +219,12 @@ plan_enumerate(const model *m, const hw_system *sys, int gpus, const plan_train_
 											c.schedule = scheds[si].s;
 											c.vpp = scheds[si].v;
 											c.zero = zero;
-											c.fsdp = zero == 3 && fw != NULL && fw->fsdp;
+											c.fsdp = zero == 3 && runs != NULL && runs->fsdp;
 											c.micro_batch = mbs[k];
 											c.recompute = (sim_recompute)rc;
 											c.sequence_parallel = sp;
 											c.dtype = dts[di];
-											if (fw != NULL && !plan_framework_runs(fw, m, &c, NULL, 0))
+											if (runs != NULL && !plan_framework_runs(runs, m, &c, NULL, 0))
 												continue;
 											if (push(&arr, &n, &cap, &c) != 0)
 												goto oom;
