@@ -221,8 +221,29 @@ cli_num(const cJSON *o, const char *key)
 }
 
 void
-cli_print_json(const cJSON *doc)
+cli_print_json(cJSON *doc, const char *schema)
 {
+	if (cJSON_IsObject(doc) && !cJSON_HasObjectItem(doc, "schema")) {
+		/* first, so that a reader (or a person with head -c) sees it before anything else:
+		 * cJSON appends to objects, but an object's members are its child list */
+		cJSON *s = cJSON_CreateString(schema);
+		char *key = strdup("schema");
+		if (s != NULL && key != NULL) {
+			s->string = key;
+			if (!cJSON_InsertItemInArray(doc, 0, s)) {
+				cJSON_Delete(s);
+				s = NULL;
+			}
+		} else {
+			free(key);
+			cJSON_Delete(s);
+			s = NULL;
+		}
+		if (s == NULL) {
+			cli_error("out of memory while printing JSON");
+			return;
+		}
+	}
 	char *s = cJSON_Print(doc);
 	if (s == NULL) {
 		cli_error("out of memory while printing JSON");
@@ -231,6 +252,18 @@ cli_print_json(const cJSON *doc)
 	fputs(s, stdout);
 	fputc('\n', stdout);
 	free(s);
+}
+
+cJSON *
+cli_wrap(const char *key, cJSON *arr)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (o == NULL || !cJSON_AddItemToObject(o, key, arr)) {
+		cJSON_Delete(o);
+		cJSON_Delete(arr);
+		return NULL;
+	}
+	return o;
 }
 
 int

@@ -93,8 +93,13 @@ int cli_opt_dist(const cli_opt *o, const char *val, char *err, size_t errlen);  
 /* Opens the hardware database (--db value or NULL) and prints its notice, if any. */
 int cli_open_db(const char *path, unsigned flags, hw_db **out);
 
-/* Writes a JSON document to stdout, followed by a newline. */
-void cli_print_json(const struct cJSON *doc);
+/* Writes a JSON document to stdout, followed by a newline.  Every document paraplan writes says
+ * what it is and in which version of its format, "schema": "paraplan.<kind>/<N>" (docs/json.md
+ * lists them); this puts it first in doc unless doc has one.  A change of a document's keys or
+ * their meaning is a new N, which 'report' and 'replay' learn to read beside the old one. */
+void cli_print_json(struct cJSON *doc, const char *schema);
+/* An array as a document: {"<key>": arr} (takes arr). */
+struct cJSON *cli_wrap(const char *key, struct cJSON *arr);
 /* A member of a JSON object: its string ("" when absent or not a string), its number (0). */
 const char *cli_str(const struct cJSON *o, const char *key);
 double cli_num(const struct cJSON *o, const char *key);

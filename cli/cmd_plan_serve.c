@@ -164,7 +164,7 @@ cmd_plan_serve(int argc, char **argv)
 	if (rc != 0) {
 		status = cli_fail(rc, err);
 	} else {
-		json ? cli_print_json(doc) : print_serve_plan(doc);
+		json ? cli_print_json(doc, PLAN_SERVE_SCHEMA) : print_serve_plan(doc);
 		if (cJSON_GetArraySize(cJSON_GetObjectItem(doc, "deployments")) == 0) {
 			cli_error("no deployment of %s meets the SLO at %.4g requests/s", model_name(m), o.rate);
 			status = 1;

@@ -559,7 +559,7 @@ cmd_plan_train(int argc, char **argv)
 		if (rc != 0) {
 			status = cli_fail(rc, err);
 		} else {
-			json ? cli_print_json(doc) : print_capacity(doc);
+			json ? cli_print_json(doc, PLAN_CAPACITY_SCHEMA) : print_capacity(doc);
 		}
 		cJSON_Delete(doc);
 	} else {
@@ -613,7 +613,7 @@ cmd_plan_train(int argc, char **argv)
 				cJSON_AddStringToObject(v, "reason", "no layout fits: nothing to replay");
 			}
 			if (json && printing && (!have_export || out_path != NULL))
-				cli_print_json(doc);
+				cli_print_json(doc, PLAN_TRAIN_SCHEMA);
 			if (status == 0 && w == NULL) {
 				/* nothing valid at all is the command line's fault (a pinned degree that does not
 				 * divide, a batch that does not split): 2; valid layouts that do not fit: 1 */

@@ -275,7 +275,7 @@ simulate_train(int argc, char **argv)
 		if (status == 0) {
 			cJSON *doc = sim_train_json(res);
 			if (json)
-				cli_print_json(doc);
+				cli_print_json(doc, SIM_TRAIN_SCHEMA);
 			else
 				print_table(doc, res);
 			cJSON_Delete(doc);
@@ -488,7 +488,7 @@ simulate_serve(int argc, char **argv)
 	}
 	cJSON *doc = sim_serve_json(res);
 	if (json)
-		cli_print_json(doc);
+		cli_print_json(doc, SIM_SERVE_SCHEMA);
 	else
 		print_serve(doc);
 	cJSON_Delete(doc);
@@ -596,7 +596,7 @@ simulate_infer(int argc, char **argv)
 	}
 	cJSON *doc = sim_infer_json(res, m);
 	if (json)
-		cli_print_json(doc);
+		cli_print_json(doc, SIM_INFER_SCHEMA);
 	else
 		print_infer(doc);
 	cJSON_Delete(doc);

@@ -28,6 +28,14 @@ struct cJSON;
 
 typedef enum plan_objective { PLAN_TIME, PLAN_COST } plan_objective;
 
+/* The planner's documents and the version of their format (docs/json.md).  A change of their
+ * keys or of a key's meaning is a new version; 'report' reads each version it lists.
+ * plan-serve/2: a unit (a replica, or a prefill:decode group) and its capacity_per_unit, where
+ * /1 had capacity_per_replica. */
+#define PLAN_TRAIN_SCHEMA "paraplan.plan-train/1"
+#define PLAN_CAPACITY_SCHEMA "paraplan.plan-capacity/1"
+#define PLAN_SERVE_SCHEMA "paraplan.plan-serve/2"
+
 /* ---- cost arithmetic (planner/cost.c): one implementation for the planner and the reports -- */
 
 #define PLAN_HOURS_PER_YEAR 8760.0                      /* 365 days */

@@ -32,13 +32,17 @@ expect_err "unknown option \"--bogus\""
 run 2 hw list --db
 expect_err "needs a value"
 run 0 hw export
+expect_out "\"schema\":	\"paraplan.hw-export/1\""
+run 0 hw export --sql
 expect_out "BEGIN;"
 run 0 hw calibrations
 
 # A database file: created from the defaults, then exported to a file atomically.
 run 0 hw list --db "$TMPD/hw.db"
 [ -s "$TMPD/hw.db" ] || fail "database file was not created"
-run 0 hw export --db "$TMPD/hw.db" --out "$TMPD/export.sql"
+run 0 hw export --db "$TMPD/hw.db" --out "$TMPD/export.json"
+json_check "$TMPD/export.json" "d['schema'] == 'paraplan.hw-export/1' and d['runs'] == []"
+run 0 hw export --db "$TMPD/hw.db" --sql --out "$TMPD/export.sql"
 grep -q "COMMIT;" "$TMPD/export.sql" || fail "export file incomplete"
 run 1 hw export --db "$TMPD/hw.db" --out "$TMPD/no/such/dir/x.sql"
 [ ! -e "$TMPD/no/such/dir/x.sql" ] || fail "partial export written"
