@@ -93,6 +93,21 @@ get_int(const reader *r, const cJSON *obj, const char *key, bool required, int64
 	return 0;
 }
 
+/* An optional positive real within [min, max] (absent or null: 0). */
+static int
+get_real(const reader *r, const cJSON *obj, const char *key, double min, double max, double *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	*out = 0.0;
+	if (v == NULL || cJSON_IsNull(v))
+		return 0;
+	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < min || v->valuedouble > max)
+		return pp_err(r->err, r->errlen, PP_EINPUT, "%s: \"%s%s\" must be a number from %g to %g", r->origin, r->prefix,
+			      key, min, max);
+	*out = v->valuedouble;
+	return 0;
+}
+
 static int
 get_bool(const reader *r, const cJSON *obj, const char *key, bool def, bool *out)
 {
@@ -253,6 +268,9 @@ parse_ours(const cJSON *root, const char *origin, model *m, char *err, size_t er
 	if ((rc = get_enum(&r, root, "position", pos_names, 4, &e)) != 0)
 		return rc;
 	t->pos = (model_pos)e;
+	if ((rc = get_real(&r, root, "rope_theta", 1.0, 1e12, &t->rope_theta)) != 0 ||
+	    (rc = get_real(&r, root, "norm_eps", 1e-12, 0.1, &t->norm_eps)) != 0)
+		return rc;
 	if ((rc = get_bool(&r, root, "causal", true, &t->causal)) != 0 ||
 	    (rc = get_bool(&r, root, "bias", false, &t->bias)) != 0 ||
 	    (rc = get_bool(&r, root, "qkv_bias", false, &t->qkv_bias)) != 0 ||
@@ -445,6 +463,17 @@ parse_hf(const cJSON *root, const char *origin, const char *model_type, model *m
 			      "%s: model_type \"%s\" is not supported (expected one of llama, mistral, mixtral, qwen2, "
 			      "qwen2_moe, qwen3, gpt2, gpt_neox, bert, roberta, deepseek_v2, deepseek_v3)", origin, mt);
 	}
+	/* What a framework needs to rebuild the same model: the RoPE base and the norm's epsilon
+	 * (spelled by architecture), and the context for Megatron's --max-position-embeddings. */
+	if ((rc = get_real(&r, root, "rope_theta", 1.0, 1e12, &t->rope_theta)) != 0 ||
+	    (t->rope_theta == 0 && (rc = get_real(&r, root, "rotary_emb_base", 1.0, 1e12, &t->rope_theta)) != 0))
+		return rc;
+	static const char *const eps_keys[] = {"rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon", "norm_epsilon"};
+	for (size_t i = 0; i < 4 && t->norm_eps == 0; i++)
+		if ((rc = get_real(&r, root, eps_keys[i], 1e-12, 0.1, &t->norm_eps)) != 0)
+			return rc;
+	if (t->pos != MODEL_POS_LEARNED && t->max_pos == 0)
+		t->max_pos = t->seq;
 	/* Zero values that slipped through hf_int (which allows 0 for optional fields). */
 	if (t->hidden < 1 || t->layers < 1 || t->heads < 1 || t->vocab < 1)
 		return pp_err(err, errlen, PP_EINPUT, "%s: hidden size, layers, heads and vocab must be positive", origin);

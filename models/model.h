@@ -58,6 +58,9 @@ typedef struct model_tf {
 	int64_t moe_every;      /* every n-th layer after dense_layers is MoE (1: all) */
 	/* Multi-head latent attention (DeepSeek-V2/V3): kv_lora_rank == 0 means ordinary attention. */
 	int64_t q_lora_rank, kv_lora_rank, qk_nope_dim, qk_rope_dim, v_head_dim;
+	/* What a training framework needs to build the same model (0: not given; the frameworks'
+	 * defaults then apply): the RoPE base, and the norms' epsilon. */
+	double rope_theta, norm_eps;
 } model_tf;
 
 typedef enum model_layer_kind {
