@@ -330,6 +330,59 @@ shell_arg(pp_str *s, const char *a)
 
 /* Replays the winner, or says why it does not; *doc gets {"validation": ...}.  Returns 0 when
  * measured, 1 when not run, the replay's status on its failure. */
+/* The winner of every GPU count of the search as a launch configuration: one to stdout after
+ * another, or each to its own file (FILE, or for a sweep FILE with -<N>gpus before its
+ * extension).  A count whose winner cannot be exported fails the whole: nothing is written. */
+static int
+export_all(const model *m, hw_db *db, const char *system, const plan_train_result *r, plan_export_opts *eo,
+	   const char *out_path, char *err, size_t errlen)
+{
+	hw_system sys;
+	int rc = hw_system_get(db, system, &sys, err, errlen);
+	if (rc != 0)
+		return cli_fail(rc, err);
+	size_t n = plan_train_ncounts(r);
+	char **texts = calloc(n, sizeof *texts);
+	if (texts == NULL)
+		return cli_fail(PP_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		double step = 0;
+		const sim_train_cfg *w = plan_train_winner_at(r, i, &step);
+		if (w == NULL && n == 1) {
+			/* nothing ranked: the caller says why (no valid layout, or none fits) */
+			free(texts);
+			return 0;
+		}
+		if (w == NULL) {
+			rc = pp_err(err, errlen, PP_EINPUT, "no layout fits on %d GPUs: nothing to export", plan_train_gpus_at(r, i));
+			break;
+		}
+		eo->step_s = step;
+		rc = plan_export_config(m, &sys, w, eo, &texts[i], err, errlen);
+	}
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		if (out_path == NULL) {
+			if (n > 1)
+				printf("%s# ---- %d GPUs ----\n", i ? "\n" : "", plan_train_gpus_at(r, i));
+			fputs(texts[i], stdout);
+			continue;
+		}
+		char path[4096];
+		if (n == 1) {
+			pp_strlcpy(path, out_path, sizeof path);
+		} else {
+			const char *slash = strrchr(out_path, '/'), *dot = strrchr(out_path, '.');
+			size_t stem = dot != NULL && (slash == NULL || dot > slash) ? (size_t)(dot - out_path) : strlen(out_path);
+			snprintf(path, sizeof path, "%.*s-%dgpus%s", (int)stem, out_path, plan_train_gpus_at(r, i), out_path + stem);
+		}
+		rc = pp_write_file_atomic(path, texts[i], strlen(texts[i]), err, errlen);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(texts[i]);
+	free(texts);
+	return rc != 0 ? cli_fail(rc, err) : 0;
+}
+
 static int
 validate(cJSON *doc, const char *model_spec, const char *system, const sim_train_cfg *w, double predicted,
 	 const char *db_path, int steps, int argc, char **args)
@@ -465,8 +518,12 @@ cmd_plan_train(int argc, char **argv)
 			"(default), torchtitan, llm-foundry, deepspeed, pytorch, maxtext, ... ('paraplan hw profiles')"),
 		OPT_INT("gpus-per-node", "N", &o.gpus_per_node, 1, 1024,
 			"use N GPUs of each node (two nodes of 4 GPUs: --gpus 8 --gpus-per-node 4)"),
-		OPT_STR("export", "KIND", &export_s, "print the winner's launch configuration: megatron, deepspeed, torchrun or slurm"),
-		OPT_STR("out", "FILE", &out_path, "with --export: write it to FILE (atomically) and print the table"),
+		OPT_STR("export", "KIND", &export_s,
+			"print the winner's launch configuration: megatron, nemo, torchtitan, deepspeed, torchrun or slurm "
+			"(one per GPU count of a sweep); it ranks what that framework runs unless --framework says otherwise"),
+		OPT_STR("out", "FILE", &out_path,
+			"with --export: write it to FILE (atomically; a sweep's to FILE with -<N>gpus before its extension) "
+			"and print the table"),
 		OPT_NUM("tokens", "T", &co.tokens, 1.0, 1e18, "capacity planning: tokens to train (15T = 15e12)"),
 		OPT_NUM("days", "D", &co.days, 0.001, 1e5, "capacity planning: days to train them in"),
 		OPT_SYSTEMS(&systems),
@@ -492,10 +549,23 @@ cmd_plan_train(int argc, char **argv)
 	bool have_export = export_s != NULL, want_validate = validate_flag;
 	plan_export ex = PLAN_EXPORT_MEGATRON;
 	if (have_export && plan_export_parse(export_s, &ex) != 0)
-		return cli_usage("plan train", "--export must be megatron, deepspeed, torchrun or slurm, got \"%s\"", export_s);
+		return cli_usage("plan train", "--export must be megatron, nemo, torchtitan, deepspeed, torchrun or slurm, got \"%s\"",
+				 export_s);
+	/* An export launches exactly what was ranked, so without --framework the export's own
+	 * framework ranks: a Megatron export never gets a schedule Megatron-LM lacks.  NeMo runs
+	 * Megatron-Core: the megatron profile, NeMo's exporter. */
+	const char *runs = framework;
+	if (have_export && !cli_given(opts, "framework")) {
+		if (ex == PLAN_EXPORT_TORCHTITAN)
+			framework = runs = "torchtitan";
+		else if (ex == PLAN_EXPORT_DEEPSPEED)
+			framework = runs = "deepspeed";
+		else if (ex == PLAN_EXPORT_NEMO)
+			runs = "nemo";
+	}
 	/* what the framework runs (its profile, found below, says how fast); a profile the table does
 	 * not know ranks every layout */
-	o.framework = plan_framework_find(framework);
+	o.framework = plan_framework_find(runs);
 	co.search = &o;
 	if (model_spec == NULL)
 		return cli_usage("plan train", "--model is required (a catalog name or a path)");
@@ -577,22 +647,12 @@ cmd_plan_train(int argc, char **argv)
 			cJSON *doc = plan_train_json(r);
 			const sim_train_cfg *w = plan_train_winner(r);
 			if (have_export) {
-				if (w == NULL) {
-					status = cli_fail(PP_EINPUT, "no layout fits: nothing to export");
-				} else {
-					hw_system sys;
-					char *text = NULL;
-					rc = hw_system_get(db, system, &sys, err, sizeof err);
-					if (rc == 0)
-						rc = plan_export_config(m, &sys, w, ex, &text, err, sizeof err);
-					if (rc == 0 && out_path != NULL)
-						rc = pp_write_file_atomic(out_path, text, strlen(text), err, sizeof err);
-					else if (rc == 0)
-						fputs(text, stdout);
-					if (rc != 0)
-						status = cli_fail(rc, err);
-					free(text);
-				}
+				plan_export_opts eo;
+				plan_export_opts_init(&eo);
+				eo.kind = ex;
+				eo.framework = o.framework;
+				eo.gpus_per_node = o.gpus_per_node;
+				status = export_all(m, db, system, r, &eo, out_path, err, sizeof err);
 			}
 			/* Under a launcher every rank plans; rank 0 prints. */
 			int lrank = 0;

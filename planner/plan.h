@@ -167,6 +167,10 @@ int plan_train(const model *m, hw_db *db, const char *system, const plan_train_o
 struct cJSON *plan_train_json(const plan_train_result *r);
 /* The winner (the best configuration of the first GPU count), or NULL when none fits. */
 const sim_train_cfg *plan_train_winner(const plan_train_result *r);
+/* The GPU counts searched, and the winner of the i-th with its step (NULL when none fits). */
+size_t plan_train_ncounts(const plan_train_result *r);
+int plan_train_gpus_at(const plan_train_result *r, size_t i);
+const sim_train_cfg *plan_train_winner_at(const plan_train_result *r, size_t i, double *step_s /* OUT, may be NULL */);
 bool plan_train_interrupted(const plan_train_result *r);
 void plan_train_result_free(plan_train_result *r);
 
@@ -218,11 +222,34 @@ typedef struct plan_serve_opts {
 void plan_serve_opts_init(plan_serve_opts *o);
 int plan_serve(const model *m, hw_db *db, const plan_serve_opts *o, struct cJSON **out, char *err, size_t errlen);
 
-/* Launch configurations for a configuration: Megatron-LM arguments, a DeepSpeed JSON config,
- * a torchrun command, a SLURM batch script.  *out is malloc'd text. */
-typedef enum plan_export { PLAN_EXPORT_MEGATRON, PLAN_EXPORT_DEEPSPEED, PLAN_EXPORT_TORCHRUN, PLAN_EXPORT_SLURM } plan_export;
+/* Launch configurations (planner/export.c): the ranked configuration as a Megatron-LM run script,
+ * a NeMo 2.0 / Megatron-Bridge script, a torchtitan TOML, a DeepSpeed JSON with its launcher, a
+ * per-node torchrun script or a SLURM batch script -- exactly that configuration, or PP_EUSAGE
+ * saying what the target cannot express.  Placeholders (data, tokenizer, schedule, addresses)
+ * are listed in the output's header and stop the run when left unset.  *out is malloc'd text. */
+typedef enum plan_export {
+	PLAN_EXPORT_MEGATRON, PLAN_EXPORT_NEMO, PLAN_EXPORT_TORCHTITAN, PLAN_EXPORT_DEEPSPEED, PLAN_EXPORT_TORCHRUN,
+	PLAN_EXPORT_SLURM, PLAN_EXPORT_NKINDS
+} plan_export;
+typedef struct plan_export_opts {
+	plan_export kind;
+	const plan_framework *framework; /* what torchrun and slurm launch (NULL: megatron) */
+	int gpus_per_node;               /* GPUs used per node (0: the system's) */
+	double step_s;                   /* the predicted step, for the header (0: not said) */
+} plan_export_opts;
+void plan_export_opts_init(plan_export_opts *o);
 int plan_export_parse(const char *s, plan_export *out);
-int plan_export_config(const model *m, const hw_system *sys, const sim_train_cfg *c, plan_export kind, char **out,
-		       char *err, size_t errlen);
+const char *plan_export_name(plan_export k);
+int plan_export_config(const model *m, const hw_system *sys, const sim_train_cfg *c, const plan_export_opts *o,
+		       char **out, char *err, size_t errlen);
+
+/* A serving deployment (one element of a plan-serve document's "deployments") as the command
+ * that starts one replica in a serving engine, with its TP and PP, weight quantization, KV-cache
+ * dtype and batch limits; PP_EUSAGE when the engine cannot express it (vLLM and TensorRT-LLM:
+ * a disaggregated deployment).  model_ref names the model in the comment. */
+typedef enum plan_engine { PLAN_ENGINE_VLLM, PLAN_ENGINE_SGLANG, PLAN_ENGINE_TRTLLM } plan_engine;
+int plan_engine_parse(const char *s, plan_engine *out);
+int plan_export_serve(const struct cJSON *deployment, const char *model_ref, plan_engine engine, char **out, char *err,
+		      size_t errlen);
 
 #endif

@@ -516,6 +516,28 @@ plan_train_winner(const plan_train_result *r)
 	return &r->counts[0].cands[0].cfg;
 }
 
+size_t
+plan_train_ncounts(const plan_train_result *r)
+{
+	return r->ncounts;
+}
+
+int
+plan_train_gpus_at(const plan_train_result *r, size_t i)
+{
+	return i < r->ncounts ? r->counts[i].gpus : 0;
+}
+
+const sim_train_cfg *
+plan_train_winner_at(const plan_train_result *r, size_t i, double *step_s)
+{
+	if (i >= r->ncounts || r->counts[i].nbest == 0)
+		return NULL;
+	if (step_s != NULL)
+		*step_s = r->counts[i].cands[0].step_s;
+	return &r->counts[i].cands[0].cfg;
+}
+
 bool
 plan_train_interrupted(const plan_train_result *r)
 {

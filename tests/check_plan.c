@@ -127,21 +127,38 @@ START_TEST(winner_beats_published_layout)
 }
 END_TEST
 
-/* Exports: DeepSpeed JSON parses and its batch arithmetic holds; Megatron's degrees multiply to
- * the GPU count. */
+/* Exports: DeepSpeed's JSON parses and its batch arithmetic holds; Megatron's degrees multiply to
+ * the GPU count; what a framework cannot run is refused with the reason. */
 START_TEST(exports_parse)
 {
 	hw_db *db;
 	ck_assert_int_eq(hw_open(":memory:", 0, &db, err, sizeof err), 0);
 	model *m;
-	plan_train_result *r = plan(db, "llama-3-70b", "dgx-h100", 64, 512, 0, &m);
+	ck_assert_int_eq(model_load("llama-3-70b", &m, err, sizeof err), 0);
+	int gpus = 64;
+	plan_train_opts o;
+	plan_train_opts_init(&o);
+	o.gpus = &gpus, o.ngpus = 1, o.global_batch = 512;
+	o.framework = plan_framework_find("deepspeed");
+	plan_train_result *r;
+	ck_assert_msg(plan_train(m, db, "dgx-h100", &o, &r, err, sizeof err) == 0, "%s", err);
 	const sim_train_cfg *w = plan_train_winner(r);
 	ck_assert_ptr_nonnull(w);
 	hw_system sys;
 	ck_assert_int_eq(hw_system_get(db, "dgx-h100", &sys, err, sizeof err), 0);
+	plan_export_opts eo;
+	plan_export_opts_init(&eo);
+	eo.kind = PLAN_EXPORT_DEEPSPEED;
 	char *text;
-	ck_assert_int_eq(plan_export_config(m, &sys, w, PLAN_EXPORT_DEEPSPEED, &text, err, sizeof err), 0);
-	cJSON *ds = cJSON_Parse(text);
+	ck_assert_msg(plan_export_config(m, &sys, w, &eo, &text, err, sizeof err) == 0, "%s", err);
+	/* the JSON is the heredoc of the script */
+	char *j = strstr(text, "<<'EOF'\n");
+	ck_assert_ptr_nonnull(j);
+	j += 8;
+	char *e = strstr(j, "\nEOF\n");
+	ck_assert_ptr_nonnull(e);
+	*e = '\0';
+	cJSON *ds = cJSON_Parse(j);
 	ck_assert_ptr_nonnull(ds);
 	double tb = cJSON_GetObjectItem(ds, "train_batch_size")->valuedouble;
 	double mb = cJSON_GetObjectItem(ds, "train_micro_batch_size_per_gpu")->valuedouble;
@@ -150,7 +167,8 @@ START_TEST(exports_parse)
 	ck_assert_int_eq((int)cJSON_GetObjectItem(cJSON_GetObjectItem(ds, "zero_optimization"), "stage")->valuedouble, w->zero);
 	cJSON_Delete(ds);
 	free(text);
-	ck_assert_int_eq(plan_export_config(m, &sys, w, PLAN_EXPORT_MEGATRON, &text, err, sizeof err), 0);
+	eo.kind = PLAN_EXPORT_MEGATRON;
+	ck_assert_msg(plan_export_config(m, &sys, w, &eo, &text, err, sizeof err) == 0, "%s", err);
 	int tp = 0, pp = 0, cp = 1;
 	const char *p = strstr(text, "--tensor-model-parallel-size ");
 	ck_assert_ptr_nonnull(p);
@@ -162,9 +180,36 @@ START_TEST(exports_parse)
 		cp = atoi(p + strlen("--context-parallel-size "));
 	ck_assert_int_eq(tp * pp * cp * w->dp, 64);
 	free(text);
-	ck_assert_int_eq(plan_export_config(m, &sys, w, PLAN_EXPORT_SLURM, &text, err, sizeof err), 0);
+	eo.kind = PLAN_EXPORT_SLURM;
+	ck_assert_int_eq(plan_export_config(m, &sys, w, &eo, &text, err, sizeof err), 0);
 	ck_assert(strstr(text, "#SBATCH --nodes=8") != NULL);
 	free(text);
+	/* a schedule no listed framework ships, and GPipe in Megatron: refused, naming it */
+	sim_train_cfg c = *w;
+	c.pp = 2, c.dp = w->dp * w->pp / 2, c.schedule = SIM_ZB_H1, c.vpp = 1, c.zero = 1, c.fsdp = false;
+	eo.kind = PLAN_EXPORT_MEGATRON;
+	ck_assert_int_eq(plan_export_config(m, &sys, &c, &eo, &text, err, sizeof err), PP_EUSAGE);
+	ck_assert_msg(strstr(err, "the zb-h1 pipeline schedule") != NULL, "%s", err);
+	c.schedule = SIM_GPIPE;
+	ck_assert_int_eq(plan_export_config(m, &sys, &c, &eo, &text, err, sizeof err), PP_EUSAGE);
+	eo.kind = PLAN_EXPORT_TORCHTITAN;
+	c.zero = 0; /* torchtitan replicates (DDP) or shards (FSDP2): no ZeRO-1 */
+	ck_assert_msg(plan_export_config(m, &sys, &c, &eo, &text, err, sizeof err) == 0, "%s", err);
+	ck_assert(strstr(text, "pipeline_parallel_schedule = \"GPipe\"") != NULL);
+	free(text);
+	/* a serving deployment that disaggregates: vLLM's export refuses, SGLang's writes both roles */
+	cJSON *dep = cJSON_Parse("{\"system\": \"dgx-h100\", \"tp\": 2, \"pp\": 1, \"weights\": \"int4\", "
+				 "\"max_num_seqs\": 128, \"max_num_batched_tokens\": 8192, \"kv_cache_dtype\": \"fp8\", "
+				 "\"gpu_memory_utilization\": 0.9, \"disaggregation\": \"1:2\", \"replicas\": 6}");
+	ck_assert_int_eq(plan_export_serve(dep, "llama-3-70b", PLAN_ENGINE_VLLM, &text, err, sizeof err), PP_EUSAGE);
+	ck_assert_ptr_nonnull(strstr(err, "disaggregates prefill and decode (1:2)"));
+	ck_assert_int_eq(plan_export_serve(dep, "llama-3-70b", PLAN_ENGINE_SGLANG, &text, err, sizeof err), 0);
+	ck_assert_ptr_nonnull(strstr(text, "--disaggregation-mode prefill"));
+	ck_assert_ptr_nonnull(strstr(text, "--disaggregation-mode decode"));
+	ck_assert_ptr_nonnull(strstr(text, "--kv-cache-dtype fp8_e4m3"));
+	ck_assert_ptr_nonnull(strstr(text, "quantized to that format beforehand")); /* int4 needs an AWQ/GPTQ checkpoint */
+	free(text);
+	cJSON_Delete(dep);
 	model_free(m);
 	plan_train_result_free(r);
 	hw_close(db);

@@ -10,7 +10,8 @@ json_check "$TMPD/out" "[c['step_time_s'] for c in d['counts'][0]['candidates']]
 run 0 plan train --model llama-3-8b --system dgx-h100 --gpus 16 --global-batch 128 --top 3
 expect_out "why not first"
 run 0 plan train --model llama-3-8b --system dgx-h100 --gpus 16 --global-batch 128 --export deepspeed
-json_check "$TMPD/out" "d['train_batch_size'] == 128"
+sed -n "/<<'EOF'/,/^EOF/p" "$TMPD/out" | sed '1d;$d' >"$TMPD/ds.json"
+json_check "$TMPD/ds.json" "d['train_batch_size'] == 128"
 run 0 plan train --model llama-3-8b --system dgx-h100 --gpus 16 --global-batch 128 --export megatron --out "$TMPD/args.txt"
 grep -q -- "--tensor-model-parallel-size" "$TMPD/args.txt" || fail "megatron args not written"
 # Llama-3-405B's 126 layers interleaved over uneven virtual stages: Megatron-Core's explicit
