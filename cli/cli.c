@@ -195,6 +195,21 @@ cli_fail(int rc, const char *msg)
 }
 
 int
+cli_load_model(const char *spec, model **out, char *err, size_t errlen)
+{
+	int rc = model_load(spec, out, err, errlen);
+	if (rc != 0)
+		return rc;
+	const char *w = model_warnings(*out);
+	while (*w != '\0') {
+		size_t n = strcspn(w, "\n");
+		fprintf(stderr, "warning: %s: %.*s\n", model_name(*out), (int)n, w);
+		w += n + (w[n] == '\n');
+	}
+	return 0;
+}
+
+int
 cli_open_db(const char *path, unsigned flags, hw_db **out)
 {
 	char err[512];

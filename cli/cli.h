@@ -90,6 +90,11 @@ int cli_opt_dist(const cli_opt *o, const char *val, char *err, size_t errlen);  
 #define OPT_RECOMPUTE(N, A, P, H) {N, A, cli_opt_recompute, CLI_TARGET(sim_recompute, P), 0, 0, H, 0, NULL, NULL}
 #define OPT_DIST(N, A, P, H) {N, A, cli_opt_dist, CLI_TARGET(sim_dist, P), 0, 0, H, 0, NULL, NULL}
 
+/* model_load, then what the model's loader could not model (model_warnings) on stderr, a
+ * "warning: " line each; returns model_load's code. */
+struct model;
+int cli_load_model(const char *spec, struct model **out, char *err, size_t errlen);
+
 /* Opens the hardware database (--db value or NULL) and prints its notice, if any. */
 int cli_open_db(const char *path, unsigned flags, hw_db **out);
 

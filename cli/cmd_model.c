@@ -178,7 +178,7 @@ cmd_model(int argc, char **argv)
 		return cli_usage("model", "'model show' takes one MODEL (a catalog name or a path)");
 	char err[512];
 	model *m;
-	int rc = model_load(ops[1], &m, err, sizeof err);
+	int rc = cli_load_model(ops[1], &m, err, sizeof err);
 	if (rc != 0)
 		return cli_fail(rc == PP_ENOTFOUND ? PP_EUSAGE : rc, err);
 	cJSON *doc = model_to_json(m);

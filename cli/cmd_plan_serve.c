@@ -153,7 +153,7 @@ cmd_plan_serve(int argc, char **argv)
 		}
 	}
 	model *m;
-	int rc = model_load(model_spec, &m, err, sizeof err);
+	int rc = cli_load_model(model_spec, &m, err, sizeof err);
 	if (rc != 0)
 		return cli_fail(rc == PP_ENOTFOUND ? PP_EUSAGE : rc, err);
 	hw_db *db;

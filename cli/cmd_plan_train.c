@@ -586,7 +586,7 @@ cmd_plan_train(int argc, char **argv)
 		return cli_usage("plan train", "--validate applies to a layout search, not to capacity planning");
 	char err[1024];
 	model *m;
-	int rc = model_load(model_spec, &m, err, sizeof err);
+	int rc = cli_load_model(model_spec, &m, err, sizeof err);
 	if (rc != 0)
 		return cli_fail(rc == PP_ENOTFOUND ? PP_EUSAGE : rc, err);
 	hw_db *db;

@@ -207,7 +207,7 @@ dry_run(const cal_replay_plan *plan, const char *plan_path, const char *db_path,
 {
 	char err[1024] = "";
 	model *m = NULL;
-	int rc = model_load(plan->model, &m, err, sizeof err);
+	int rc = cli_load_model(plan->model, &m, err, sizeof err);
 	if (rc != 0)
 		return cli_usage("replay", "%s: model \"%s\": %s (give --model PATH)", plan_path, plan->model, err);
 	hw_db *db;

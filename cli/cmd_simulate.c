@@ -234,7 +234,7 @@ simulate_train(int argc, char **argv)
 
 	char err[1024];
 	model *m;
-	int rc = model_load(model_spec, &m, err, sizeof err);
+	int rc = cli_load_model(model_spec, &m, err, sizeof err);
 	if (rc != 0)
 		return cli_fail(rc == PP_ENOTFOUND ? PP_EUSAGE : rc, err);
 	hw_db *db;
@@ -463,7 +463,7 @@ simulate_serve(int argc, char **argv)
 	hw_cost *cost = NULL;
 	sim_serve_result *res = NULL;
 	int status = 0;
-	if ((rc = model_load(model_spec, &m, err, sizeof err)) != 0) {
+	if ((rc = cli_load_model(model_spec, &m, err, sizeof err)) != 0) {
 		status = cli_fail(rc == PP_ENOTFOUND ? PP_EUSAGE : rc, err);
 		goto out;
 	}
@@ -582,7 +582,7 @@ simulate_infer(int argc, char **argv)
 	hw_cost *cost = NULL;
 	sim_infer_result *res = NULL;
 	int status = 0, rc;
-	if ((rc = model_load(model_spec, &m, err, sizeof err)) != 0) {
+	if ((rc = cli_load_model(model_spec, &m, err, sizeof err)) != 0) {
 		status = cli_fail(rc == PP_ENOTFOUND ? PP_EUSAGE : rc, err);
 		goto out;
 	}

@@ -97,6 +97,10 @@ const char *model_catalog_text(size_t i);
 const char *model_name(const model *m);
 const char *model_family(const model *m);
 const char *model_source(const model *m);
+/* What the loader read but cannot model, one line each without a trailing newline ("" when
+ * nothing): a Hugging Face config's sliding-window or chunked attention taken as full attention,
+ * a vision encoder left out, and the like.  The model is usable; these say how it differs. */
+const char *model_warnings(const model *m);
 model_kind model_get_kind(const model *m);
 const model_tf *model_transformer(const model *m); /* NULL for a CNN */
 size_t model_layers(const model *m, const model_layer **layers); /* CNN layers; 0 for a transformer */
