@@ -344,6 +344,10 @@ warn(model *m, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(m->warnings + n, sizeof m->warnings - n, fmt, ap);
 	va_end(ap);
+	/* a config's strings (model_type, quant_method, ...) reach a terminal: no control bytes */
+	for (char *p = m->warnings + n; *p != '\0'; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 }
 
 static bool

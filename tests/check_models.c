@@ -715,6 +715,13 @@ START_TEST(huggingface_refusals)
 	ck_assert(strstr(model_warnings(m), "model_type \"mystery\" is not one paraplan knows") != NULL);
 	ck_assert_int_eq(model_transformer(m)->ffn, 256);
 	model_free(m);
+	/* a config's strings reach the warnings without their control bytes */
+	static const char esc[] = "{\"model_type\":\"my\\u001b[2Jstery\",\"hidden_size\":64,\"num_hidden_layers\":2,"
+				  "\"num_attention_heads\":4,\"intermediate_size\":256,\"vocab_size\":100,"
+				  "\"max_position_embeddings\":16}";
+	ck_assert_int_eq(model_parse(esc, strlen(esc), "esc.json", &m, err, sizeof err), 0);
+	ck_assert(strchr(model_warnings(m), '\x1b') == NULL && strstr(model_warnings(m), "my?[2Jstery") != NULL);
+	model_free(m);
 	/* mlp_only_layers [0, 1] of a MoE: two leading dense layers */
 	static const char lead[] = "{\"model_type\":\"qwen3_moe\",\"hidden_size\":64,\"num_hidden_layers\":4,"
 				   "\"num_attention_heads\":4,\"intermediate_size\":256,\"vocab_size\":100,"
