@@ -89,6 +89,26 @@ cp "$TMPD/out" "$TMPD/405.toml"
 check torchtitan "$TMPD/405.toml"
 arg "pipeline_parallel_first_stage_less_layers = 1" "$TMPD/405.toml"
 
+# the 2025 MoE models of the catalog: Llama 4's alternating MoE layers and shared expert,
+# gpt-oss's QKV biases, Kimi K2's MLA and 384 experts; torchtitan's llama4 and qwen3 flavors
+run 0 plan train --model llama-4-maverick --system dgx-h100 --gpus 256 --global-batch 1024 --export megatron
+check megatron "$TMPD/out"
+arg "--moe-layer-freq '\[0,1,0,1," "$TMPD/out"
+arg "--moe-shared-expert-intermediate-size 8192" "$TMPD/out"
+arg "--ffn-hidden-size 16384" "$TMPD/out"
+run 0 plan train --model gpt-oss-120b --system dgx-h100 --gpus 64 --global-batch 512 --export megatron
+check megatron "$TMPD/out"
+arg "--add-qkv-bias" "$TMPD/out"
+arg "--num-experts 128" "$TMPD/out"
+run 0 plan train --model kimi-k2 --system dgx-h100 --gpus 512 --global-batch 4096 --export nemo
+check nemo "$TMPD/out"
+run 0 plan train --model llama-4-scout --system dgx-h100 --gpus 64 --global-batch 512 --export torchtitan
+check torchtitan "$TMPD/out"
+arg 'flavor = "17bx16e"' "$TMPD/out"
+run 0 plan train --model qwen3-30b-a3b --system dgx-h100 --gpus 32 --global-batch 512 --export torchtitan
+check torchtitan "$TMPD/out"
+arg 'flavor = "30B-A3B"' "$TMPD/out"
+
 # refusals: what the framework cannot express, with the reason
 run 2 plan train --model llama-3-8b --system dgx-h100 --gpus 16 --global-batch 128 --pp 2 --schedule zb-h1 --export megatron
 expect_err "does not run the zb-h1 pipeline schedule"
