@@ -143,7 +143,7 @@ cal_nccl_row(const cal_nccl *log, size_t i, size_t j, hw_coll_row *out, int *lin
 /* Column positions of one table, from its header. */
 typedef struct layout {
 	int ncols;
-	int size, type, time[2], algbw[2], busbw[2], wrong[2]; /* -1: absent */
+	int size, type, redop, time[2], algbw[2], busbw[2], wrong[2]; /* -1: absent */
 	bool new_format;
 } layout;
 
@@ -220,10 +220,9 @@ tokenize(char *s, char **tok)
 	return n;
 }
 
-/* Strips a launcher's line prefix: srun -l ("0: ", "  12: ") or Open MPI --tag-output
- * ("[1,0]<stdout>:", "[1,3]<stderr>:"). */
+/* One launcher prefix, see strip_prefix. */
 static char *
-strip_prefix(char *s)
+strip_one_prefix(char *s)
 {
 	char *p = s;
 	while (*p == ' ')
@@ -245,6 +244,44 @@ strip_prefix(char *s)
 			if (e != NULL && e[1] == ':' && (!strncmp(q + 2, "stdout", 6) || !strncmp(q + 2, "stderr", 6)))
 				return e + 2;
 		}
+		/* torchrun --tee / --role: "[rank0]:", "[default3]:" */
+		q = p + 1;
+		while (isalpha((unsigned char)*q))
+			q++;
+		if (q > p + 1 && isdigit((unsigned char)*q)) {
+			while (isdigit((unsigned char)*q))
+				q++;
+			if (q[0] == ']' && q[1] == ':')
+				return q + 2;
+		}
+	}
+	/* a cluster manager's tag of the process, "(head, rank=0, pid=4242) " or "(pid=4242, ip=10.0.0.1) ":
+	 * parenthesized, naming a pid or a rank, followed by a blank */
+	if (*p == '(') {
+		char *e = strchr(p, ')');
+		if (e != NULL && (e[1] == ' ' || e[1] == '\t') && (size_t)(e - p) < 160) {
+			char c = *e;
+			*e = '\0';
+			bool tag = strstr(p, "pid=") != NULL || strstr(p, "rank=") != NULL;
+			*e = c;
+			if (tag)
+				return e + 1;
+		}
+	}
+	return s;
+}
+
+/* Strips a launcher's line prefixes, as many as were stacked (a cluster manager's process tag
+ * before Open MPI's): srun -l ("0: ", "  12: "), Open MPI --tag-output ("[1,0]<stdout>:",
+ * "[1,3]<stderr>:"), torchrun ("[rank0]:") and "(head, rank=0, pid=4242)". */
+static char *
+strip_prefix(char *s)
+{
+	for (int i = 0; i < 4; i++) {
+		char *t = strip_one_prefix(s);
+		if (t == s)
+			break;
+		s = t;
 	}
 	return s;
 }
@@ -335,6 +372,8 @@ parse_header(char **tok, int nt, layout *out)
 			out->size = c;
 		else if (!strcmp(t, "type"))
 			out->type = c;
+		else if (!strcmp(t, "redop"))
+			out->redop = c;
 		else if (!strcmp(t, "root") || !strcmp(t, "#wrong"))
 			out->new_format = true;
 		if (!strcmp(t, "time")) {
@@ -570,6 +609,18 @@ static int
 data_row(pstate *p, char **tok, int nt)
 {
 	const layout *L = &p->lay;
+	/* Old nccl-tests printed an empty redop column for the operations that reduce nothing
+	 * (alltoall, all_gather, broadcast, sendrecv): one field short, read as an empty redop. */
+	char *full[MAX_TOKENS + 1];
+	hw_coll op = p->cur->op;
+	if (nt == L->ncols - 1 && L->redop >= 0 && L->redop < nt && op != HW_ALL_REDUCE && op != HW_REDUCE_SCATTER &&
+	    op != HW_REDUCE) {
+		static char empty[] = "";
+		for (int i = 0, j = 0; i <= nt; i++)
+			full[i] = i == L->redop ? empty : tok[j++];
+		tok = full;
+		nt++;
+	}
 	if (nt != L->ncols)
 		return perr(p, p->lineno, "expected %d fields as the header at line %d declares, got %d", L->ncols,
 			    p->cur->line, nt);

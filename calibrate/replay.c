@@ -153,7 +153,7 @@ parse_cfg(const pctx *x, const cJSON *o, sim_train_cfg *c)
 	if ((rc = get_str(x, o, "recompute", &s)) != 0)
 		return rc;
 	if (sim_recompute_parse(s, &c->recompute) != 0)
-		return bad(x, "recompute", "must be none, selective or full, got \"%s\"", s);
+		return bad(x, "recompute", "must be none, selective, full or op, got \"%s\"", s);
 	if ((rc = get_str(x, o, "dtype", &s)) != 0)
 		return rc;
 	if (hw_dtype_parse(s, &c->dtype) != 0)

@@ -7,6 +7,7 @@
 
 #include <cJSON.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,7 +79,7 @@ int
 cli_opt_recompute(const cli_opt *o, const char *val, char *err, size_t errlen)
 {
 	if (sim_recompute_parse(val, o->target) != 0)
-		return pp_err(err, errlen, PP_EUSAGE, "--%s must be none, selective or full, got \"%s\"", o->name, val);
+		return pp_err(err, errlen, PP_EUSAGE, "--%s must be none, selective, full or op, got \"%s\"", o->name, val);
 	return 0;
 }
 
@@ -101,25 +102,48 @@ cli_now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Callbacks come from the planners' worker threads: one at a time. */
+static pthread_mutex_t progress_lock = PTHREAD_MUTEX_INITIALIZER;
+
 void
 cli_progress_init(cli_progress *p, const char *what)
 {
 	p->tty = isatty(2) != 0;
 	p->t0 = p->last = cli_now_s();
 	p->what = what;
+	p->lines = 0;
+	/* seconds between lines when stderr is not a terminal; PARAPLAN_PROGRESS_INTERVAL changes it
+	 * (the tests use 0: a line at every callback) */
+	p->interval_s = 5.0;
+	const char *e = getenv("PARAPLAN_PROGRESS_INTERVAL");
+	double v;
+	if (e != NULL && pp_parse_double(e, &v) == 0 && v >= 0 && v <= 3600)
+		p->interval_s = v;
 }
 
 void
 cli_progress_cb(void *arg, size_t done, size_t total)
 {
 	cli_progress *p = arg;
-	if (!p->tty)
-		return;
-	if (total == 0)
-		fprintf(stderr, "\r%zu evaluated (%.1f s)  ", done, cli_now_s() - p->t0);
-	else
-		fprintf(stderr, "\r[%-30.*s] %3.0f%% (%zu/%zu)  ", (int)(30 * done / (total ? total : 1)),
-			"==============================", 100.0 * (double)done / (double)total, done, total);
+	pthread_mutex_lock(&progress_lock);
+	double now = cli_now_s(), el = now - p->t0;
+	if (p->tty) {
+		if (total == 0)
+			fprintf(stderr, "\r%zu evaluated (%.1f s)  ", done, el);
+		else
+			fprintf(stderr, "\r[%-30.*s] %3.0f%% (%zu/%zu)  ", (int)(30 * (done < total ? done : total) / total),
+				"==============================", 100.0 * (double)done / (double)total, done, total);
+	} else if (now - p->last >= p->interval_s) {
+		/* a log, a pipe into tee, CI: a whole line now and then, never a carriage return */
+		p->last = now;
+		p->lines++;
+		if (total > 0 && done > 0 && done < total)
+			fprintf(stderr, "progress: %zu of %zu %s (%.0f%%), %.0f s, about %.0f s left\n", done, total, p->what,
+				100.0 * (double)done / (double)total, el, el * (double)(total - done) / (double)done);
+		else
+			fprintf(stderr, "progress: %zu %s, %.0f s\n", done, p->what, el);
+	}
+	pthread_mutex_unlock(&progress_lock);
 }
 
 void
@@ -127,6 +151,8 @@ cli_progress_end(cli_progress *p)
 {
 	if (p->tty)
 		fputs("\r\033[K", stderr);
+	else if (p->lines > 0)
+		fprintf(stderr, "progress: done in %.0f s\n", cli_now_s() - p->t0);
 }
 
 static volatile sig_atomic_t stop_flag;
@@ -169,6 +195,21 @@ cli_fail(int rc, const char *msg)
 }
 
 int
+cli_load_model(const char *spec, model **out, char *err, size_t errlen)
+{
+	int rc = model_load(spec, out, err, errlen);
+	if (rc != 0)
+		return rc;
+	const char *w = model_warnings(*out);
+	while (*w != '\0') {
+		size_t n = strcspn(w, "\n");
+		fprintf(stderr, "warning: %s: %.*s\n", model_name(*out), (int)n, w);
+		w += n + (w[n] == '\n');
+	}
+	return 0;
+}
+
+int
 cli_open_db(const char *path, unsigned flags, hw_db **out)
 {
 	char err[512];
@@ -195,8 +236,29 @@ cli_num(const cJSON *o, const char *key)
 }
 
 void
-cli_print_json(const cJSON *doc)
+cli_print_json(cJSON *doc, const char *schema)
 {
+	if (cJSON_IsObject(doc) && !cJSON_HasObjectItem(doc, "schema")) {
+		/* first, so that a reader (or a person with head -c) sees it before anything else:
+		 * cJSON appends to objects, but an object's members are its child list */
+		cJSON *s = cJSON_CreateString(schema);
+		char *key = strdup("schema");
+		if (s != NULL && key != NULL) {
+			s->string = key;
+			if (!cJSON_InsertItemInArray(doc, 0, s)) {
+				cJSON_Delete(s);
+				s = NULL;
+			}
+		} else {
+			free(key);
+			cJSON_Delete(s);
+			s = NULL;
+		}
+		if (s == NULL) {
+			cli_error("out of memory while printing JSON");
+			return;
+		}
+	}
 	char *s = cJSON_Print(doc);
 	if (s == NULL) {
 		cli_error("out of memory while printing JSON");
@@ -205,6 +267,18 @@ cli_print_json(const cJSON *doc)
 	fputs(s, stdout);
 	fputc('\n', stdout);
 	free(s);
+}
+
+cJSON *
+cli_wrap(const char *key, cJSON *arr)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (o == NULL || !cJSON_AddItemToObject(o, key, arr)) {
+		cJSON_Delete(o);
+		cJSON_Delete(arr);
+		return NULL;
+	}
+	return o;
 }
 
 int

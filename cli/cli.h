@@ -62,6 +62,8 @@ int cli_dispatch(const char *cmd, const char *usage, const cli_sub *subs, int ar
 typedef struct cli_progress {
 	bool tty;
 	double t0, last;       /* monotonic seconds: start, last line printed */
+	double interval_s;     /* between lines when not a terminal */
+	int lines;
 	const char *what;      /* "layouts", "deployments" */
 } cli_progress;
 void cli_progress_init(cli_progress *p, const char *what);
@@ -88,11 +90,21 @@ int cli_opt_dist(const cli_opt *o, const char *val, char *err, size_t errlen);  
 #define OPT_RECOMPUTE(N, A, P, H) {N, A, cli_opt_recompute, CLI_TARGET(sim_recompute, P), 0, 0, H, 0, NULL, NULL}
 #define OPT_DIST(N, A, P, H) {N, A, cli_opt_dist, CLI_TARGET(sim_dist, P), 0, 0, H, 0, NULL, NULL}
 
+/* model_load, then what the model's loader could not model (model_warnings) on stderr, a
+ * "warning: " line each; returns model_load's code. */
+struct model;
+int cli_load_model(const char *spec, struct model **out, char *err, size_t errlen);
+
 /* Opens the hardware database (--db value or NULL) and prints its notice, if any. */
 int cli_open_db(const char *path, unsigned flags, hw_db **out);
 
-/* Writes a JSON document to stdout, followed by a newline. */
-void cli_print_json(const struct cJSON *doc);
+/* Writes a JSON document to stdout, followed by a newline.  Every document paraplan writes says
+ * what it is and in which version of its format, "schema": "paraplan.<kind>/<N>" (docs/json.md
+ * lists them); this puts it first in doc unless doc has one.  A change of a document's keys or
+ * their meaning is a new N, which 'report' and 'replay' learn to read beside the old one. */
+void cli_print_json(struct cJSON *doc, const char *schema);
+/* An array as a document: {"<key>": arr} (takes arr). */
+struct cJSON *cli_wrap(const char *key, struct cJSON *arr);
 /* A member of a JSON object: its string ("" when absent or not a string), its number (0). */
 const char *cli_str(const struct cJSON *o, const char *key);
 double cli_num(const struct cJSON *o, const char *key);

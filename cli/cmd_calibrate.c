@@ -149,14 +149,14 @@ run_fit(const char *db_path, const char *system, long long run, bool json)
 	if (rc != 0) {
 		status = cli_fail(rc, err);
 		if (rep != NULL && json)
-			cli_print_json(rep);
+			cli_print_json(rep, "paraplan.calibrate-fit/1");
 		else if (rep != NULL) {
 			const cJSON *x;
 			cJSON_ArrayForEach(x, cJSON_GetObjectItem(rep, "skipped"))
 				fprintf(stderr, "  %s: %s\n", s_of(x, "key"), s_of(x, "reason"));
 		}
 	} else if (json) {
-		cli_print_json(rep);
+		cli_print_json(rep, "paraplan.calibrate-fit/1");
 	} else {
 		print_fit(rep);
 	}
@@ -261,7 +261,7 @@ cmd_calibrate(int argc, char **argv)
 	}
 	if (root && rep != NULL) {
 		if (json)
-			cli_print_json(rep);
+			cli_print_json(rep, "paraplan.calibrate/1");
 		else
 			print_run(rep);
 	}

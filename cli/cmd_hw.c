@@ -18,7 +18,10 @@ static const char about_text[] =
 	"  list          GPUs and systems\n"
 	"  show NAME     every figure of a GPU or system with its source and whether it is a\n"
 	"                datasheet, fitted or measured figure; prices; cost-model parameters\n"
-	"  export        SQL that recreates the user's data (calibrations, imports, fits)\n"
+	"  export        the user's data (calibration and import runs with their measurements, fits,\n"
+	"                prices, systems and GPUs they defined, replays) as one JSON document\n"
+	"  import FILE   add an export to this database: runs get new ids, identical rows are\n"
+	"                skipped, a conflicting row or a run already here refuses the whole file\n"
 	"  calibrations  calibration and import runs\n"
 	"  diff A B      compare the measurements of two runs\n"
 	"  validations   replays of plans on GPUs ('paraplan replay'): predicted and measured\n"
@@ -27,7 +30,8 @@ static const char about_text[] =
 static const char examples_text[] =
 	"  paraplan hw list\n"
 	"  paraplan hw show dgx-h100\n"
-	"  paraplan hw export --out my-cluster.sql\n";
+	"  paraplan hw export --system dgx-h100 --out my-cluster.json\n"
+	"  paraplan hw import my-cluster.json --db other.db\n";
 
 static void
 print_list(const cJSON *doc)
@@ -255,23 +259,94 @@ print_diff(const cJSON *doc)
 	cli_table_free(t);
 }
 
+/* 'hw export': the bundle of the user's rows (hardware/bundle.c), or with --sql the old SQL
+ * dump (for a new, empty database only: it carries row ids). */
+static int
+do_export(hw_db *db, const char *system, const char *out_path, bool sql_dump, char *err, size_t errlen)
+{
+	char *text = NULL;
+	int rc;
+	if (sql_dump) {
+		rc = hw_export(db, &text, err, errlen);
+	} else {
+		cJSON *doc = NULL;
+		rc = hw_bundle_export(db, system, &doc, err, errlen);
+		if (rc == 0) {
+			char *s = cJSON_Print(doc);
+			if (s == NULL) {
+				rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
+			} else {
+				pp_str t = {0};
+				pp_str_add(&t, s);
+				pp_str_add(&t, "\n");
+				free(s);
+				text = pp_str_detach(&t);
+			}
+		}
+		cJSON_Delete(doc);
+	}
+	if (rc == 0) {
+		if (out_path != NULL)
+			rc = pp_write_file_atomic(out_path, text, strlen(text), err, errlen);
+		else
+			fputs(text, stdout);
+	}
+	free(text);
+	return rc;
+}
+
+/* 'hw import FILE': a bundle into this database, whole or not at all. */
+static int
+do_import(hw_db *db, const char *path, bool dry_run, bool json, char *err, size_t errlen)
+{
+	char *text;
+	size_t len;
+	int rc = pp_read_file(path, (size_t)1 << 30, &text, &len, err, errlen);
+	if (rc != 0)
+		return rc == PP_ENOTFOUND ? PP_EUSAGE : rc;
+	cJSON *doc = cJSON_ParseWithOpts(text, NULL, true);
+	free(text);
+	if (doc == NULL)
+		return pp_err(err, errlen, PP_EINPUT, "%s: not valid JSON (the output of 'paraplan hw export')", path);
+	cJSON *sum = NULL;
+	rc = hw_bundle_import(db, doc, path, dry_run, &sum, err, errlen);
+	cJSON_Delete(doc);
+	if (rc != 0)
+		return rc;
+	if (json)
+		cli_print_json(sum, "paraplan.hw-import/1");
+	else
+		printf("%s %s: %.0f calibration run(s), %.0f validation run(s), %.0f rows%s; %.0f identical rows were here "
+		       "already\n",
+		       dry_run ? "would import" : "imported", path, cli_num(sum, "runs"), cli_num(sum, "validations"),
+		       cli_num(sum, "rows"), dry_run ? " (--dry-run: nothing written)" : "", cli_num(sum, "identical_rows_skipped"));
+	cJSON_Delete(sum);
+	return 0;
+}
+
 int
 cmd_hw(int argc, char **argv)
 {
 	static const cli_cmd cmd = {"hw",
 				    "hw list [--json] [--db FILE]\n"
 				    "hw show NAME [--json] [--db FILE]\n"
-				    "hw export [--out FILE] [--db FILE]\n"
+				    "hw export [--system S] [--out FILE] [--sql] [--db FILE]\n"
+				    "hw import FILE [--dry-run] [--json] [--db FILE]\n"
 				    "hw calibrations [--json] [--db FILE]\n"
 				    "hw diff RUN_A RUN_B [--json] [--db FILE]\n"
 				    "hw validations [--json] [--db FILE]\n",
 				    about_text, examples_text};
-	const char *db_path = NULL, *out_path = NULL;
-	bool json = false;
+	const char *db_path = NULL, *out_path = NULL, *system = NULL;
+	bool json = false, sql_dump = false, dry_run = false;
 	const cli_opt opts[] = {
 		OPT_DB(&db_path),
 		OPT_JSON(&json),
 		OPT_STR("out", "FILE", &out_path, "hw export: write to FILE (atomically) instead of stdout"),
+		OPT_STR("system", "S", &system, "hw export: only system S's rows (its runs, parameters, prices, validations)"),
+		OPT_SWITCH("sql", &sql_dump,
+			   "hw export: the whole user data as SQL with its row ids, to recreate it in a new, empty database "
+			   "(it does not merge: use the default JSON and 'hw import' for that)"),
+		OPT_SWITCH("dry-run", &dry_run, "hw import: check the file against the database, write nothing"),
 		OPT_END,
 	};
 	char *ops[3];
@@ -279,19 +354,27 @@ cmd_hw(int argc, char **argv)
 	if ((st = cli_parse(&cmd, opts, argc, argv, ops, 3, &nops)) != CLI_RUN)
 		return st;
 	if (nops == 0)
-		return cli_usage("hw", "missing subcommand (list, show, export, calibrations, diff, validations)");
+		return cli_usage("hw", "missing subcommand (list, show, export, import, calibrations, diff, validations)");
 	const char *sub = ops[0];
 	int nargs = nops - 1;
 	char **args = ops + 1;
-	int want = !strcmp(sub, "show") ? 1 : !strcmp(sub, "diff") ? 2 : 0;
-	if (strcmp(sub, "list") && strcmp(sub, "show") && strcmp(sub, "export") && strcmp(sub, "calibrations") &&
-	    strcmp(sub, "diff") && strcmp(sub, "validations"))
-		return cli_usage("hw", "unknown subcommand \"%s\" (expected list, show, export, calibrations, diff or validations)",
+	int want = !strcmp(sub, "show") || !strcmp(sub, "import") ? 1 : !strcmp(sub, "diff") ? 2 : 0;
+	if (strcmp(sub, "list") && strcmp(sub, "show") && strcmp(sub, "export") && strcmp(sub, "import") &&
+	    strcmp(sub, "calibrations") && strcmp(sub, "diff") && strcmp(sub, "validations"))
+		return cli_usage("hw",
+				 "unknown subcommand \"%s\" (expected list, show, export, import, calibrations, diff or validations)",
 				 sub);
 	if (nargs != want)
 		return cli_usage("hw", "'hw %s' takes %d argument%s, got %d", sub, want, want == 1 ? "" : "s", nargs);
-	if (out_path != NULL && strcmp(sub, "export") != 0)
+	bool exporting = !strcmp(sub, "export"), importing = !strcmp(sub, "import");
+	if (out_path != NULL && !exporting)
 		return cli_usage("hw", "--out applies to 'hw export' only");
+	if ((system != NULL || sql_dump) && !exporting)
+		return cli_usage("hw", "--system and --sql apply to 'hw export' only");
+	if (dry_run && !importing)
+		return cli_usage("hw", "--dry-run applies to 'hw import' only");
+	if (sql_dump && (json || system != NULL))
+		return cli_usage("hw", "--sql writes the whole database as SQL: not with --json or --system");
 	long long ra = 0, rb = 0;
 	if (want == 2) {
 		if (cli_int("hw", "RUN_A", args[0], 1, INT64_MAX, &ra) != 0 || cli_int("hw", "RUN_B", args[1], 1, INT64_MAX, &rb) != 0)
@@ -308,33 +391,32 @@ cmd_hw(int argc, char **argv)
 	if (!strcmp(sub, "list")) {
 		rc = hw_list(db, &doc, err, sizeof err);
 		if (rc == 0)
-			json ? cli_print_json(doc) : print_list(doc);
+			json ? cli_print_json(doc, "paraplan.hw-list/1") : print_list(doc);
 	} else if (!strcmp(sub, "show")) {
 		rc = hw_show(db, args[0], &doc, err, sizeof err);
 		if (rc == 0)
-			json ? cli_print_json(doc) : print_show(doc);
+			json ? cli_print_json(doc, "paraplan.hw-show/1") : print_show(doc);
 	} else if (!strcmp(sub, "calibrations")) {
 		rc = hw_runs(db, &doc, err, sizeof err);
-		if (rc == 0)
-			json ? cli_print_json(doc) : print_runs(doc);
+		if (rc == 0 && json)
+			cli_print_json(doc = cli_wrap("runs", doc), "paraplan.hw-calibrations/1");
+		else if (rc == 0)
+			print_runs(doc);
 	} else if (!strcmp(sub, "validations")) {
 		rc = hw_validations(db, &doc, err, sizeof err);
-		if (rc == 0)
-			json ? cli_print_json(doc) : print_validations(doc);
+		if (rc == 0 && json)
+			cli_print_json(doc = cli_wrap("validations", doc), "paraplan.hw-validations/1");
+		else if (rc == 0)
+			print_validations(doc);
 	} else if (!strcmp(sub, "diff")) {
 		rc = hw_run_diff(db, ra, rb, &doc, err, sizeof err);
 		if (rc == 0)
-			json ? cli_print_json(doc) : print_diff(doc);
+			json ? cli_print_json(doc, "paraplan.hw-diff/1") : print_diff(doc);
+	} else if (importing) {
+		rc = do_import(db, args[0], dry_run, json, err, sizeof err);
 	} else {
-		char *sql = NULL;
-		rc = hw_export(db, &sql, err, sizeof err);
-		if (rc == 0) {
-			if (out_path != NULL)
-				rc = pp_write_file_atomic(out_path, sql, strlen(sql), err, sizeof err);
-			else
-				fputs(sql, stdout);
-		}
-		free(sql);
+		/* the export is a JSON document (paraplan.hw-export/1), with or without --json */
+		rc = do_export(db, system, out_path, sql_dump, err, sizeof err);
 	}
 	/* an unknown GPU, system or run is a name the user typed wrong: a usage error, as an
 	 * unknown model or system is everywhere else */

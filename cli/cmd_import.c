@@ -6,6 +6,7 @@
 #include "cli/cli.h"
 
 #include <cJSON.h>
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,6 +62,53 @@ print_summary(const cJSON *sum, const char *system, double run_id)
 		putchar('\n');
 	}
 	printf("stored %.0f rows as run %.0f (import) for %s\n", rows, run_id, system);
+}
+
+/* Whether the GPU name a log prints ("NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-40GB", "AMD
+ * Instinct MI300X") can be the database's GPU ("h100-sxm", "a100-sxm4-80gb", "mi300x"): its model
+ * (the first part of the database name) is a word of the log's name, and a memory size or form
+ * factor (sxm*, pcie, nvl) that both name agrees.  Names are matched as lower-case words. */
+static bool
+gpu_matches(const char *log_name, const char *db_name)
+{
+	char a[128], b[128];
+	size_t n = 0;
+	for (const char *p = log_name; *p && n + 1 < sizeof a; p++)
+		a[n++] = isalnum((unsigned char)*p) ? (char)tolower((unsigned char)*p) : ' ';
+	a[n] = '\0';
+	n = 0;
+	for (const char *p = db_name; *p && n + 1 < sizeof b; p++)
+		b[n++] = isalnum((unsigned char)*p) ? (char)tolower((unsigned char)*p) : ' ';
+	b[n] = '\0';
+	char *lw[16], *dw[16];
+	int nl = 0, nd = 0;
+	for (char *t = strtok(a, " "); t && nl < 16; t = strtok(NULL, " "))
+		lw[nl++] = t;
+	for (char *t = strtok(b, " "); t && nd < 16; t = strtok(NULL, " "))
+		dw[nd++] = t;
+	if (nd == 0)
+		return true;
+	bool same_model = false;
+	for (int i = 0; i < nl; i++)
+		same_model |= !strcmp(lw[i], dw[0]);
+	if (!same_model)
+		return false;
+	/* a detail both names give must agree */
+	for (int i = 1; i < nd; i++) {
+		size_t L = strlen(dw[i]);
+		bool mem = L > 2 && !strcmp(dw[i] + L - 2, "gb") && isdigit((unsigned char)dw[i][0]);
+		bool form = !strncmp(dw[i], "sxm", 3) || !strcmp(dw[i], "pcie") || !strcmp(dw[i], "nvl");
+		if (!mem && !form)
+			continue;
+		for (int j = 0; j < nl; j++) {
+			size_t M = strlen(lw[j]);
+			bool lmem = M > 2 && !strcmp(lw[j] + M - 2, "gb") && isdigit((unsigned char)lw[j][0]);
+			bool lform = !strncmp(lw[j], "sxm", 3) || !strcmp(lw[j], "pcie") || !strcmp(lw[j], "nvl");
+			if ((mem && lmem && strcmp(lw[j], dw[i]) != 0) || (form && lform && strncmp(lw[j], dw[i], 3) != 0))
+				return false;
+		}
+	}
+	return true;
 }
 
 static int import_run(char **ops, int nops, const char *system, const char *db_path, const char *note, const char *op_s,
@@ -162,6 +210,17 @@ import_run(char **ops, int nops, const char *system, const char *db_path, const 
 	}
 	for (int i = 1; i < nops && rc == 0; i++)
 		rc = cal_nccl_read(log, ops[i], &o, err, sizeof err);
+	/* Logs of another GPU than the system's are most likely a wrong --system: say so (the
+	 * import goes on: a renamed or unlisted GPU model is not an error). */
+	for (size_t i = 0; rc == 0 && i < cal_nccl_nblocks(log); i++) {
+		cal_nccl_block b;
+		cal_nccl_block_get(log, i, &b);
+		if (b.gpu_name != NULL && b.gpu_name[0] != '\0' && !gpu_matches(b.gpu_name, sys.gpu.name)) {
+			fprintf(stderr, "warning: %s:%d: the log's GPUs are \"%s\", but %s has %s: is --system right?\n", b.file,
+				b.line, b.gpu_name, system, sys.gpu.name);
+			break;
+		}
+	}
 	int64_t run_id = 0;
 	if (rc == 0)
 		rc = cal_nccl_store(log, db, system, note, &run_id, err, sizeof err);
@@ -173,7 +232,7 @@ import_run(char **ops, int nops, const char *system, const char *db_path, const 
 		cJSON_AddStringToObject(sum, "system", system);
 		cJSON_AddNumberToObject(sum, "run_id", (double)run_id);
 		if (json)
-			cli_print_json(sum);
+			cli_print_json(sum, "paraplan.import-nccl-tests/1");
 		else
 			print_summary(sum, system, (double)run_id);
 		cJSON_Delete(sum);

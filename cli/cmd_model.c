@@ -64,7 +64,7 @@ list(bool json)
 		model_free(m);
 	}
 	if (json)
-		cli_print_json(arr);
+		cli_print_json(arr = cli_wrap("models", arr), "paraplan.model-list/1");
 	else
 		cli_table_print(t, stdout);
 	cli_table_free(t);
@@ -178,12 +178,12 @@ cmd_model(int argc, char **argv)
 		return cli_usage("model", "'model show' takes one MODEL (a catalog name or a path)");
 	char err[512];
 	model *m;
-	int rc = model_load(ops[1], &m, err, sizeof err);
+	int rc = cli_load_model(ops[1], &m, err, sizeof err);
 	if (rc != 0)
 		return cli_fail(rc == PP_ENOTFOUND ? PP_EUSAGE : rc, err);
 	cJSON *doc = model_to_json(m);
 	if (json)
-		cli_print_json(doc);
+		cli_print_json(doc, "paraplan.model/1");
 	else
 		print_show(m, doc);
 	cJSON_Delete(doc);

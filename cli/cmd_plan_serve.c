@@ -83,6 +83,7 @@ cmd_plan_serve(int argc, char **argv)
 	plan_serve_opts_init(&o);
 	const char *model_spec = NULL, *db_path = NULL, *system = NULL;
 	cli_strs systems = {0}, weights = {0};
+	const char *export_s = NULL, *out_path = NULL;
 	bool json = false;
 	char err[1024];
 	const cli_opt opts[] = {
@@ -102,6 +103,10 @@ cmd_plan_serve(int argc, char **argv)
 		OPT_NEGATE("no-disaggregate", &o.disaggregate, "do not try prefill/decode disaggregation"),
 		OPT_INT("jobs", "N", &o.jobs, 1, 256, "threads (default: all cores)"),
 		OPT_I64("seed", "N", (int64_t *)&o.seed, 0, (double)INT64_MAX, "random seed"),
+		OPT_STR("export", "ENGINE", &export_s,
+			"print the serve command of the cheapest deployment's replica: vllm, sglang or trtllm (TP, PP, "
+			"weight quantization, KV-cache dtype, batch limits)"),
+		OPT_STR("out", "FILE", &out_path, "with --export: write it to FILE (atomically) and print the table"),
 		OPT_JSON(&json),
 		OPT_DB(&db_path),
 		OPT_END,
@@ -109,6 +114,11 @@ cmd_plan_serve(int argc, char **argv)
 	int st = cli_parse(&cmd, opts, argc, argv, NULL, 0, NULL);
 	if (st != CLI_RUN)
 		return st;
+	plan_engine engine = PLAN_ENGINE_VLLM;
+	if (export_s != NULL && plan_engine_parse(export_s, &engine) != 0)
+		return cli_usage("plan serve", "--export must be vllm, sglang or trtllm, got \"%s\"", export_s);
+	if (out_path != NULL && export_s == NULL)
+		return cli_usage("plan serve", "--out applies to --export");
 	if (system != NULL) {
 		if (systems.n > 0)
 			return cli_usage("plan serve", "give --system S or --systems S1,S2,..., not both");
@@ -143,7 +153,7 @@ cmd_plan_serve(int argc, char **argv)
 		}
 	}
 	model *m;
-	int rc = model_load(model_spec, &m, err, sizeof err);
+	int rc = cli_load_model(model_spec, &m, err, sizeof err);
 	if (rc != 0)
 		return cli_fail(rc == PP_ENOTFOUND ? PP_EUSAGE : rc, err);
 	hw_db *db;
@@ -164,8 +174,21 @@ cmd_plan_serve(int argc, char **argv)
 	if (rc != 0) {
 		status = cli_fail(rc, err);
 	} else {
-		json ? cli_print_json(doc) : print_serve_plan(doc);
-		if (cJSON_GetArraySize(cJSON_GetObjectItem(doc, "deployments")) == 0) {
+		const cJSON *best = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "deployments"), 0);
+		if (export_s != NULL && best != NULL) {
+			char *text = NULL;
+			rc = plan_export_serve(best, model_name(m), engine, &text, err, sizeof err);
+			if (rc == 0 && out_path != NULL)
+				rc = pp_write_file_atomic(out_path, text, strlen(text), err, sizeof err);
+			else if (rc == 0)
+				fputs(text, stdout);
+			free(text);
+			if (rc != 0)
+				status = cli_fail(rc, err);
+		}
+		if (export_s == NULL || out_path != NULL)
+			json ? cli_print_json(doc, PLAN_SERVE_SCHEMA) : print_serve_plan(doc);
+		if (best == NULL) {
 			cli_error("no deployment of %s meets the SLO at %.4g requests/s", model_name(m), o.rate);
 			status = 1;
 		}

@@ -44,6 +44,101 @@ static const char examples_text[] =
 	"  paraplan plan train --model llama-3-70b --system dgx-h100 --gpus 64 --global-batch 512 --export megatron\n"
 	"  paraplan plan train --model llama-3-70b --tokens 15T --days 90 --global-batch 2048 --systems dgx-h100,dgx-b200\n";
 
+/* --tp 4, --tp 2,4,8, --tp 1..8: a pinned search dimension (plan_pin) */
+static int
+opt_pin(const cli_opt *o, const char *val, char *err, size_t errlen)
+{
+	plan_pin *pin = o->target;
+	cli_ints l;
+	cli_opt tmp = *o;
+	tmp.target = &l;
+	int rc = cli_opt_ints(&tmp, val, err, errlen);
+	if (rc != 0)
+		return rc;
+	if (l.n > PLAN_PIN_MAX)
+		return pp_err(err, errlen, PP_EUSAGE, "--%s lists more than %d values", o->name, PLAN_PIN_MAX);
+	pin->n = l.n;
+	memcpy(pin->v, l.v, (size_t)l.n * sizeof *l.v);
+	return 0;
+}
+#define OPT_PIN(N, A, P, LO, HI, H) {N, A, opt_pin, CLI_TARGET(plan_pin, P), LO, HI, H, 0, NULL, NULL}
+
+/* --schedule 1f1b,interleaved: a mask of schedules */
+static int
+opt_schedules(const cli_opt *o, const char *val, char *err, size_t errlen)
+{
+	unsigned *mask = o->target;
+	cli_strs l = {0};
+	cli_opt tmp = *o;
+	tmp.target = &l;
+	int rc = cli_opt_list(&tmp, val, err, errlen);
+	*mask = 0;
+	for (int i = 0; rc == 0 && i < l.n; i++) {
+		sim_schedule sc;
+		if (sim_schedule_parse(l.v[i], &sc) != 0)
+			return pp_err(err, errlen, PP_EUSAGE, "--schedule takes gpipe, 1f1b, interleaved or zb-h1 (or a list), got \"%s\"",
+				      l.v[i]);
+		*mask |= 1u << sc;
+	}
+	return rc;
+}
+
+/* --recompute none,full: a mask */
+static int
+opt_recomputes(const cli_opt *o, const char *val, char *err, size_t errlen)
+{
+	unsigned *mask = o->target;
+	cli_strs l = {0};
+	cli_opt tmp = *o;
+	tmp.target = &l;
+	int rc = cli_opt_list(&tmp, val, err, errlen);
+	*mask = 0;
+	for (int i = 0; rc == 0 && i < l.n; i++) {
+		sim_recompute r;
+		if (sim_recompute_parse(l.v[i], &r) != 0)
+			return pp_err(err, errlen, PP_EUSAGE, "--recompute takes none, selective, full or op (or a list), got \"%s\"", l.v[i]);
+		*mask |= 1u << r;
+	}
+	return rc;
+}
+
+/* --dtype bf16 or bf16,fp8: the dtypes to try */
+static int
+opt_dtypes(const cli_opt *o, const char *val, char *err, size_t errlen)
+{
+	plan_train_opts *po = o->target;
+	cli_strs l = {0};
+	cli_opt tmp = *o;
+	tmp.target = &l;
+	int rc = cli_opt_list(&tmp, val, err, errlen);
+	po->ndtypes = 0;
+	for (int i = 0; rc == 0 && i < l.n; i++) {
+		hw_dtype t;
+		if (hw_dtype_parse(l.v[i], &t) != 0 || po->ndtypes >= 4 ||
+		    (t != HW_BF16 && t != HW_FP16 && t != HW_FP8 && t != HW_FP32))
+			return pp_err(err, errlen, PP_EUSAGE, "--dtype takes up to four of bf16, fp16, fp8, fp32; got \"%s\"", l.v[i]);
+		po->dtypes[po->ndtypes++] = t;
+	}
+	return rc;
+}
+
+/* --memory-headroom 10 or 10%: percent of GPU memory kept free */
+static int
+opt_headroom(const cli_opt *o, const char *val, char *err, size_t errlen)
+{
+	char buf[32];
+	double v;
+	if (!pp_strlcpy(buf, val, sizeof buf))
+		return pp_err(err, errlen, PP_EUSAGE, "--memory-headroom must be a percentage from 0 to 90, got \"%s\"", val);
+	size_t n = strlen(buf);
+	if (n > 0 && buf[n - 1] == '%')
+		buf[n - 1] = '\0';
+	if (pp_parse_double(buf, &v) != 0 || !(v >= 0.0) || !(v <= 90.0))
+		return pp_err(err, errlen, PP_EUSAGE, "--memory-headroom must be a percentage from 0 to 90, got \"%s\"", val);
+	*(double *)o->target = v / 100.0;
+	return 0;
+}
+
 static void
 print_plan(const cJSON *doc, double secs)
 {
@@ -65,26 +160,41 @@ print_plan(const cJSON *doc, double secs)
 		 * same command prints the same table every time. */
 		fprintf(stderr, "%.0f GPUs: searched %.0f layouts/s\n", cli_num(cnt, "gpus"), secs > 0 ? total / secs : 0.0);
 		const cJSON *cands = cJSON_GetObjectItem(cnt, "candidates");
+		double headroom = cli_num(doc, "memory_headroom");
 		if (cJSON_GetArraySize(cands) == 0) {
 			if (cli_num(cnt, "smallest_footprint_bytes") > 0) {
-				char a[32], b[32];
-				printf("no layout fits: the smallest needs %s per GPU of %s; use more GPUs or a GPU with more memory\n",
+				char a[32], b[32], l[32];
+				printf("no layout fits: the smallest needs %s per GPU, and the limit is %s (%s less %.0f%% headroom, "
+				       "--memory-headroom); use more GPUs or a GPU with more memory\n",
 				       cli_bytes(cli_num(cnt, "smallest_footprint_bytes"), a, sizeof a),
-				       cli_bytes(cli_num(cnt, "capacity_bytes"), b, sizeof b));
+				       cli_bytes(cli_num(cnt, "memory_limit_bytes"), l, sizeof l),
+				       cli_bytes(cli_num(cnt, "capacity_bytes"), b, sizeof b), 100.0 * headroom);
+			} else if (cli_str(cnt, "invalid_reason")[0] != '\0') {
+				printf("no valid layout: %s\n", cli_str(cnt, "invalid_reason"));
 			} else {
 				printf("no valid layout: check that --global-batch divides by the data-parallel degrees\n");
 			}
 			continue;
 		}
-		const char *h[] = {"#", "tp", "pp", "dp", "cp", "ep", "schedule", "zero", "mb", "recompute", "sp", "step",
-				   "tok/s/GPU", "MFU", "bubble", "exp.comm", "memory", "$/Mtok", "why not first"};
-		cli_table *t = cli_table_new(19, h, "rrrrrrlrrlrrrrrrrrl");
+		{
+			const cJSON *first = cJSON_GetArrayItem(cands, 0);
+			char a[32], b[32];
+			printf("memory limit per GPU %s: %s less %.0f%% headroom (--memory-headroom)\n",
+			       cli_bytes(cli_num(first, "memory_limit_bytes"), a, sizeof a),
+			       cli_bytes(cli_num(first, "capacity_bytes"), b, sizeof b), 100.0 * headroom);
+			printf("ties: runners-up within the winner's %.1f%% prediction uncertainty of it\n\n",
+			       100.0 * cli_num(first, "uncertainty"));
+		}
+		const char *h[] = {"#", "tp", "pp", "dp", "cp", "ep", "schedule", "zero", "mb", "recompute", "sp", "dtype",
+				   "framework", "step", "tok/s/GPU", "MFU", "bubble", "exp.comm", "memory", "$/Mtok", "why not first"};
+		cli_table *t = cli_table_new(21, h, "rrrrrrlrrlllllrrrrrrl");
 		const cJSON *x;
 		cJSON_ArrayForEach(x, cands)
 		{
 			const cJSON *c = cJSON_GetObjectItem(x, "config");
 			char a[32];
-			cli_table_addf(t, 0, "%.0f", cli_num(x, "rank"));
+			bool tie = cJSON_IsTrue(cJSON_GetObjectItem(x, "tie"));
+			cli_table_addf(t, 0, "%.0f%s", cli_num(x, "rank"), tie ? "=" : "");
 			cli_table_addf(t, 1, "%.0f", cli_num(c, "tp"));
 			cli_table_addf(t, 2, "%.0f", cli_num(c, "pp"));
 			cli_table_addf(t, 3, "%.0f", cli_num(c, "dp"));
@@ -94,21 +204,23 @@ print_plan(const cJSON *doc, double secs)
 				cli_table_addf(t, 6, "%s v%.0f", cli_str(c, "schedule"), cli_num(c, "vpp"));
 			else
 				cli_table_addf(t, 6, "%s", cli_str(c, "schedule"));
-			cli_table_addf(t, 7, "%.0f", cli_num(c, "zero"));
+			cli_table_addf(t, 7, "%.0f%s", cli_num(c, "zero"), cJSON_IsTrue(cJSON_GetObjectItem(c, "fsdp")) ? " fsdp" : "");
 			cli_table_addf(t, 8, "%.0f", cli_num(c, "micro_batch"));
 			cli_table_addf(t, 9, "%s", cli_str(c, "recompute"));
 			cli_table_addf(t, 10, "%s", cJSON_IsTrue(cJSON_GetObjectItem(c, "sequence_parallel")) ? "yes" : "no");
-			cli_table_addf(t, 11, "%s", cli_seconds(cli_num(x, "step_time_s"), a, sizeof a));
-			cli_table_addf(t, 12, "%.0f", cli_num(x, "tokens_per_s_per_gpu"));
-			cli_table_addf(t, 13, "%.1f%%", 100.0 * cli_num(x, "mfu"));
-			cli_table_addf(t, 14, "%.1f%%", 100.0 * cli_num(x, "bubble_fraction"));
-			cli_table_addf(t, 15, "%s", cli_seconds(cli_num(x, "exposed_comm_s"), a, sizeof a));
-			cli_table_addf(t, 16, "%s", cli_bytes(cli_num(x, "peak_bytes"), a, sizeof a));
+			cli_table_addf(t, 11, "%s", cli_str(c, "dtype"));
+			cli_table_addf(t, 12, "%s", cli_str(x, "framework")[0] ? cli_str(x, "framework") : "-");
+			cli_table_addf(t, 13, "%s", cli_seconds(cli_num(x, "step_time_s"), a, sizeof a));
+			cli_table_addf(t, 14, "%.0f", cli_num(x, "tokens_per_s_per_gpu"));
+			cli_table_addf(t, 15, "%.1f%%", 100.0 * cli_num(x, "mfu"));
+			cli_table_addf(t, 16, "%.1f%%", 100.0 * cli_num(x, "bubble_fraction"));
+			cli_table_addf(t, 17, "%s", cli_seconds(cli_num(x, "exposed_comm_s"), a, sizeof a));
+			cli_table_addf(t, 18, "%s", cli_bytes(cli_num(x, "peak_bytes"), a, sizeof a));
 			if (cJSON_GetObjectItem(x, "usd_per_million_tokens"))
-				cli_table_addf(t, 17, "%.3f", cli_num(x, "usd_per_million_tokens"));
+				cli_table_addf(t, 19, "%.3f", cli_num(x, "usd_per_million_tokens"));
 			else
-				cli_table_addf(t, 17, "-");
-			cli_table_addf(t, 18, "%s", cli_str(x, "why_not_first"));
+				cli_table_addf(t, 19, "-");
+			cli_table_addf(t, 20, "%s%s", tie ? "tie: " : "", cli_str(x, "why_not_first"));
 		}
 		cli_table_print(t, stdout);
 		cli_table_free(t);
@@ -218,6 +330,59 @@ shell_arg(pp_str *s, const char *a)
 
 /* Replays the winner, or says why it does not; *doc gets {"validation": ...}.  Returns 0 when
  * measured, 1 when not run, the replay's status on its failure. */
+/* The winner of every GPU count of the search as a launch configuration: one to stdout after
+ * another, or each to its own file (FILE, or for a sweep FILE with -<N>gpus before its
+ * extension).  A count whose winner cannot be exported fails the whole: nothing is written. */
+static int
+export_all(const model *m, hw_db *db, const char *system, const plan_train_result *r, plan_export_opts *eo,
+	   const char *out_path, char *err, size_t errlen)
+{
+	hw_system sys;
+	int rc = hw_system_get(db, system, &sys, err, errlen);
+	if (rc != 0)
+		return cli_fail(rc, err);
+	size_t n = plan_train_ncounts(r);
+	char **texts = calloc(n, sizeof *texts);
+	if (texts == NULL)
+		return cli_fail(PP_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		double step = 0;
+		const sim_train_cfg *w = plan_train_winner_at(r, i, &step);
+		if (w == NULL && n == 1) {
+			/* nothing ranked: the caller says why (no valid layout, or none fits) */
+			free(texts);
+			return 0;
+		}
+		if (w == NULL) {
+			rc = pp_err(err, errlen, PP_EINPUT, "no layout fits on %d GPUs: nothing to export", plan_train_gpus_at(r, i));
+			break;
+		}
+		eo->step_s = step;
+		rc = plan_export_config(m, &sys, w, eo, &texts[i], err, errlen);
+	}
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		if (out_path == NULL) {
+			if (n > 1)
+				printf("%s# ---- %d GPUs ----\n", i ? "\n" : "", plan_train_gpus_at(r, i));
+			fputs(texts[i], stdout);
+			continue;
+		}
+		char path[4096];
+		if (n == 1) {
+			pp_strlcpy(path, out_path, sizeof path);
+		} else {
+			const char *slash = strrchr(out_path, '/'), *dot = strrchr(out_path, '.');
+			size_t stem = dot != NULL && (slash == NULL || dot > slash) ? (size_t)(dot - out_path) : strlen(out_path);
+			snprintf(path, sizeof path, "%.*s-%dgpus%s", (int)stem, out_path, plan_train_gpus_at(r, i), out_path + stem);
+		}
+		rc = pp_write_file_atomic(path, texts[i], strlen(texts[i]), err, errlen);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(texts[i]);
+	free(texts);
+	return rc != 0 ? cli_fail(rc, err) : 0;
+}
+
 static int
 validate(cJSON *doc, const char *model_spec, const char *system, const sim_train_cfg *w, double predicted,
 	 const char *db_path, int steps, int argc, char **args)
@@ -316,7 +481,7 @@ cmd_plan_train(int argc, char **argv)
 	plan_capacity_opts_init(&co);
 	const char *model_spec = NULL, *system = NULL, *db_path = NULL, *out_path = NULL, *export_s = NULL, *framework = HW_DEFAULT_FRAMEWORK;
 	cli_ints gpus = {0};
-	cli_strs systems = {0}, dtypes = {0};
+	cli_strs systems = {0};
 	int64_t global_batch = 0, seq = 0;
 	int objective = 0, vsteps = 10;
 	bool json = false, validate_flag = false;
@@ -332,14 +497,33 @@ cmd_plan_train(int argc, char **argv)
 		OPT_INT("simulate", "N", &o.simulate, 1, 100000, "best estimates simulated in full per GPU count (default 16)"),
 		OPT_INT("jobs", "N", &co.jobs, 1, 256, "threads (default: all cores)"),
 		OPT_SWITCH("tp-across-nodes", &o.tp_across, "let TP span nodes (default: TP stays in the NVLink domain)"),
-		OPT_LIST("dtypes", "LIST", &dtypes, "dtypes to try, up to four of bf16, fp16, fp8, fp32 (default bf16)"),
+		OPT_PIN("tp", "T", &o.tp, 1, 1 << 16, "pin tensor parallelism to T or a list (T may then cross the NVLink domain)"),
+		OPT_PIN("pp", "P", &o.pp, 1, 1 << 16, "pin pipeline parallelism (P need not divide the layers)"),
+		OPT_PIN("vpp", "V", &o.vpp, 1, 15, "pin the virtual stages per pipeline rank (1: no interleaving)"),
+		OPT_PIN("cp", "C", &o.cp, 1, 1 << 16, "pin context parallelism (any sequence length)"),
+		OPT_PIN("ep", "E", &o.ep, 1, 1 << 16, "pin expert parallelism"),
+		OPT_PIN("zero", "Z", &o.zero, 0, 3, "pin the ZeRO stage(s), 0 to 3"),
+		OPT_FN("schedule", "LIST", opt_schedules, &o.schedules,
+		       "pipeline schedules to try: gpipe, 1f1b, interleaved, zb-h1 (default: those of 1f1b, interleaved and zb-h1 the framework runs)"),
+		OPT_FN("recompute", "LIST", opt_recomputes, &o.recomputes,
+		       "recomputation to try: none, selective, full (default: none and full; selective equals none under "
+		       "flash attention)"),
+		OPT_PIN("micro-batch", "B", &o.micro_batch, 1, 1 << 20, "pin the micro-batch size (default: 1, 2, 4, 8, 16)"),
+		OPT_FN("dtype", "LIST", opt_dtypes, &o, "dtypes to try, up to four of bf16, fp16, fp8, fp32 (default bf16)"),
+		OPT_FN("memory-headroom", "PCT", opt_headroom, &o.memory_headroom,
+		       "percent of each GPU's memory kept free for what the memory model does not count: a communicator's "
+		       "buffers per process group, fragmentation over a long run, the allocator's margin (default 10)"),
 		OPT_STR("framework", "NAME", &framework,
-			"the training framework the layouts run as: megatron (default), torchtitan, llm-foundry, deepspeed, "
-			"pytorch, maxtext, ... ('paraplan hw profiles')"),
+			"the training framework the layouts run as, and the only layouts ranked are those it runs: megatron "
+			"(default), torchtitan, llm-foundry, deepspeed, pytorch, maxtext, ... ('paraplan hw profiles')"),
 		OPT_INT("gpus-per-node", "N", &o.gpus_per_node, 1, 1024,
 			"use N GPUs of each node (two nodes of 4 GPUs: --gpus 8 --gpus-per-node 4)"),
-		OPT_STR("export", "KIND", &export_s, "print the winner's launch configuration: megatron, deepspeed, torchrun or slurm"),
-		OPT_STR("out", "FILE", &out_path, "with --export: write it to FILE (atomically) and print the table"),
+		OPT_STR("export", "KIND", &export_s,
+			"print the winner's launch configuration: megatron, nemo, torchtitan, deepspeed, torchrun or slurm "
+			"(one per GPU count of a sweep); it ranks what that framework runs unless --framework says otherwise"),
+		OPT_STR("out", "FILE", &out_path,
+			"with --export: write it to FILE (atomically; a sweep's to FILE with -<N>gpus before its extension) "
+			"and print the table"),
 		OPT_NUM("tokens", "T", &co.tokens, 1.0, 1e18, "capacity planning: tokens to train (15T = 15e12)"),
 		OPT_NUM("days", "D", &co.days, 0.001, 1e5, "capacity planning: days to train them in"),
 		OPT_SYSTEMS(&systems),
@@ -365,13 +549,24 @@ cmd_plan_train(int argc, char **argv)
 	bool have_export = export_s != NULL, want_validate = validate_flag;
 	plan_export ex = PLAN_EXPORT_MEGATRON;
 	if (have_export && plan_export_parse(export_s, &ex) != 0)
-		return cli_usage("plan train", "--export must be megatron, deepspeed, torchrun or slurm, got \"%s\"", export_s);
-	for (int i = 0; i < dtypes.n; i++) {
-		hw_dtype t;
-		if (hw_dtype_parse(dtypes.v[i], &t) != 0 || o.ndtypes >= 4 || (t != HW_BF16 && t != HW_FP16 && t != HW_FP8 && t != HW_FP32))
-			return cli_usage("plan train", "--dtypes takes up to four of bf16, fp16, fp8, fp32; got \"%s\"", dtypes.v[i]);
-		o.dtypes[o.ndtypes++] = t;
+		return cli_usage("plan train", "--export must be megatron, nemo, torchtitan, deepspeed, torchrun or slurm, got \"%s\"",
+				 export_s);
+	/* An export launches exactly what was ranked, so without --framework the export's own
+	 * framework ranks: a Megatron export never gets a schedule Megatron-LM lacks.  NeMo runs
+	 * Megatron-Core: the megatron profile, NeMo's exporter. */
+	const char *runs = framework;
+	if (have_export && !cli_given(opts, "framework")) {
+		if (ex == PLAN_EXPORT_TORCHTITAN)
+			framework = runs = "torchtitan";
+		else if (ex == PLAN_EXPORT_DEEPSPEED)
+			framework = runs = "deepspeed";
+		else if (ex == PLAN_EXPORT_NEMO)
+			runs = "nemo";
 	}
+	/* what the framework runs (its profile, found below, says how fast); a profile the table does
+	 * not know ranks every layout */
+	o.framework = plan_framework_find(runs);
+	co.search = &o;
 	if (model_spec == NULL)
 		return cli_usage("plan train", "--model is required (a catalog name or a path)");
 	if (o.global_batch <= 0)
@@ -391,7 +586,7 @@ cmd_plan_train(int argc, char **argv)
 		return cli_usage("plan train", "--validate applies to a layout search, not to capacity planning");
 	char err[1024];
 	model *m;
-	int rc = model_load(model_spec, &m, err, sizeof err);
+	int rc = cli_load_model(model_spec, &m, err, sizeof err);
 	if (rc != 0)
 		return cli_fail(rc == PP_ENOTFOUND ? PP_EUSAGE : rc, err);
 	hw_db *db;
@@ -407,7 +602,7 @@ cmd_plan_train(int argc, char **argv)
 	}
 	o.fw = co.fw = fw;
 	cli_progress pg;
-	cli_progress_init(&pg, "layouts");
+	cli_progress_init(&pg, capacity ? "cluster sizes" : "layouts");
 	volatile sig_atomic_t *stop = cli_sigint_catch();
 	int status = 0;
 	double t0 = cli_now_s();
@@ -434,7 +629,7 @@ cmd_plan_train(int argc, char **argv)
 		if (rc != 0) {
 			status = cli_fail(rc, err);
 		} else {
-			json ? cli_print_json(doc) : print_capacity(doc);
+			json ? cli_print_json(doc, PLAN_CAPACITY_SCHEMA) : print_capacity(doc);
 		}
 		cJSON_Delete(doc);
 	} else {
@@ -452,22 +647,12 @@ cmd_plan_train(int argc, char **argv)
 			cJSON *doc = plan_train_json(r);
 			const sim_train_cfg *w = plan_train_winner(r);
 			if (have_export) {
-				if (w == NULL) {
-					status = cli_fail(PP_EINPUT, "no layout fits: nothing to export");
-				} else {
-					hw_system sys;
-					char *text = NULL;
-					rc = hw_system_get(db, system, &sys, err, sizeof err);
-					if (rc == 0)
-						rc = plan_export_config(m, &sys, w, ex, &text, err, sizeof err);
-					if (rc == 0 && out_path != NULL)
-						rc = pp_write_file_atomic(out_path, text, strlen(text), err, sizeof err);
-					else if (rc == 0)
-						fputs(text, stdout);
-					if (rc != 0)
-						status = cli_fail(rc, err);
-					free(text);
-				}
+				plan_export_opts eo;
+				plan_export_opts_init(&eo);
+				eo.kind = ex;
+				eo.framework = o.framework;
+				eo.gpus_per_node = o.gpus_per_node;
+				status = export_all(m, db, system, r, &eo, out_path, err, sizeof err);
 			}
 			/* Under a launcher every rank plans; rank 0 prints. */
 			int lrank = 0;
@@ -488,11 +673,18 @@ cmd_plan_train(int argc, char **argv)
 				cJSON_AddStringToObject(v, "reason", "no layout fits: nothing to replay");
 			}
 			if (json && printing && (!have_export || out_path != NULL))
-				cli_print_json(doc);
+				cli_print_json(doc, PLAN_TRAIN_SCHEMA);
 			if (status == 0 && w == NULL) {
-				if (printing)
+				/* nothing valid at all is the command line's fault (a pinned degree that does not
+				 * divide, a batch that does not split): 2; valid layouts that do not fit: 1 */
+				const cJSON *c0 = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "counts"), 0);
+				bool none_valid = cli_num(c0, "out_of_memory") == 0 && cli_num(c0, "estimated") == 0;
+				if (printing && none_valid)
+					cli_error("no valid layout of %s on %s: %s", model_name(m), system,
+						  cli_str(c0, "invalid_reason")[0] ? cli_str(c0, "invalid_reason") : "see above");
+				else if (printing)
 					cli_error("no layout of %s fits on %s: see the smallest footprint above", model_name(m), system);
-				status = 1;
+				status = none_valid ? 2 : 1;
 			}
 			cJSON_Delete(doc);
 			if (plan_train_interrupted(r))

@@ -207,7 +207,7 @@ dry_run(const cal_replay_plan *plan, const char *plan_path, const char *db_path,
 {
 	char err[1024] = "";
 	model *m = NULL;
-	int rc = model_load(plan->model, &m, err, sizeof err);
+	int rc = cli_load_model(plan->model, &m, err, sizeof err);
 	if (rc != 0)
 		return cli_usage("replay", "%s: model \"%s\": %s (give --model PATH)", plan_path, plan->model, err);
 	hw_db *db;
@@ -287,7 +287,7 @@ dry_run(const cal_replay_plan *plan, const char *plan_path, const char *db_path,
 		sim_rank_ops_free(o);
 	}
 	if (json && status == 0)
-		cli_print_json(doc);
+		cli_print_json(doc, "paraplan.replay-dry-run/1");
 	cJSON_Delete(doc);
 out:
 	sim_train_result_free(res);
@@ -410,7 +410,7 @@ cmd_replay(int argc, char **argv)
 		return rc == PP_EUSAGE ? cli_usage("replay", "%s", err) : cli_fail(rc, err);
 	}
 	if (root && rep != NULL)
-		json ? cli_print_json(rep) : print_report(rep);
+		json ? cli_print_json(rep, "paraplan.replay/1") : print_report(rep);
 	cJSON_Delete(rep);
 	return 0;
 }

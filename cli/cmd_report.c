@@ -41,7 +41,8 @@ cmd_report(int argc, char **argv)
 	const char *out = NULL, *format = NULL, *currency = NULL;
 	char err[1024];
 	const cli_opt opts[] = {
-		OPT_STRS("from", "FILE", &from, "a --json result of plan, simulate or validate (or a trace); repeat for more"),
+		OPT_STRS("from", "FILE", &from,
+			 "a --json result of plan, simulate or validate (or a trace); - reads standard input; repeat for more"),
 		OPT_STRS("trace", "FILE", &from, "a 'simulate train --trace' file (the same as --from FILE)"),
 		OPT_STR("out", "DIR", &out, "the directory to write the report into"),
 		OPT_STR("format", "F", &format, "html, md, csv or all (default all)"),
@@ -59,6 +60,11 @@ cmd_report(int argc, char **argv)
 	if (currency != NULL && rep_parse_currency(currency, &o, err, sizeof err) != 0)
 		return cli_usage("report", "%s", err);
 	size_t nfrom = (size_t)from.n;
+	int nstdin = 0;
+	for (int i = 0; i < from.n; i++)
+		nstdin += !strcmp(from.v[i], "-");
+	if (nstdin > 1)
+		return cli_usage("report", "--from - (standard input) may be given once");
 	if (nfrom == 0)
 		return cli_usage("report", "--from is required (a --json result of plan, simulate or validate)");
 	if (out == NULL)

@@ -159,7 +159,7 @@ simulate_train(int argc, char **argv)
 		"simulate train",
 		"simulate train --model M --system S --gpus N --tp T --pp P [--dp D] [--cp C]\n"
 		"                         [--ep E] [--vpp V] [--zero 0..3] [--fsdp] [--schedule gpipe|1f1b|interleaved|zb-h1]\n"
-		"                         --micro-batch B --global-batch G [--seq L] [--recompute none|selective|full]\n"
+		"                         --micro-batch B --global-batch G [--seq L] [--recompute none|selective|full|op]\n"
 		"                         [--[no-]sequence-parallel] [--dtype bf16|fp16|fp8|fp32] [--full] [--trace FILE] [--json]\n",
 		about_train,
 		"  paraplan simulate train --model gpt3-175b --system dgx-a100 --gpus 1024 --tp 8 --pp 8 \\\n"
@@ -192,7 +192,7 @@ simulate_train(int argc, char **argv)
 		OPT_I64("micro-batch", "B", &c.micro_batch, 1, 1 << 24, "sequences per micro-batch"),
 		OPT_I64("global-batch", "G", &c.global_batch, 1, (double)(1LL << 40), "sequences per step"),
 		OPT_I64("seq", "L", &c.seq, 1, 1 << 24, "sequence length (default: the model's)"),
-		OPT_RECOMPUTE("recompute", "R", &c.recompute, "activation recomputation: none (default), selective or full"),
+		OPT_RECOMPUTE("recompute", "R", &c.recompute, "activation recomputation: none (default), selective, full or op (per operator, as torchtitan)"),
 		OPT_SWITCH("sequence-parallel", &sp_on, "sequence parallelism with TP (default: as the framework does)"),
 		OPT_SWITCH("no-sequence-parallel", &sp_off, "no sequence parallelism"),
 		OPT_SWITCH("no-tp-comm-overlap", &no_tp_overlap,
@@ -245,7 +245,7 @@ simulate_train(int argc, char **argv)
 
 	char err[1024];
 	model *m;
-	int rc = model_load(model_spec, &m, err, sizeof err);
+	int rc = cli_load_model(model_spec, &m, err, sizeof err);
 	if (rc != 0)
 		return cli_fail(rc == PP_ENOTFOUND ? PP_EUSAGE : rc, err);
 	hw_db *db;
@@ -292,7 +292,7 @@ simulate_train(int argc, char **argv)
 		if (status == 0) {
 			cJSON *doc = sim_train_json(res);
 			if (json)
-				cli_print_json(doc);
+				cli_print_json(doc, SIM_TRAIN_SCHEMA);
 			else
 				print_table(doc, res);
 			cJSON_Delete(doc);
@@ -480,7 +480,7 @@ simulate_serve(int argc, char **argv)
 	hw_cost *cost = NULL;
 	sim_serve_result *res = NULL;
 	int status = 0;
-	if ((rc = model_load(model_spec, &m, err, sizeof err)) != 0) {
+	if ((rc = cli_load_model(model_spec, &m, err, sizeof err)) != 0) {
 		status = cli_fail(rc == PP_ENOTFOUND ? PP_EUSAGE : rc, err);
 		goto out;
 	}
@@ -505,7 +505,7 @@ simulate_serve(int argc, char **argv)
 	}
 	cJSON *doc = sim_serve_json(res);
 	if (json)
-		cli_print_json(doc);
+		cli_print_json(doc, SIM_SERVE_SCHEMA);
 	else
 		print_serve(doc);
 	cJSON_Delete(doc);
@@ -599,7 +599,7 @@ simulate_infer(int argc, char **argv)
 	hw_cost *cost = NULL;
 	sim_infer_result *res = NULL;
 	int status = 0, rc;
-	if ((rc = model_load(model_spec, &m, err, sizeof err)) != 0) {
+	if ((rc = cli_load_model(model_spec, &m, err, sizeof err)) != 0) {
 		status = cli_fail(rc == PP_ENOTFOUND ? PP_EUSAGE : rc, err);
 		goto out;
 	}
@@ -613,7 +613,7 @@ simulate_infer(int argc, char **argv)
 	}
 	cJSON *doc = sim_infer_json(res, m);
 	if (json)
-		cli_print_json(doc);
+		cli_print_json(doc, SIM_INFER_SCHEMA);
 	else
 		print_infer(doc);
 	cJSON_Delete(doc);

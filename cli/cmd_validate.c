@@ -188,14 +188,14 @@ serving_cmd(hw_db *db, const inputs *in, bool fit, bool save, const cli_strs *sy
 		if (rc != 0)
 			status = cli_fail(rc, err);
 		else
-			cli_print_json(doc);
+			cli_print_json(doc, "paraplan.validate-serving-fit/1");
 		cJSON_Delete(doc);
 		return status;
 	}
 	rc = val_serving(db, s->text, s->len, s->origin, &doc, err, sizeof err);
 	if (rc != 0)
 		return cli_fail(rc, err);
-	json ? cli_print_json(doc) : print_report(doc);
+	json ? cli_print_json(doc, "paraplan.validate/1") : print_report(doc);
 	double mape = 100.0 * cli_num(cJSON_GetObjectItem(doc, "overall"), "mape");
 	if (max_mape >= 0 && (mape > max_mape || cli_num(cJSON_GetObjectItem(doc, "overall"), "rows") == 0)) {
 		cli_error("overall MAPE %.1f%% is above --max-mape %.1f%% (or no row was predicted)", mape, max_mape);
@@ -294,7 +294,10 @@ cmd_validate(int argc, char **argv)
 		if (fitdoc != NULL)
 			cJSON_AddItemToObject(doc, "fit", fitdoc), fitdoc = NULL;
 		if (json) {
-			cli_print_json(doc);
+			/* validate, validate-fit or validate-cross: the document says which */
+			char schema[64];
+			snprintf(schema, sizeof schema, "paraplan.%s/1", cli_str(doc, "kind")[0] ? cli_str(doc, "kind") : "validate");
+			cli_print_json(doc, schema);
 		} else {
 			if (xval)
 				printf("Cross-validated: each source family predicted with framework parameters fitted on the "

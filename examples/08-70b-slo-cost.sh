@@ -8,4 +8,9 @@ ask llama70b-slo plan serve --model llama-3-70b --rate 100 --slo-ttft-p99 500 --
 	--systems dgx-h100,hgx-h200 --weights bf16,int4 --duration 60 --top 12
 say "Each row is a deployment that meets the SLO at 100 requests/s, cheapest first: its GPUs, dollars
 per hour and month at the system's on-demand price, dollars per million output tokens, the P99
-latencies it reaches, and its headroom (capacity over the requested rate)."
+latencies it reaches, and its headroom (capacity over the requested rate).
+
+The cheapest deployment's replica as a vLLM server (start as many as the replicas column says):"
+launch llama70b-vllm llama70b-vllm.sh plan serve --model llama-3-70b --rate 100 --slo-ttft-p99 500 \
+	--slo-tpot-p99 50 --systems dgx-h100,hgx-h200 --weights bf16,int4 --duration 60 --top 12 --no-disaggregate \
+	--export vllm

@@ -9,4 +9,6 @@ for k in 0 1 2; do
 		--systems dgx-h100 --failures "$k" --no-disaggregate --duration 60 --top 3
 done
 say "N+K keeps the SLO with K replicas down: the replicas column shows the N the rate needs and
-the K spares; GPUs and cost include the spares."
+the K spares; GPUs and cost include the spares.  One replica of the N+2 deployment, for SGLang:"
+launch gpt175b-sglang gpt175b-sglang.sh plan serve --model gpt3-175b --rate 100 --slo-ttft-p99 500 \
+	--slo-tpot-p99 50 --systems dgx-h100 --failures 2 --no-disaggregate --duration 60 --top 3 --export sglang

@@ -483,7 +483,8 @@ cost_attn(const hw_cost *c, const hw_kernel *k, hw_prov *prov)
 	/* A tile's loop runs over the keys: a short loop spends more of its time in the prologue
 	 * and epilogue (the ramp is fitted on square kernels, so key length and length agree). */
 	double ramp = c->p[k->bwd ? HW_P_ATTN_RAMP_BWD : HW_P_ATTN_RAMP_FWD].v;
-	double q = k->sk / (k->sk + ramp);
+	double sk = fmin(k->sk, c->p[HW_P_ATTN_SEQ_MAX].v); /* measured that far, not extrapolated */
+	double q = sk / (sk + ramp);
 	/* Narrow heads do less matrix work per tile load: head dim 64 runs at about 0.8 of 128's
 	 * rate (FlashAttention-2 on an A100, FA4 on a B200: docs/profiles.md), (d / 128)^0.3. */
 	if (k->dqk < 128.0 && k->dqk > 0)

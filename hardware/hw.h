@@ -110,6 +110,18 @@ int hw_show(hw_db *db, const char *name, struct cJSON **out, char *err, size_t e
 /* SQL text that recreates the user's data (every row whose origin is not 'default'). */
 int hw_export(hw_db *db, char **sql, char *err, size_t errlen);
 
+/* Moving a system's measurements between databases (hardware/bundle.c).  hw_bundle_export: the
+ * user's rows -- GPUs, systems, figure sources, prices and profiles they defined, parameters,
+ * calibration and import runs with their measurements, validation runs with their steps -- of
+ * one system (NULL: all) as a document of HW_EXPORT_SCHEMA, without row ids.  hw_bundle_import:
+ * adds such a document in one transaction, runs under new ids; rows matched by their natural key
+ * are skipped when identical and refuse the whole import when not, as does a run already here;
+ * with dry_run nothing is kept.  *summary says what was (or would be) added. */
+#define HW_EXPORT_SCHEMA "paraplan.hw-export/1"
+int hw_bundle_export(hw_db *db, const char *system, struct cJSON **out, char *err, size_t errlen);
+int hw_bundle_import(hw_db *db, const struct cJSON *doc, const char *origin, bool dry_run, struct cJSON **summary,
+		     char *err, size_t errlen);
+
 /* ---- prices -------------------------------------------------------------------------------- */
 
 typedef struct hw_price {
@@ -152,7 +164,7 @@ typedef enum hw_pkey {
 	HW_P_GEMM_EFF_FP64, HW_P_GEMM_EFF_FP32, HW_P_GEMM_EFF_TF32, HW_P_GEMM_EFF_FP16, HW_P_GEMM_EFF_BF16,
 	HW_P_GEMM_EFF_FP8, HW_P_GEMM_EFF_INT8, HW_P_GEMM_EFF_INT4, /* in hw_dtype order */
 	HW_P_GEMM_K_RAMP, HW_P_KERNEL_LAUNCH_US, HW_P_HBM_EFF, HW_P_ATTN_FLASH2_FWD, HW_P_ATTN_FLASH2_BWD,
-	HW_P_ATTN_FLASH3_FWD, HW_P_ATTN_FLASH3_BWD, HW_P_ATTN_RAMP_FWD, HW_P_ATTN_RAMP_BWD, HW_P_CONV_EFF,
+	HW_P_ATTN_FLASH3_FWD, HW_P_ATTN_FLASH3_BWD, HW_P_ATTN_RAMP_FWD, HW_P_ATTN_RAMP_BWD, HW_P_ATTN_SEQ_MAX, HW_P_CONV_EFF,
 	/* system */
 	HW_P_COLL_EFF_INTRA, HW_P_COLL_EFF_INTRA_AR, HW_P_COLL_EFF_INTER, HW_P_P2P_EFF_INTRA, HW_P_COLL_ALPHA_US,
 	HW_P_COLL_HOP_INTRA_US, HW_P_COLL_HOP_INTER_US, HW_P_ITER_OVERHEAD_S, HW_P_SERVE_ALLREDUCE_US,

@@ -60,6 +60,9 @@ static const hw_pdef defs[HW_NPKEYS] = {
 				"fused attention forward reaches its rate x sk / (sk + ramp) on sk keys per sequence "
 				"(tile prologues, the causal diagonal)"},
 	[HW_P_ATTN_RAMP_BWD] = {"attn_seq_ramp_bwd", HW_SCOPE_GPU, 1024.0, 0.0, 1e6, "keys", NULL, "the same, backward"},
+	[HW_P_ATTN_SEQ_MAX] = {"attn_seq_max", HW_SCOPE_GPU, 8192.0, 128.0, 1e9, "keys", NULL,
+			       "the longest key length the attention rates were measured at: beyond it the rate holds "
+			       "(kernels.csv's FA3 rows reach 8192)"},
 	[HW_P_CONV_EFF] = {"conv_eff", HW_SCOPE_GPU, 0.60, 0.01, 1.0, "fraction", NULL,
 			   "implicit-GEMM convolution rate over the GEMM rate of the same shape"},
 	/* ---- per system: its links ---- */

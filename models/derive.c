@@ -16,6 +16,7 @@
 #include <cJSON.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 static double
 norm_params(const model_tf *t)
@@ -285,6 +286,22 @@ add_int(cJSON *o, const char *k, int64_t v)
 	cJSON_AddNumberToObject(o, k, (double)v);
 }
 
+/* "warnings": what the loader read but could not model, one string each (an empty list when
+ * nothing). */
+static void
+add_warnings(cJSON *o, const char *w)
+{
+	cJSON *a = cJSON_AddArrayToObject(o, "warnings");
+	while (a != NULL && *w != '\0') {
+		const char *nl = strchr(w, '\n');
+		size_t n = nl != NULL ? (size_t)(nl - w) : strlen(w);
+		char line[sizeof ((model *)0)->warnings];
+		snprintf(line, sizeof line, "%.*s", (int)n, w);
+		cJSON_AddItemToArray(a, cJSON_CreateString(line));
+		w += n + (nl != NULL);
+	}
+}
+
 cJSON *
 model_to_json(const model *m)
 {
@@ -317,6 +334,7 @@ model_to_json(const model *m)
 			cJSON_AddNumberToObject(x, "fwd_flops", l->fwd_flops);
 			cJSON_AddItemToArray(arr, x);
 		}
+		add_warnings(o, m->warnings);
 		return o;
 	}
 	const model_tf *t = &m->tf;
@@ -358,5 +376,6 @@ model_to_json(const model *m)
 	cJSON_AddNumberToObject(o, "train_flops_per_token", model_flops_train_per_token(m, t->seq));
 	cJSON_AddNumberToObject(o, "weight_bytes_bf16", model_weight_bytes(m, 2.0));
 	cJSON_AddNumberToObject(o, "kv_cache_bytes_per_token_bf16", model_kv_bytes_per_token(m, 2.0));
+	add_warnings(o, m->warnings);
 	return o;
 }

@@ -93,6 +93,21 @@ get_int(const reader *r, const cJSON *obj, const char *key, bool required, int64
 	return 0;
 }
 
+/* An optional positive real within [min, max] (absent or null: 0). */
+static int
+get_real(const reader *r, const cJSON *obj, const char *key, double min, double max, double *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	*out = 0.0;
+	if (v == NULL || cJSON_IsNull(v))
+		return 0;
+	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < min || v->valuedouble > max)
+		return pp_err(r->err, r->errlen, PP_EINPUT, "%s: \"%s%s\" must be a number from %g to %g", r->origin, r->prefix,
+			      key, min, max);
+	*out = v->valuedouble;
+	return 0;
+}
+
 static int
 get_bool(const reader *r, const cJSON *obj, const char *key, bool def, bool *out)
 {
@@ -253,6 +268,9 @@ parse_ours(const cJSON *root, const char *origin, model *m, char *err, size_t er
 	if ((rc = get_enum(&r, root, "position", pos_names, 4, &e)) != 0)
 		return rc;
 	t->pos = (model_pos)e;
+	if ((rc = get_real(&r, root, "rope_theta", 1.0, 1e12, &t->rope_theta)) != 0 ||
+	    (rc = get_real(&r, root, "norm_eps", 1e-12, 0.1, &t->norm_eps)) != 0)
+		return rc;
 	if ((rc = get_bool(&r, root, "causal", true, &t->causal)) != 0 ||
 	    (rc = get_bool(&r, root, "bias", false, &t->bias)) != 0 ||
 	    (rc = get_bool(&r, root, "qkv_bias", false, &t->qkv_bias)) != 0 ||
@@ -314,6 +332,243 @@ hf_int(const reader *r, const cJSON *root, const char *a, const char *b, bool re
 	return get_int(r, root, key, true, 0, 0, DIM_MAX * 8, out);
 }
 
+static void
+warn(model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void
+warn(model *m, const char *fmt, ...)
+{
+	size_t n = strlen(m->warnings);
+	if (n > 0 && n + 1 < sizeof m->warnings)
+		m->warnings[n++] = '\n', m->warnings[n] = '\0';
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(m->warnings + n, sizeof m->warnings - n, fmt, ap);
+	va_end(ap);
+	/* a config's strings (model_type, quant_method, ...) reach a terminal: no control bytes */
+	for (char *p = m->warnings + n; *p != '\0'; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+}
+
+static bool
+one_of(const char *s, const char *const *list)
+{
+	for (int i = 0; list[i] != NULL; i++)
+		if (!strcmp(s, list[i]))
+			return true;
+	return false;
+}
+
+/* The layers of a config's "layer_types" list of that type (-1: no list). */
+static int64_t
+count_layer_type(const cJSON *root, const char *type)
+{
+	const cJSON *lt = hf_get(root, "layer_types", NULL), *x;
+	if (!cJSON_IsArray(lt))
+		return -1;
+	int64_t n = 0;
+	cJSON_ArrayForEach(x, lt) n += cJSON_IsString(x) && !strcmp(x->valuestring, type);
+	return n;
+}
+
+/* A decoder-only transformer from a Hugging Face config's standard keys: hidden_size,
+ * num_hidden_layers, num_attention_heads, num_key_value_heads, head_dim, intermediate_size (and
+ * the MoE and MLA keys), vocab_size, max_position_embeddings, tie_word_embeddings.  Where an
+ * architecture names a key differently or leaves it to its config class's default, the type
+ * says so below.  What it cannot model (sliding-window and chunked attention, soft-capping, a
+ * vision encoder, multi-token prediction) becomes a warning; what it cannot express (recurrent
+ * or state-space layers, encoder-decoders) is refused. */
+static int
+hf_decoder(const reader *r, const cJSON *root, const char *mt, model *m)
+{
+	model_tf *t = &m->tf;
+	const char *origin = r->origin;
+	char *err = r->err;
+	size_t errlen = r->errlen;
+	int rc;
+	static const struct {
+		const char *type, *what;
+	} refused[] = {
+		{"t5", "an encoder-decoder"},
+		{"mt5", "an encoder-decoder"},
+		{"bart", "an encoder-decoder"},
+		{"whisper", "an encoder-decoder"},
+		{"mamba", "a state-space model (Mamba layers, no attention)"},
+		{"mamba2", "a state-space model (Mamba layers, no attention)"},
+		{"jamba", "a hybrid of attention and Mamba layers"},
+		{"falcon_h1", "a hybrid of attention and Mamba layers"},
+		{"falcon_mamba", "a state-space model (Mamba layers, no attention)"},
+		{"nemotron_h", "a hybrid of attention and Mamba layers"},
+		{"zamba2", "a hybrid of attention and Mamba layers"},
+		{"rwkv", "a recurrent model (RWKV layers, no attention)"},
+		{"recurrent_gemma", "a hybrid of attention and recurrent layers"},
+		{"qwen3_next", "a hybrid of attention and linear-attention (Gated DeltaNet) layers"},
+	};
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+		if (!strcmp(mt, refused[i].type))
+			return pp_err(err, errlen, PP_EINPUT,
+				      "%s: model_type \"%s\" is not supported: %s, which paraplan's transformer cannot express", origin, mt,
+				      refused[i].what);
+	if (count_layer_type(root, "linear_attention") > 0 || count_layer_type(root, "mamba") > 0)
+		return pp_err(err, errlen, PP_EINPUT,
+			      "%s: \"layer_types\" names linear-attention or Mamba layers, which paraplan's transformer cannot "
+			      "express",
+			      origin);
+	static const char *const known[] = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
+					    "deepseek_v2", "deepseek_v3", "kimi_k2", "gemma", "gemma2", "gemma3_text",
+					    "phi3", "gpt_oss", "llama4_text", "olmo2", "granite", NULL};
+	bool gemma = !strncmp(mt, "gemma", 5);
+	if (!one_of(mt, known))
+		warn(m, "model_type \"%s\" is not one paraplan knows: read as a decoder from the standard keys", mt);
+	/* Keys a config may leave to its class's defaults (transformers' Gemma3TextConfig) */
+	int64_t def_vocab = !strcmp(mt, "gemma3_text") ? 262208 : 0;
+	int64_t def_pos = !strcmp(mt, "gemma3_text") ? 131072 : 0;
+	if ((rc = hf_int(r, root, "hidden_size", NULL, true, 0, &t->hidden)) != 0 ||
+	    (rc = hf_int(r, root, "num_hidden_layers", NULL, true, 0, &t->layers)) != 0 ||
+	    (rc = hf_int(r, root, "num_attention_heads", NULL, true, 0, &t->heads)) != 0 ||
+	    (rc = hf_int(r, root, "num_key_value_heads", NULL, false, 0, &t->kv_heads)) != 0 ||
+	    (rc = hf_int(r, root, "head_dim", NULL, false, 0, &t->head_dim)) != 0 ||
+	    (rc = hf_int(r, root, "intermediate_size", NULL, false, 0, &t->ffn)) != 0 ||
+	    (rc = hf_int(r, root, "vocab_size", NULL, def_vocab == 0, def_vocab, &t->vocab)) != 0 ||
+	    (rc = hf_int(r, root, "max_position_embeddings", NULL, def_pos == 0, def_pos, &t->seq)) != 0)
+		return rc;
+	if (def_vocab > 0 && hf_get(root, "vocab_size", NULL) == NULL)
+		warn(m, "\"vocab_size\" not given: %s's default, %lld", mt, (long long)def_vocab);
+	t->mlp = MODEL_MLP_SWIGLU;
+	t->norm = MODEL_NORM_RMSNORM;
+	t->pos = MODEL_POS_ROPE;
+	t->qkv_bias = !strncmp(mt, "qwen2", 5);
+	bool ab = false;
+	if ((rc = get_bool(r, root, "attention_bias", false, &ab)) != 0)
+		return rc;
+	if (ab) {
+		t->qkv_bias = true;
+		warn(m, "the attention's output projection has a bias too (\"attention_bias\"): only the Q, K and V biases are "
+			"counted");
+	}
+	/* Gemma ties its LM head to the embedding by default; the others' config classes do not */
+	if ((rc = get_bool(r, root, "tie_word_embeddings", gemma, &t->tied_embeddings)) != 0)
+		return rc;
+	/* The MLP: a gate and an up projection times an activation, then down (SwiGLU's three
+	 * matrices); Gemma's GeGLU is the same shape. */
+	const cJSON *act = hf_get(root, "hidden_activation", "hidden_act");
+	if (act != NULL && cJSON_IsString(act) && strcmp(act->valuestring, "silu") != 0 &&
+	    strcmp(act->valuestring, "swiglu") != 0) {
+		if (strncmp(act->valuestring, "gelu", 4) != 0 && strcmp(act->valuestring, "relu") != 0)
+			return pp_err(err, errlen, PP_EINPUT, "%s: \"hidden_act\" \"%s\" is not supported for %s (expected silu or a "
+				      "gelu)", origin, act->valuestring, mt);
+		warn(m, "the gated MLP's activation is %s: counted as SwiGLU (the same three matrices and FLOPs)",
+		     act->valuestring);
+	}
+	/* Mixture of experts: the expert count under every spelling, top-k, an expert's width */
+	int64_t experts = 0;
+	if ((rc = hf_int(r, root, "num_local_experts", "n_routed_experts", false, 0, &experts)) != 0)
+		return rc;
+	if (experts == 0 && (rc = hf_int(r, root, "num_experts", NULL, false, 0, &experts)) != 0)
+		return rc;
+	if (experts > 0) {
+		t->experts = experts;
+		bool llama4 = !strcmp(mt, "llama4_text");
+		if ((rc = hf_int(r, root, "num_experts_per_tok", "experts_per_token", true, 0, &t->top_k)) != 0 ||
+		    (rc = hf_int(r, root, "moe_intermediate_size", NULL, false, t->ffn, &t->expert_ffn)) != 0 ||
+		    (rc = hf_int(r, root, "n_shared_experts", NULL, false, 0, &t->shared_experts)) != 0 ||
+		    (rc = hf_int(r, root, "first_k_dense_replace", NULL, false, 0, &t->dense_layers)) != 0 ||
+		    (rc = hf_int(r, root, "moe_layer_freq", "decoder_sparse_step", false, 1, &t->moe_every)) != 0)
+			return rc;
+		int64_t shared_inter = 0;
+		if ((rc = hf_int(r, root, "shared_expert_intermediate_size", NULL, false, 0, &shared_inter)) != 0)
+			return rc;
+		if (shared_inter > 0 && t->shared_experts == 0 && t->expert_ffn > 0) {
+			/* Qwen-MoE gives one shared expert of its own width; express it in expert widths. */
+			t->shared_experts = shared_inter / t->expert_ffn;
+		}
+		if (llama4) {
+			/* Llama 4: intermediate_size is an expert's width and intermediate_size_mlp a dense
+			 * layer's; every MoE layer adds one shared expert of an expert's width; a layer is
+			 * MoE when (index + 1) is a multiple of interleave_moe_layer_step */
+			int64_t step = 1, dense = 0;
+			if ((rc = hf_int(r, root, "interleave_moe_layer_step", NULL, false, 1, &step)) != 0 ||
+			    (rc = hf_int(r, root, "intermediate_size_mlp", NULL, step > 1, 0, &dense)) != 0)
+				return rc;
+			t->shared_experts = 1;
+			t->moe_every = step;
+			t->dense_layers = step - 1;
+			t->ffn = dense > 0 ? dense : t->expert_ffn;
+		}
+		/* Qwen3-MoE's dense layers: expressible when they lead */
+		const cJSON *mlp_only = hf_get(root, "mlp_only_layers", NULL), *x;
+		if (cJSON_IsArray(mlp_only) && cJSON_GetArraySize(mlp_only) > 0) {
+			int64_t k = 0;
+			cJSON_ArrayForEach(x, mlp_only)
+			{
+				if (!cJSON_IsNumber(x) || x->valuedouble != (double)k)
+					return pp_err(err, errlen, PP_EINPUT,
+						      "%s: \"mlp_only_layers\" must be the leading layers 0, 1, ... for paraplan to express "
+						      "them", origin);
+				k++;
+			}
+			t->dense_layers = k;
+		}
+		if (t->dense_layers == 0 && !llama4)
+			t->ffn = t->ffn ? t->ffn : t->expert_ffn;
+	}
+	if (t->ffn == 0 && t->experts == 0)
+		return pp_err(err, errlen, PP_EINPUT, "%s: missing field \"intermediate_size\" (a positive integer)", origin);
+	/* DeepSeek multi-head latent attention. */
+	int64_t kv_lora = 0;
+	if ((rc = hf_int(r, root, "kv_lora_rank", NULL, false, 0, &kv_lora)) != 0)
+		return rc;
+	if (kv_lora > 0) {
+		t->kv_lora_rank = kv_lora;
+		if ((rc = hf_int(r, root, "q_lora_rank", NULL, false, 0, &t->q_lora_rank)) != 0 ||
+		    (rc = hf_int(r, root, "qk_nope_head_dim", NULL, true, 0, &t->qk_nope_dim)) != 0 ||
+		    (rc = hf_int(r, root, "qk_rope_head_dim", NULL, true, 0, &t->qk_rope_dim)) != 0 ||
+		    (rc = hf_int(r, root, "v_head_dim", NULL, true, 0, &t->v_head_dim)) != 0)
+			return rc;
+		if (t->head_dim == 0)
+			t->head_dim = t->qk_nope_dim + t->qk_rope_dim;
+	}
+	/* What is read but not modelled: named, so that a user knows how the model differs. */
+	int64_t window = 0;
+	const cJSON *sw = hf_get(root, "sliding_window", NULL);
+	if (cJSON_IsNumber(sw) && sw->valuedouble >= 1 && sw->valuedouble < 1e9)
+		window = (int64_t)sw->valuedouble;
+	bool use_sw = true;
+	if ((rc = get_bool(r, root, "use_sliding_window", true, &use_sw)) != 0)
+		return rc;
+	if (window > 0 && use_sw) {
+		int64_t local = count_layer_type(root, "sliding_attention");
+		if (local < 0) {
+			/* the patterns of the types that alternate: Gemma 2 every other layer, Gemma 3 five
+			 * local to one global (sliding_window_pattern), the rest every layer */
+			int64_t pattern = !strcmp(mt, "gemma2") ? 2 : !strcmp(mt, "gemma3_text") ? 6 : 1;
+			if ((rc = hf_int(r, root, "sliding_window_pattern", NULL, false, pattern, &pattern)) != 0)
+				return rc;
+			local = pattern > 1 ? t->layers - t->layers / pattern : t->layers;
+		}
+		if (local > 0)
+			warn(m, "sliding-window attention (%lld tokens, %lld of %lld layers) is modelled as full attention: "
+				"attention FLOPs, activations and the KV cache are counted over the whole sequence",
+			     (long long)window, (long long)local, (long long)t->layers);
+	}
+	const cJSON *chunk = hf_get(root, "attention_chunk_size", NULL);
+	if (cJSON_IsNumber(chunk) && chunk->valuedouble >= 1)
+		warn(m, "chunked local attention (%.0f-token chunks on the RoPE layers) is modelled as full attention",
+		     chunk->valuedouble);
+	if (hf_get(root, "attn_logit_softcapping", NULL) != NULL || hf_get(root, "final_logit_softcapping", NULL) != NULL)
+		warn(m, "logit soft-capping is not modelled (element-wise, no GEMM)");
+	const cJSON *mtp = hf_get(root, "num_nextn_predict_layers", NULL);
+	if (cJSON_IsNumber(mtp) && mtp->valuedouble >= 1)
+		warn(m, "the %.0f multi-token-prediction layer(s) are not modelled", mtp->valuedouble);
+	const cJSON *q = hf_get(root, "quantization_config", NULL);
+	if (cJSON_IsObject(q)) {
+		const cJSON *qm = cJSON_GetObjectItemCaseSensitive(q, "quant_method");
+		warn(m, "the checkpoint is quantized (%s): parameters are counted, and trained or served in the dtype asked for",
+		     cJSON_IsString(qm) ? qm->valuestring : "quantization_config");
+	}
+	return 0;
+}
+
 static int
 parse_hf(const cJSON *root, const char *origin, const char *model_type, model *m, char *err, size_t errlen)
 {
@@ -323,14 +578,26 @@ parse_hf(const cJSON *root, const char *origin, const char *model_type, model *m
 	const char *mt = model_type;
 
 	m->kind = MODEL_TRANSFORMER;
+	/* A multimodal config (Llama 4, Gemma 3, ...) holds its language model in "text_config":
+	 * that is the model trained and served here; the vision encoder is left out, and said so. */
+	const cJSON *tc = cJSON_GetObjectItemCaseSensitive(root, "text_config");
+	char text_type[64];
+	if (cJSON_IsObject(tc)) {
+		const cJSON *tmt = cJSON_GetObjectItemCaseSensitive(tc, "model_type");
+		if (cJSON_IsString(tmt))
+			pp_strlcpy(text_type, tmt->valuestring, sizeof text_type);
+		else
+			snprintf(text_type, sizeof text_type, "%s_text", mt);
+		snprintf(m->warnings, sizeof m->warnings, "a %s config: its language model (text_config, %s) is modelled, not its "
+			 "vision encoder", mt, text_type);
+		root = tc;
+		mt = text_type;
+	}
 	pp_strlcpy(m->family, mt, sizeof m->family);
 	snprintf(m->source, sizeof m->source, "Hugging Face config.json (%s)", origin);
 	t->causal = true;
 	t->moe_every = 1;
 
-	bool llama_like = !strcmp(mt, "llama") || !strcmp(mt, "mistral") || !strcmp(mt, "mixtral") ||
-			  !strcmp(mt, "qwen2") || !strcmp(mt, "qwen2_moe") || !strcmp(mt, "qwen3") ||
-			  !strcmp(mt, "deepseek_v2") || !strcmp(mt, "deepseek_v3");
 	if (!strcmp(mt, "gpt2")) {
 		int64_t inner = 0;
 		if ((rc = hf_int(&r, root, "n_embd", NULL, true, 0, &t->hidden)) != 0 ||
@@ -378,73 +645,21 @@ parse_hf(const cJSON *root, const char *origin, const char *model_type, model *m
 		t->bias = true;
 		if ((rc = get_bool(&r, root, "tie_word_embeddings", false, &t->tied_embeddings)) != 0)
 			return rc;
-	} else if (llama_like) {
-		if ((rc = hf_int(&r, root, "hidden_size", NULL, true, 0, &t->hidden)) != 0 ||
-		    (rc = hf_int(&r, root, "num_hidden_layers", NULL, true, 0, &t->layers)) != 0 ||
-		    (rc = hf_int(&r, root, "num_attention_heads", NULL, true, 0, &t->heads)) != 0 ||
-		    (rc = hf_int(&r, root, "num_key_value_heads", NULL, false, 0, &t->kv_heads)) != 0 ||
-		    (rc = hf_int(&r, root, "head_dim", NULL, false, 0, &t->head_dim)) != 0 ||
-		    (rc = hf_int(&r, root, "intermediate_size", NULL, false, 0, &t->ffn)) != 0 ||
-		    (rc = hf_int(&r, root, "vocab_size", NULL, true, 0, &t->vocab)) != 0 ||
-		    (rc = hf_int(&r, root, "max_position_embeddings", NULL, true, 0, &t->seq)) != 0)
-			return rc;
-		t->mlp = MODEL_MLP_SWIGLU;
-		t->norm = MODEL_NORM_RMSNORM;
-		t->pos = MODEL_POS_ROPE;
-		bool qwen = !strncmp(mt, "qwen2", 5);
-		t->qkv_bias = qwen;
-		if ((rc = get_bool(&r, root, "tie_word_embeddings", false, &t->tied_embeddings)) != 0)
-			return rc;
-		const cJSON *act = hf_get(root, "hidden_act", NULL);
-		if (act != NULL && cJSON_IsString(act) && strcmp(act->valuestring, "silu") != 0 &&
-		    strcmp(act->valuestring, "swiglu") != 0)
-			return pp_err(err, errlen, PP_EINPUT, "%s: \"hidden_act\" \"%s\" is not supported for %s (expected silu)",
-				      origin, act->valuestring, mt);
-		/* Mixture of experts: Mixtral/Qwen-MoE and DeepSeek spellings. */
-		int64_t experts = 0;
-		if ((rc = hf_int(&r, root, "num_local_experts", "n_routed_experts", false, 0, &experts)) != 0)
-			return rc;
-		if (experts == 0 && (rc = hf_int(&r, root, "num_experts", NULL, false, 0, &experts)) != 0)
-			return rc;
-		if (experts > 0) {
-			t->experts = experts;
-			if ((rc = hf_int(&r, root, "num_experts_per_tok", NULL, true, 0, &t->top_k)) != 0 ||
-			    (rc = hf_int(&r, root, "moe_intermediate_size", NULL, false, t->ffn, &t->expert_ffn)) != 0 ||
-			    (rc = hf_int(&r, root, "n_shared_experts", NULL, false, 0, &t->shared_experts)) != 0 ||
-			    (rc = hf_int(&r, root, "first_k_dense_replace", NULL, false, 0, &t->dense_layers)) != 0 ||
-			    (rc = hf_int(&r, root, "moe_layer_freq", "decoder_sparse_step", false, 1, &t->moe_every)) != 0)
-				return rc;
-			int64_t shared_inter = 0;
-			if ((rc = hf_int(&r, root, "shared_expert_intermediate_size", NULL, false, 0, &shared_inter)) != 0)
-				return rc;
-			if (shared_inter > 0 && t->shared_experts == 0 && t->expert_ffn > 0) {
-				/* Qwen-MoE gives one shared expert of its own width; express it in expert widths. */
-				t->shared_experts = shared_inter / t->expert_ffn;
-			}
-			if (t->dense_layers == 0)
-				t->ffn = t->ffn ? t->ffn : t->expert_ffn;
-		}
-		if (t->ffn == 0 && t->experts == 0)
-			return pp_err(err, errlen, PP_EINPUT, "%s: missing field \"intermediate_size\" (a positive integer)", origin);
-		/* DeepSeek multi-head latent attention. */
-		int64_t kv_lora = 0;
-		if ((rc = hf_int(&r, root, "kv_lora_rank", NULL, false, 0, &kv_lora)) != 0)
-			return rc;
-		if (kv_lora > 0) {
-			t->kv_lora_rank = kv_lora;
-			if ((rc = hf_int(&r, root, "q_lora_rank", NULL, false, 0, &t->q_lora_rank)) != 0 ||
-			    (rc = hf_int(&r, root, "qk_nope_head_dim", NULL, true, 0, &t->qk_nope_dim)) != 0 ||
-			    (rc = hf_int(&r, root, "qk_rope_head_dim", NULL, true, 0, &t->qk_rope_dim)) != 0 ||
-			    (rc = hf_int(&r, root, "v_head_dim", NULL, true, 0, &t->v_head_dim)) != 0)
-				return rc;
-			if (t->head_dim == 0)
-				t->head_dim = t->qk_nope_dim + t->qk_rope_dim;
-		}
 	} else {
-		return pp_err(err, errlen, PP_EINPUT,
-			      "%s: model_type \"%s\" is not supported (expected one of llama, mistral, mixtral, qwen2, "
-			      "qwen2_moe, qwen3, gpt2, gpt_neox, bert, roberta, deepseek_v2, deepseek_v3)", origin, mt);
+		if ((rc = hf_decoder(&r, root, mt, m)) != 0)
+			return rc;
 	}
+	/* What a framework needs to rebuild the same model: the RoPE base and the norm's epsilon
+	 * (spelled by architecture), and the context for Megatron's --max-position-embeddings. */
+	if ((rc = get_real(&r, root, "rope_theta", 1.0, 1e12, &t->rope_theta)) != 0 ||
+	    (t->rope_theta == 0 && (rc = get_real(&r, root, "rotary_emb_base", 1.0, 1e12, &t->rope_theta)) != 0))
+		return rc;
+	static const char *const eps_keys[] = {"rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon", "norm_epsilon"};
+	for (size_t i = 0; i < 4 && t->norm_eps == 0; i++)
+		if ((rc = get_real(&r, root, eps_keys[i], 1e-12, 0.1, &t->norm_eps)) != 0)
+			return rc;
+	if (t->pos != MODEL_POS_LEARNED && t->max_pos == 0)
+		t->max_pos = t->seq;
 	/* Zero values that slipped through hf_int (which allows 0 for optional fields). */
 	if (t->hidden < 1 || t->layers < 1 || t->heads < 1 || t->vocab < 1)
 		return pp_err(err, errlen, PP_EINPUT, "%s: hidden size, layers, heads and vocab must be positive", origin);
@@ -575,6 +790,7 @@ model_load(const char *spec, model **out, char *err, size_t errlen)
 const char *model_name(const model *m) { return m->name; }
 const char *model_family(const model *m) { return m->family; }
 const char *model_source(const model *m) { return m->source; }
+const char *model_warnings(const model *m) { return m->warnings; }
 model_kind model_get_kind(const model *m) { return m->kind; }
 
 const model_tf *

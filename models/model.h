@@ -58,6 +58,9 @@ typedef struct model_tf {
 	int64_t moe_every;      /* every n-th layer after dense_layers is MoE (1: all) */
 	/* Multi-head latent attention (DeepSeek-V2/V3): kv_lora_rank == 0 means ordinary attention. */
 	int64_t q_lora_rank, kv_lora_rank, qk_nope_dim, qk_rope_dim, v_head_dim;
+	/* What a training framework needs to build the same model (0: not given; the frameworks'
+	 * defaults then apply): the RoPE base, and the norms' epsilon. */
+	double rope_theta, norm_eps;
 } model_tf;
 
 typedef enum model_layer_kind {
@@ -94,6 +97,10 @@ const char *model_catalog_text(size_t i);
 const char *model_name(const model *m);
 const char *model_family(const model *m);
 const char *model_source(const model *m);
+/* What the loader read but cannot model, one line each without a trailing newline ("" when
+ * nothing): a Hugging Face config's sliding-window or chunked attention taken as full attention,
+ * a vision encoder left out, and the like.  The model is usable; these say how it differs. */
+const char *model_warnings(const model *m);
 model_kind model_get_kind(const model *m);
 const model_tf *model_transformer(const model *m); /* NULL for a CNN */
 size_t model_layers(const model *m, const model_layer **layers); /* CNN layers; 0 for a transformer */

@@ -15,6 +15,7 @@ struct model {
 	char source[256];
 	model_kind kind;
 	model_tf tf;
+	char warnings[1024]; /* what the loader could not model, one line each ("" when none) */
 	/* CNN */
 	model_layer *layers;
 	size_t nlayers;

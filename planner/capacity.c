@@ -40,6 +40,8 @@ best_layout(const model *m, hw_db *db, const char *system, int gpus, const plan_
 {
 	plan_train_opts po;
 	plan_train_opts_init(&po);
+	if (o->search != NULL)
+		po = *o->search; /* pins, dtypes, headroom, framework */
 	po.gpus = &gpus;
 	po.ngpus = 1;
 	po.global_batch = o->global_batch;
@@ -50,6 +52,7 @@ best_layout(const model *m, hw_db *db, const char *system, int gpus, const plan_
 	po.jobs = o->jobs;
 	po.stop = o->stop;
 	po.price = 1.0; /* the price does not change the layout; avoids a lookup per count */
+	po.progress = NULL;
 	plan_train_result *r;
 	memset(out, 0, sizeof *out);
 	int rc = plan_train(m, db, system, &po, &r, err, errlen);

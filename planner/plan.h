@@ -28,6 +28,14 @@ struct cJSON;
 
 typedef enum plan_objective { PLAN_TIME, PLAN_COST } plan_objective;
 
+/* The planner's documents and the version of their format (docs/json.md).  A change of their
+ * keys or of a key's meaning is a new version; 'report' reads each version it lists.
+ * plan-serve/2: a unit (a replica, or a prefill:decode group) and its capacity_per_unit, where
+ * /1 had capacity_per_replica. */
+#define PLAN_TRAIN_SCHEMA "paraplan.plan-train/1"
+#define PLAN_CAPACITY_SCHEMA "paraplan.plan-capacity/1"
+#define PLAN_SERVE_SCHEMA "paraplan.plan-serve/2"
+
 /* ---- cost arithmetic (planner/cost.c): one implementation for the planner and the reports -- */
 
 #define PLAN_HOURS_PER_YEAR 8760.0                      /* 365 days */
@@ -59,6 +67,65 @@ double plan_usd_per_mtok(double usd, double tokens);
 double plan_own_usd(const plan_own *o, double gpus, double hours, double *amortized_usd, /* OUT */
 		    double *energy_usd /* OUT */);
 
+/* ---- frameworks (planner/framework.c): what each training framework can run ----------------
+ *
+ * A ranked layout is only useful if the framework that will train the model can run it.  Each
+ * entry says, for one framework at a stated version, which pipeline schedules, ZeRO stages and
+ * parallel dimensions it expresses; plan_train with a framework ranks only what it runs, and an
+ * exporter refuses what its framework cannot express.  Names: megatron, nemo, torchtitan,
+ * deepspeed, llm-foundry, pytorch, maxtext.  (The lead connects these to the framework profiles
+ * of the hardware database, which say how fast a framework runs; this table says what it runs.) */
+typedef struct plan_framework {
+	const char *name;       /* "megatron" */
+	const char *title;      /* "Megatron-LM (Megatron-Core 0.15)" */
+	unsigned schedules;     /* bit 1 << sim_schedule of each schedule it runs with pp > 1 */
+	unsigned zero;          /* bit 1 << stage of each ZeRO stage it runs (0: plain data parallel) */
+	bool zero23_with_pp;    /* ZeRO-2/3 together with pipeline parallelism */
+	bool fsdp;              /* its ZeRO-3 gathers per block, as PyTorch FSDP (sim_train_cfg.fsdp) */
+	bool tp, tp_without_sp; /* tensor parallelism; and without sequence parallelism */
+	bool pp, uneven_pp;     /* pipeline parallelism; stages of different layer counts */
+	bool cp, ep;            /* ring-attention context parallelism; expert parallelism */
+	bool fp8, fp16;
+	bool selective_recompute;
+	bool op_recompute;  /* per-operator selective checkpointing (torchtitan's selective_ac_option "op") */
+	const char *source;     /* where the capabilities were read */
+} plan_framework;
+
+/* The framework named, or NULL. */
+const plan_framework *plan_framework_find(const char *name);
+/* The frameworks, in the order a layout's framework is chosen when none is asked for. */
+const plan_framework *plan_framework_at(size_t i);
+size_t plan_framework_count(void);
+/* "megatron, nemo, ..." */
+const char *plan_framework_names(void);
+/* Whether f runs configuration c (checked: dp derived); when not and why is not NULL, what it
+ * lacks ("the zb-h1 schedule"). */
+bool plan_framework_runs(const plan_framework *f, const model *m, const sim_train_cfg *c, char *why, size_t n);
+
+/* A search dimension the user pinned: the values to try (n 0: the planner's own range). */
+#define PLAN_PIN_MAX 16
+typedef struct plan_pin {
+	int n;
+	int v[PLAN_PIN_MAX];
+} plan_pin;
+
+/* Memory kept free on every GPU by default: the memory model counts one set of NCCL buffers,
+ * the CUDA context, cuBLAS workspace and 10% of the churning activations for fragmentation,
+ * but a real job also holds a communicator's buffers per process group (TP, PP, DP, CP, EP and
+ * their NVLS/IB variants), the caching allocator's fragmentation grows over a long run, and
+ * PyTorch reports an out-of-memory before the last byte.  A plan at 79.6 of 79.6 GiB is not one
+ * anyone launches; 10% of an 80 GB GPU is 8 GB. */
+#define PLAN_MEMORY_HEADROOM 0.10
+
+/* The uncertainty of a step-time prediction, relative, by what it rests on: the training MAPE of
+ * 'paraplan validate' over its 261 published rows with the shipped fits (9.1%) and with
+ * datasheet figures only (33.6%) (README, Accuracy).  A measured figure removes the rate's error
+ * but not the model's, so it counts as fitted.  A runner-up within the winner's uncertainty of
+ * the winner is a tie: the model cannot tell them apart. */
+#define PLAN_UNCERTAINTY_FITTED 0.091
+#define PLAN_UNCERTAINTY_DATASHEET 0.336
+double plan_uncertainty(const sim_metrics *m);
+
 typedef struct plan_train_opts {
 	const int *gpus;          /* GPU counts to plan for (one, or a list/range) */
 	size_t ngpus;
@@ -74,6 +141,13 @@ typedef struct plan_train_opts {
 	hw_dtype dtypes[4];       /* dtypes to try; ndtypes 0: bf16 */
 	int ndtypes;
 	const hw_profile *fw;     /* the framework every layout runs as (not owned); NULL: none */
+	/* pinned dimensions: only these values are tried (a pinned TP may cross the scale-up
+	 * domain, a pinned CP needs no long sequence, a pinned PP need not divide the layers) */
+	plan_pin tp, pp, vpp, cp, ep, zero, micro_batch;
+	unsigned schedules;       /* bit 1 << sim_schedule of each schedule to try; 0: the default set */
+	unsigned recomputes;      /* bit 1 << sim_recompute of each to try; 0: none and full */
+	double memory_headroom;   /* fraction of GPU memory kept free (PLAN_MEMORY_HEADROOM) */
+	const plan_framework *framework; /* what the framework runs (NULL: anything); fw says how fast */
 	double life_years, usd_per_kwh, pue; /* ownership terms printed in the JSON for reports */
 	volatile sig_atomic_t *stop; /* set asynchronously to stop early (Ctrl-C) */
 	void (*progress)(void *arg, size_t done, size_t total);
@@ -94,6 +168,10 @@ int plan_train(const model *m, hw_db *db, const char *system, const plan_train_o
 struct cJSON *plan_train_json(const plan_train_result *r);
 /* The winner (the best configuration of the first GPU count), or NULL when none fits. */
 const sim_train_cfg *plan_train_winner(const plan_train_result *r);
+/* The GPU counts searched, and the winner of the i-th with its step (NULL when none fits). */
+size_t plan_train_ncounts(const plan_train_result *r);
+int plan_train_gpus_at(const plan_train_result *r, size_t i);
+const sim_train_cfg *plan_train_winner_at(const plan_train_result *r, size_t i, double *step_s /* OUT, may be NULL */);
 bool plan_train_interrupted(const plan_train_result *r);
 void plan_train_result_free(plan_train_result *r);
 
@@ -101,6 +179,7 @@ void plan_train_result_free(plan_train_result *r);
  * trains `tokens` tokens within `days`, its cost rented at each of the system's prices and
  * bought (purchase amortized over `life_years`, plus power at `usd_per_kwh` times `pue`). */
 typedef struct plan_capacity_opts {
+	const plan_train_opts *search; /* pins, dtypes, headroom, framework of each layout search (NULL: defaults) */
 	double tokens, days;
 	int64_t global_batch, seq;
 	double life_years, usd_per_kwh, pue;
@@ -144,11 +223,34 @@ typedef struct plan_serve_opts {
 void plan_serve_opts_init(plan_serve_opts *o);
 int plan_serve(const model *m, hw_db *db, const plan_serve_opts *o, struct cJSON **out, char *err, size_t errlen);
 
-/* Launch configurations for a configuration: Megatron-LM arguments, a DeepSpeed JSON config,
- * a torchrun command, a SLURM batch script.  *out is malloc'd text. */
-typedef enum plan_export { PLAN_EXPORT_MEGATRON, PLAN_EXPORT_DEEPSPEED, PLAN_EXPORT_TORCHRUN, PLAN_EXPORT_SLURM } plan_export;
+/* Launch configurations (planner/export.c): the ranked configuration as a Megatron-LM run script,
+ * a NeMo 2.0 / Megatron-Bridge script, a torchtitan TOML, a DeepSpeed JSON with its launcher, a
+ * per-node torchrun script or a SLURM batch script -- exactly that configuration, or PP_EUSAGE
+ * saying what the target cannot express.  Placeholders (data, tokenizer, schedule, addresses)
+ * are listed in the output's header and stop the run when left unset.  *out is malloc'd text. */
+typedef enum plan_export {
+	PLAN_EXPORT_MEGATRON, PLAN_EXPORT_NEMO, PLAN_EXPORT_TORCHTITAN, PLAN_EXPORT_DEEPSPEED, PLAN_EXPORT_TORCHRUN,
+	PLAN_EXPORT_SLURM, PLAN_EXPORT_NKINDS
+} plan_export;
+typedef struct plan_export_opts {
+	plan_export kind;
+	const plan_framework *framework; /* what torchrun and slurm launch (NULL: megatron) */
+	int gpus_per_node;               /* GPUs used per node (0: the system's) */
+	double step_s;                   /* the predicted step, for the header (0: not said) */
+} plan_export_opts;
+void plan_export_opts_init(plan_export_opts *o);
 int plan_export_parse(const char *s, plan_export *out);
-int plan_export_config(const model *m, const hw_system *sys, const sim_train_cfg *c, plan_export kind, char **out,
-		       char *err, size_t errlen);
+const char *plan_export_name(plan_export k);
+int plan_export_config(const model *m, const hw_system *sys, const sim_train_cfg *c, const plan_export_opts *o,
+		       char **out, char *err, size_t errlen);
+
+/* A serving deployment (one element of a plan-serve document's "deployments") as the command
+ * that starts one replica in a serving engine, with its TP and PP, weight quantization, KV-cache
+ * dtype and batch limits; PP_EUSAGE when the engine cannot express it (vLLM and TensorRT-LLM:
+ * a disaggregated deployment).  model_ref names the model in the comment. */
+typedef enum plan_engine { PLAN_ENGINE_VLLM, PLAN_ENGINE_SGLANG, PLAN_ENGINE_TRTLLM } plan_engine;
+int plan_engine_parse(const char *s, plan_engine *out);
+int plan_export_serve(const struct cJSON *deployment, const char *model_ref, plan_engine engine, char **out, char *err,
+		      size_t errlen);
 
 #endif

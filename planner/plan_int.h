@@ -17,7 +17,10 @@ typedef struct plan_cand {
 	double usd_per_mtok;
 	sim_mem mem;         /* worst stage */
 	sim_metrics metrics; /* when simulated */
-	char why[160];       /* why it lost to the winner */
+	char why[160];       /* why it lost to the winner; for an invalid one, the rule it broke */
+	double uncertainty;  /* relative, of its step time (plan_uncertainty) */
+	bool tie;            /* within the winner's uncertainty of the winner */
+	const plan_framework *framework; /* the asked one, else the first that runs it (NULL: none) */
 	uint32_t key_rank;   /* its plan_key's place in the sorted keys (ties are equal keys) */
 } plan_cand;
 
@@ -27,6 +30,7 @@ typedef struct plan_count_result {
 	size_t ncands, nbest;
 	size_t enumerated, invalid, oom, estimated, simulated;
 	double min_oom_bytes, capacity; /* the smallest footprint that did not fit */
+	char invalid_reason[160];       /* the first invalid layout's broken rule */
 } plan_count_result;
 
 struct plan_train_result {
@@ -39,6 +43,8 @@ struct plan_train_result {
 	size_t nprices;
 	double life_years, usd_per_kwh, pue;
 	plan_objective objective;
+	double memory_headroom;
+	const plan_framework *framework;
 	plan_count_result *counts;
 	size_t ncounts;
 	bool interrupted;

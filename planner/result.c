@@ -32,6 +32,7 @@ cand_json(const plan_cand *x, int rank, const plan_train_result *r)
 	cJSON_AddNumberToObject(o, "peak_bytes", x->mem.total);
 	cJSON_AddNumberToObject(o, "capacity_bytes", x->mem.capacity);
 	cJSON_AddNumberToObject(o, "memory_headroom_bytes", x->mem.capacity - x->mem.total);
+	cJSON_AddNumberToObject(o, "memory_limit_bytes", x->mem.capacity * (1.0 - r->memory_headroom));
 	cJSON *prov = cJSON_AddObjectToObject(o, "provenance");
 	for (int k = 0; k < HW_NPROV; k++)
 		cJSON_AddNumberToObject(prov, hw_prov_name((hw_prov)k), m->prov_share[k]);
@@ -39,6 +40,9 @@ cand_json(const plan_cand *x, int rank, const plan_train_result *r)
 	if (r->price > 0)
 		cJSON_AddNumberToObject(o, "usd_per_million_tokens", x->usd_per_mtok);
 	cJSON_AddStringToObject(o, "why_not_first", x->why);
+	cJSON_AddNumberToObject(o, "uncertainty", x->uncertainty);
+	cJSON_AddBoolToObject(o, "tie", x->tie);
+	cJSON_AddStringToObject(o, "framework", x->framework ? x->framework->name : "");
 	return o;
 }
 
@@ -59,6 +63,9 @@ plan_train_json(const plan_train_result *r)
 		cJSON_AddNumberToObject(o, "price_usd_per_gpu_hour", r->price);
 		cJSON_AddStringToObject(o, "price_source", r->price_source);
 	}
+	cJSON_AddNumberToObject(o, "memory_headroom", r->memory_headroom);
+	if (r->framework != NULL)
+		cJSON_AddStringToObject(o, "framework", r->framework->name);
 	cJSON_AddBoolToObject(o, "interrupted", r->interrupted);
 	cJSON *counts = cJSON_AddArrayToObject(o, "counts");
 	cJSON *pareto = cJSON_CreateArray();
@@ -74,6 +81,9 @@ plan_train_json(const plan_train_result *r)
 		if (pc->nbest == 0 && pc->oom > 0) {
 			cJSON_AddNumberToObject(x, "smallest_footprint_bytes", pc->min_oom_bytes);
 			cJSON_AddNumberToObject(x, "capacity_bytes", pc->capacity);
+			cJSON_AddNumberToObject(x, "memory_limit_bytes", pc->capacity * (1.0 - r->memory_headroom));
+		} else if (pc->nbest == 0 && pc->invalid_reason[0] != '\0') {
+			cJSON_AddStringToObject(x, "invalid_reason", pc->invalid_reason);
 		}
 		cJSON *arr = cJSON_AddArrayToObject(x, "candidates");
 		for (size_t k = 0; k < pc->nbest; k++)

@@ -27,6 +27,16 @@ plan_train_opts_init(plan_train_opts *o)
 	o->life_years = PLAN_LIFE_YEARS;
 	o->usd_per_kwh = PLAN_USD_PER_KWH;
 	o->pue = PLAN_PUE;
+	o->memory_headroom = PLAN_MEMORY_HEADROOM;
+}
+
+double
+plan_uncertainty(const sim_metrics *m)
+{
+	double d = m->prov_share[HW_PROV_DATASHEET];
+	if (!(d >= 0.0) || d > 1.0)
+		d = 1.0;
+	return d * PLAN_UNCERTAINTY_DATASHEET + (1.0 - d) * PLAN_UNCERTAINTY_FITTED;
 }
 
 static const char *const sched_short[] = {"gpipe", "1f1b", "interleaved", "zb-h1"};
@@ -53,8 +63,39 @@ push(plan_cand **arr, size_t *n, size_t *cap, const sim_train_cfg *c)
 	return 0;
 }
 
+#define DIM_MAX 512
+
+enum { DIM_EVERY = 0, DIM_DOUBLING = -1 };
+
+/* L layers over n stages: evenly, or with at most two stages one layer short and at least `min`
+ * layers a stage. */
+static bool
+even_enough(int64_t L, int64_t n, int64_t min)
+{
+	int64_t per = (L + n - 1) / n;
+	return L % n == 0 || (L / n >= min && per * n - L <= 2);
+}
+
+/* The values of one dimension: the pinned ones; else from lo to hi every integer (DIM_EVERY),
+ * lo, 2 lo, 4 lo ... (DIM_DOUBLING), or the divisors of `of` (of > 0). */
+static int
+dim_values(const plan_pin *pin, int lo, int hi, int64_t of, int *out)
+{
+	int n = 0;
+	if (pin->n > 0) {
+		for (int i = 0; i < pin->n && n < DIM_MAX; i++)
+			out[n++] = pin->v[i];
+		return n;
+	}
+	for (int64_t v = lo; v <= hi && n < DIM_MAX; v = of == DIM_DOUBLING ? v * 2 : v + 1)
+		if (of <= 0 || of % v == 0)
+			out[n++] = (int)v;
+	return n;
+}
+
 /* Every combination of the search dimensions for one GPU count that is worth checking.  The
- * divisibility rules are left to sim_train_check, which names the failed one. */
+ * divisibility rules are left to sim_train_check, which names the failed one.  Pinned values
+ * are tried as given, past the rules of thumb below (the user asked for them). */
 int
 plan_enumerate(const model *m, const hw_system *sys, int gpus, const plan_train_opts *o, int64_t seq, plan_cand **out,
 	       size_t *nout)
@@ -69,19 +110,28 @@ plan_enumerate(const model *m, const hw_system *sys, int gpus, const plan_train_
 		ndt = o->ndtypes;
 		memcpy(dts, o->dtypes, (size_t)ndt * sizeof *dts);
 	}
+	const plan_framework *runs = o->framework; /* what the framework runs; o->fw: how fast */
 	sim_train_cfg base;
 	sim_train_cfg_init(&base);
 	sim_train_cfg_framework(&base, o->fw);
 	base.gpus = gpus;
 	base.global_batch = o->global_batch;
 	base.seq = seq;
+	/* flash attention keeps no score matrix and recomputes it anyway: selective recomputation is
+	 * the same as none, so by default only none and full are tried (and selective with unfused
+	 * attention) */
+	unsigned recomputes = o->recomputes ? o->recomputes : (1u << SIM_RECOMPUTE_NONE) | (1u << SIM_RECOMPUTE_FULL);
+	if (o->recomputes == 0 && base.attention == SIM_ATTN_UNFUSED)
+		recomputes |= 1u << SIM_RECOMPUTE_SELECTIVE;
+	int mbs[DIM_MAX], nmb = dim_values(&o->micro_batch, 1, 16, DIM_DOUBLING, mbs);
 	if (t == NULL) {
 		/* CNNs: data parallelism, micro-batch and dtype */
+		nmb = dim_values(&o->micro_batch, 1, 1024, DIM_DOUBLING, mbs);
 		for (int di = 0; di < ndt; di++)
-			for (int64_t mb = 1; mb <= 1024; mb *= 2) {
+			for (int k = 0; k < nmb; k++) {
 				sim_train_cfg c = base;
 				c.dtype = dts[di];
-				c.micro_batch = mb;
+				c.micro_batch = mbs[k];
 				if (push(&arr, &n, &cap, &c) != 0)
 					goto oom;
 			}
@@ -90,45 +140,76 @@ plan_enumerate(const model *m, const hw_system *sys, int gpus, const plan_train_
 		return 0;
 	}
 	int64_t L = t->layers;
-	for (int tp = 1; tp <= gpus; tp++) {
-		if (gpus % tp != 0 || (!o->tp_across && tp > domain) || t->heads % tp != 0)
+	int tps[DIM_MAX], ntp = dim_values(&o->tp, 1, gpus, gpus, tps);
+	for (int ti = 0; ti < ntp; ti++) {
+		int tp = tps[ti];
+		if (o->tp.n == 0 && (gpus % tp != 0 || (!o->tp_across && tp > domain) || t->heads % tp != 0))
 			continue;
-		for (int cp = 1; cp <= gpus / tp; cp *= 2) {
+		if (gpus % tp != 0)
+			continue;
+		int cps[DIM_MAX], ncp = dim_values(&o->cp, 1, gpus / tp, DIM_DOUBLING, cps);
+		for (int ci = 0; ci < ncp; ci++) {
+			int cp = cps[ci];
 			/* context parallelism only for long sequences: chunks of at least 4096 tokens */
-			if (cp > 1 && (seq < 8192 || seq / cp < 4096))
+			if (o->cp.n == 0 && cp > 1 && (seq < 8192 || seq / cp < 4096))
 				break;
 			if ((gpus / tp) % cp != 0)
 				continue;
 			int rest = gpus / tp / cp;
-			for (int pp = 1; pp <= rest && pp <= L; pp++) {
-				if (rest % pp != 0)
+			int pps[DIM_MAX], npp = dim_values(&o->pp, 1, rest < L ? rest : (int)L, rest, pps);
+			for (int pi = 0; pi < npp; pi++) {
+				int pp = pps[pi];
+				if (rest % pp != 0 || pp > L)
+					continue;
+				/* An uneven pipeline only as Llama 3 405B ran one (126 layers on 16 stages: the
+				 * two end stages, which also hold the embedding and the head, one layer short)
+				 * with at least 4 layers a stage.  80 layers on 41 stages of one or two, or on 11
+				 * stages of 4 and 8, are layouts nobody launches, and a node count with an odd
+				 * prime factor would otherwise force them on capacity plans. */
+				if (o->pp.n == 0 && !even_enough(L, pp, 4))
 					continue;
 				int dp = rest / pp;
-				for (int ep = 1; ep <= (t->experts > 0 ? dp * cp : 1); ep++) {
-					if (t->experts > 0 && (t->experts % ep != 0 || (dp * cp) % ep != 0))
+				int eps[DIM_MAX], nep = dim_values(&o->ep, 1, t->experts > 0 ? dp * cp : 1, (int64_t)dp * cp, eps);
+				for (int ei = 0; ei < nep; ei++) {
+					int ep = eps[ei];
+					if (o->ep.n == 0 && t->experts > 0 && (t->experts % ep != 0 || (dp * cp) % ep != 0))
 						continue;
-					/* schedules: 1F1B, the interleaved one with each valid chunk count, ZB-H1 */
+					/* schedules: GPipe only when asked (it is 1F1B's bubble with more memory),
+					 * 1F1B, the interleaved one with each valid chunk count, ZB-H1 */
 					int nsched = 0;
-					struct { sim_schedule s; int v; } scheds[16];
-					scheds[nsched].s = SIM_1F1B, scheds[nsched++].v = 1;
-					if (pp > 1) {
+					struct { sim_schedule s; int v; } scheds[24];
+					unsigned want = o->schedules ? o->schedules
+								     : (1u << SIM_1F1B) | (1u << SIM_INTERLEAVED) | (1u << SIM_ZB_H1);
+					bool vpp_ok[16] = {false};
+					int vpps[DIM_MAX], nv = dim_values(&o->vpp, 1, 8, DIM_EVERY, vpps);
+					for (int k = 0; k < nv; k++)
+						if (vpps[k] >= 1 && vpps[k] < 16)
+							vpp_ok[vpps[k]] = true;
+					if (pp == 1) {
+						/* no pipeline: the schedule is moot; one entry */
+						scheds[nsched].s = SIM_1F1B, scheds[nsched++].v = 1;
+					} else {
+						static const sim_schedule plain[] = {SIM_GPIPE, SIM_1F1B, SIM_ZB_H1};
+						for (int k = 0; k < 3; k++)
+							if ((want & (1u << plain[k])) && vpp_ok[1])
+								scheds[nsched].s = plain[k], scheds[nsched++].v = 1;
 						/* every virtual stage needs a layer; uneven splits as sim_chunk_layers */
-						for (int v = 2; v <= 8 && nsched < 15; v++)
-							if (L >= (int64_t)pp * v)
-								scheds[nsched].s = SIM_INTERLEAVED, scheds[nsched++].v = v;
-						scheds[nsched].s = SIM_ZB_H1, scheds[nsched++].v = 1;
+						if (want & (1u << SIM_INTERLEAVED))
+							for (int v = 2; v < 16 && nsched < 23; v++)
+								if (vpp_ok[v] && (o->vpp.n > 0 || (L >= (int64_t)pp * v && even_enough(L, (int64_t)pp * v, 1))))
+									scheds[nsched].s = SIM_INTERLEAVED, scheds[nsched++].v = v;
 					}
+					int zs[DIM_MAX], nz = dim_values(&o->zero, 0, 3, DIM_EVERY, zs);
 					for (int si = 0; si < nsched; si++)
-						for (int zero = 0; zero <= 3; zero++) {
-							if (zero > 0 && dp * cp == 1)
+						for (int zi = 0; zi < nz; zi++) {
+							int zero = zs[zi];
+							if (o->zero.n == 0 && zero > 0 && dp * cp == 1)
 								break;
-							if (zero >= 2 && pp > 1)
+							if (o->zero.n == 0 && zero >= 2 && pp > 1 && !(runs && runs->zero23_with_pp))
 								break; /* DeepSpeed and FSDP shard over data parallelism without PP */
-							for (int64_t mb = 1; mb <= 16; mb *= 2)
+							for (int k = 0; k < nmb; k++)
 								for (int rc = 0; rc < 3; rc++) {
-									/* flash attention keeps no score matrix and recomputes
-									 * it anyway: selective recomputation is the same as none */
-									if (rc == SIM_RECOMPUTE_SELECTIVE && base.attention != SIM_ATTN_UNFUSED)
+									if (!(recomputes & (1u << rc)))
 										continue;
 									for (int sp = 0; sp <= (tp > 1 ? 1 : 0); sp++)
 										for (int di = 0; di < ndt; di++) {
@@ -141,10 +222,13 @@ plan_enumerate(const model *m, const hw_system *sys, int gpus, const plan_train_
 											c.schedule = scheds[si].s;
 											c.vpp = scheds[si].v;
 											c.zero = zero;
-											c.micro_batch = mb;
+											c.fsdp = zero == 3 && runs != NULL && runs->fsdp;
+											c.micro_batch = mbs[k];
 											c.recompute = (sim_recompute)rc;
 											c.sequence_parallel = sp;
 											c.dtype = dts[di];
+											if (runs != NULL && !plan_framework_runs(runs, m, &c, NULL, 0))
+												continue;
 											if (push(&arr, &n, &cap, &c) != 0)
 												goto oom;
 										}
@@ -177,9 +261,10 @@ typedef struct pool {
 } pool;
 
 /* The worst stages for memory: the first (most micro-batches in flight), the second (a full
- * layer count when the first gives one up) and the last (the logits). */
+ * layer count when the first gives one up) and the last (the logits).  A layout fits when each
+ * stays within the GPU's memory less the headroom. */
 static bool
-fits(const model *m, const hw_system *sys, const sim_train_cfg *c, sim_mem *worst)
+fits(const model *m, const hw_system *sys, const sim_train_cfg *c, double headroom, sim_mem *worst)
 {
 	int stages[3] = {0, c->pp > 1 ? 1 : 0, c->pp - 1};
 	bool ok = true;
@@ -189,7 +274,7 @@ fits(const model *m, const hw_system *sys, const sim_train_cfg *c, sim_mem *wors
 		sim_train_memory(m, sys, c, stages[i], &mm);
 		if (mm.total > worst->total)
 			*worst = mm;
-		ok &= mm.fits;
+		ok &= mm.total <= mm.capacity * (1.0 - headroom);
 	}
 	return ok;
 }
@@ -202,10 +287,11 @@ eval_one(pool *p, plan_cand *x)
 		sim_train_cfg c = x->cfg;
 		if (sim_train_check(p->m, p->sys, &c, err, sizeof err) != 0) {
 			x->state = CAND_INVALID;
+			pp_strlcpy(x->why, err, sizeof x->why); /* for "no valid layout" */
 			return;
 		}
 		x->cfg = c;
-		if (!fits(p->m, p->sys, &c, &x->mem)) {
+		if (!fits(p->m, p->sys, &c, p->o->memory_headroom, &x->mem)) {
 			x->state = CAND_OOM;
 			return;
 		}
@@ -433,10 +519,67 @@ plan_train_winner(const plan_train_result *r)
 	return &r->counts[0].cands[0].cfg;
 }
 
+size_t
+plan_train_ncounts(const plan_train_result *r)
+{
+	return r->ncounts;
+}
+
+int
+plan_train_gpus_at(const plan_train_result *r, size_t i)
+{
+	return i < r->ncounts ? r->counts[i].gpus : 0;
+}
+
+const sim_train_cfg *
+plan_train_winner_at(const plan_train_result *r, size_t i, double *step_s)
+{
+	if (i >= r->ncounts || r->counts[i].nbest == 0)
+		return NULL;
+	if (step_s != NULL)
+		*step_s = r->counts[i].cands[0].step_s;
+	return &r->counts[i].cands[0].cfg;
+}
+
 bool
 plan_train_interrupted(const plan_train_result *r)
 {
 	return r->interrupted;
+}
+
+/* Why nothing was enumerated (pinned values that do not divide, a framework that runs none of
+ * them): the first pinned value of each dimension, checked as 'simulate train' would. */
+static void
+diagnose(const model *m, const hw_system *sys, int gpus, const plan_train_opts *o, int64_t seq, char *why, size_t n)
+{
+	sim_train_cfg c;
+	sim_train_cfg_init(&c);
+	c.gpus = gpus;
+	c.global_batch = o->global_batch;
+	c.seq = seq;
+	c.tp = o->tp.n ? o->tp.v[0] : 1;
+	c.pp = o->pp.n ? o->pp.v[0] : 1;
+	c.cp = o->cp.n ? o->cp.v[0] : 1;
+	c.ep = o->ep.n ? o->ep.v[0] : 1;
+	c.vpp = o->vpp.n ? o->vpp.v[0] : 1;
+	c.zero = o->zero.n ? o->zero.v[0] : 0;
+	c.micro_batch = o->micro_batch.n ? o->micro_batch.v[0] : 1;
+	if (o->schedules)
+		for (int k = SIM_NSCHEDULES - 1; k >= 0; k--)
+			if (o->schedules & (1u << k))
+				c.schedule = (sim_schedule)k;
+	if (c.vpp > 1)
+		c.schedule = SIM_INTERLEAVED;
+	char err[100];
+	if (sim_train_check(m, sys, &c, err, sizeof err) != 0) {
+		snprintf(why, n, "%s", err);
+		return;
+	}
+	if (o->framework != NULL && !plan_framework_runs(o->framework, m, &c, err, sizeof err)) {
+		snprintf(why, n, "%s does not run %s", o->framework->title, err);
+		return;
+	}
+	snprintf(why, n, "the pinned dimensions leave no layout to try on %d GPUs", gpus);
 }
 
 static int
@@ -449,17 +592,23 @@ plan_count(const model *m, const hw_cost *cost, const hw_system *sys, int gpus, 
 	if (rc != 0)
 		return pp_err(err, errlen, rc, "out of memory");
 	pc->enumerated = pc->ncands;
+	if (pc->ncands == 0)
+		diagnose(m, sys, gpus, o, seq, pc->invalid_reason, sizeof pc->invalid_reason);
 	pool p = {.c = pc->cands, .n = pc->ncands, .m = m, .cost = cost, .sys = sys, .o = o};
 	atomic_init(&p.next, 0);
 	atomic_init(&p.done, 0);
 	atomic_init(&p.oom, 0);
+	/* the total for the progress line: this count's layouts and the ones it will simulate */
+	size_t nsim_hint = (size_t)(o->simulate > o->top ? o->simulate : o->top);
+	if (total_hint == 0)
+		total_hint = *done + pc->ncands + nsim_hint;
 	run_pool(&p, o->jobs, *done, total_hint);
 	*done += pc->ncands;
 	double min_mem = INFINITY;
 	for (size_t i = 0; i < pc->ncands; i++) {
 		plan_cand *x = &pc->cands[i];
-		if (x->state == CAND_INVALID)
-			pc->invalid++;
+		if (x->state == CAND_INVALID && pc->invalid++ == 0)
+			pp_strlcpy(pc->invalid_reason, x->why, sizeof pc->invalid_reason);
 		else if (x->state == CAND_OOM) {
 			pc->oom++;
 			if (x->mem.total < min_mem) {
@@ -488,11 +637,20 @@ plan_count(const model *m, const hw_cost *cost, const hw_system *sys, int gpus, 
 		good++;
 	pc->nbest = good < (size_t)o->top ? good : (size_t)o->top;
 	double tokens = (double)o->global_batch * (double)(model_transformer(m) ? seq : 1);
+	double band = good > 0 ? plan_uncertainty(&pc->cands[0].metrics) : 0.0;
 	for (size_t i = 0; i < good; i++) {
 		plan_cand *x = &pc->cands[i];
 		x->usd_per_mtok = usd_per_mtok(o->price, gpus, x->step_s, tokens);
-		if (i > 0)
+		x->uncertainty = plan_uncertainty(&x->metrics);
+		x->framework = o->framework;
+		for (size_t k = 0; x->framework == NULL && k < plan_framework_count(); k++)
+			if (plan_framework_runs(plan_framework_at(k), m, &x->cfg, NULL, 0))
+				x->framework = plan_framework_at(k);
+		if (i > 0) {
 			why_lost(&pc->cands[0], x);
+			/* within the winner's own uncertainty: the model cannot tell the two apart */
+			x->tie = x->step_s - pc->cands[0].step_s <= band * pc->cands[0].step_s;
+		}
 	}
 	if (o->objective == PLAN_COST) {
 		/* per GPU count the cost is proportional to the time: the order stands */
@@ -512,6 +670,8 @@ plan_train(const model *m, hw_db *db, const char *system, const plan_train_opts 
 		return pp_err(err, errlen, PP_EUSAGE, "--global-batch must be positive");
 	if (o.top < 1)
 		o.top = 1;
+	if (!(o.memory_headroom >= 0.0) || !(o.memory_headroom < 1.0))
+		return pp_err(err, errlen, PP_EUSAGE, "--memory-headroom must be from 0 to 99%%, got %g%%", 100.0 * o.memory_headroom);
 	hw_cost *cost;
 	int rc = hw_cost_new(db, system, &cost, err, errlen);
 	if (rc != 0)
@@ -543,6 +703,8 @@ plan_train(const model *m, hw_db *db, const char *system, const plan_train_opts 
 	}
 	r->price = o.price;
 	r->objective = o.objective;
+	r->memory_headroom = o.memory_headroom;
+	r->framework = o.framework;
 	/* every price and the ownership terms, for the reports' cost table (a database without
 	 * prices for the system is not an error: the plan then carries none) */
 	if (hw_prices(db, system, &r->prices, &r->nprices, NULL, 0) != 0) {

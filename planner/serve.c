@@ -367,6 +367,15 @@ plan_serve(const model *m, hw_db *db, const plan_serve_opts *o, cJSON **out, cha
 		cJSON_AddNumberToObject(d, "pp", x->pp);
 		cJSON_AddStringToObject(d, "weights", hw_dtype_name(x->weights));
 		cJSON_AddNumberToObject(d, "max_num_seqs", x->max_num_seqs);
+		{
+			/* the engine settings the unit was simulated with (base_cfg's defaults), for
+			 * 'plan serve --export' */
+			sim_serve_cfg sc;
+			base_cfg(o, x, &sc);
+			cJSON_AddNumberToObject(d, "max_num_batched_tokens", (double)sc.max_batched_tokens);
+			cJSON_AddStringToObject(d, "kv_cache_dtype", hw_dtype_name(sc.kv_dtype));
+			cJSON_AddNumberToObject(d, "gpu_memory_utilization", sc.gpu_memory_utilization);
+		}
 		add_disagg(d, x);
 		cJSON_AddNumberToObject(d, "capacity_per_unit", x->capacity);
 		cJSON_AddNumberToObject(d, "units", x->units);

@@ -3,15 +3,20 @@
  * pointer with errors that name the file and the field, and training traces reduced to the
  * bars of a pipeline timeline.
  *
- * A document says what it is in "kind" (plan-train, plan-capacity, plan-serve, train, serve,
- * validate); a Chrome trace has no kind but a "traceEvents" array.  Traces of serving runs
- * (one process per replica) are refused: the timeline is of one training step.
+ * A document says what it is and the version of its format in "schema": "paraplan.<kind>/N"
+ * (docs/json.md).  Documents written before there was one say what they are in "kind"
+ * (plan-train, plan-capacity, plan-serve, train, serve, validate), and a Chrome trace by its
+ * "traceEvents" array; they read as version 1.  A version newer than the ones listed is refused
+ * (written by a newer paraplan), as is a document of a kind a report does not read.  Traces of
+ * serving runs (one process per replica) are refused: the timeline is of one training step.
  */
 #include "config.h"
 #include "reports/rep_int.h"
 
 #include <cJSON.h>
+#include <ctype.h>
 #include <math.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,13 +32,57 @@ const char *const rep_gantt_cat[G_NCATS] = {
 	"TP/CP/EP communication", "pipeline send/receive", "data-parallel / ZeRO communication",
 };
 
+/* The kinds a report reads and the versions of each it knows.  plan-serve/2 calls its unit (a
+ * replica, or a prefill:decode group) a unit: capacity_per_unit and units, where /1 had
+ * capacity_per_replica. */
 static const struct {
 	const char *kind;
 	rep_kind k;
+	int max_version;
 } kinds[] = {
-	{"plan-train", K_PLAN_TRAIN}, {"plan-capacity", K_CAPACITY}, {"plan-serve", K_PLAN_SERVE},
-	{"train", K_TRAIN},           {"serve", K_SERVE},            {"validate", K_VALIDATE},
+	{"plan-train", K_PLAN_TRAIN, 1}, {"plan-capacity", K_CAPACITY, 1}, {"plan-serve", K_PLAN_SERVE, 2},
+	{"train", K_TRAIN, 1},           {"serve", K_SERVE, 1},            {"validate", K_VALIDATE, 1},
+	{"trace", K_TRACE, 1},
 };
+#define NKINDS (sizeof kinds / sizeof kinds[0])
+
+/* The commands whose documents a report does not read, for a message that says what a file is. */
+static const struct {
+	const char *kind, *command;
+} others[] = {
+	{"infer", "simulate infer --json"},       {"model", "model show --json"},
+	{"model-list", "model list --json"},       {"hw-list", "hw list --json"},
+	{"hw-show", "hw show --json"},             {"hw-calibrations", "hw calibrations --json"},
+	{"hw-diff", "hw diff --json"},             {"hw-validations", "hw validations --json"},
+	{"hw-export", "hw export"},                {"import-nccl-tests", "import nccl-tests --json"},
+	{"calibrate", "calibrate --json"},         {"calibrate-fit", "calibrate --fit --json"},
+	{"replay", "replay --json"},               {"replay-dry-run", "replay --dry-run --json"},
+	{"validate-fit", "validate --fit"},       {"validate-cross", "validate --cross-validate --json"},
+	{"validate-serving-fit", "validate --set serving --fit"}, {"hw-import", "hw import --json"},
+};
+
+/* "paraplan.<kind>/<N>": the kind into buf and N; false when it is not of that form. */
+static bool
+parse_schema(const char *s, char *kind, size_t n, int *version)
+{
+	if (strncmp(s, "paraplan.", 9) != 0)
+		return false;
+	const char *k = s + 9, *slash = strchr(k, '/');
+	if (slash == NULL || slash == k || (size_t)(slash - k) >= n)
+		return false;
+	int64_t v;
+	if (pp_parse_i64(slash + 1, &v) != 0 || v < 1 || v > 1000 || !isdigit((unsigned char)slash[1]))
+		return false;
+	memcpy(kind, k, (size_t)(slash - k));
+	kind[slash - k] = '\0';
+	*version = (int)v;
+	return true;
+}
+
+static const char readable[] =
+	"a report reads plan-train, plan-capacity, plan-serve (/1 and /2), train, serve, validate and trace documents "
+	"(the --json output of 'plan train', 'plan serve', 'simulate train', 'simulate serve' and 'validate', and "
+	"'simulate train --trace' files)";
 
 /* ---- JSON pointers ------------------------------------------------------------------------- */
 
@@ -331,18 +380,54 @@ trace_load(rep_doc *d, const cJSON *root, char *err, size_t errlen)
 
 /* ---- loading ------------------------------------------------------------------------------- */
 
+/* Standard input ("--from -"), at most max bytes, NUL-terminated. */
+static int
+read_stdin(size_t max, char **out, size_t *len, char *err, size_t errlen)
+{
+	pp_str s = {0};
+	char buf[65536];
+	ssize_t n;
+	while ((n = read(0, buf, sizeof buf)) != 0) {
+		if (n < 0) {
+			pp_str_free(&s);
+			return pp_err(err, errlen, PP_EIO, "standard input: cannot read");
+		}
+		if (s.len + (size_t)n > max) {
+			pp_str_free(&s);
+			return pp_err(err, errlen, PP_EINPUT, "standard input: more than %zu bytes", max);
+		}
+		pp_str_addn(&s, buf, (size_t)n);
+	}
+	if (s.oom) {
+		pp_str_free(&s);
+		return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+	}
+	*len = s.len;
+	*out = pp_str_detach(&s);
+	return 0;
+}
+
 int
 rep_doc_load(rep_doc *d, char *err, size_t errlen)
 {
 	char *text;
 	size_t len;
-	int rc = pp_read_file(d->path, MAX_DOC_BYTES, &text, &len, err, errlen);
+	bool in = !strcmp(d->path, "-");
+	int rc = in ? read_stdin(MAX_DOC_BYTES, &text, &len, err, errlen) : pp_read_file(d->path, MAX_DOC_BYTES, &text, &len, err, errlen);
 	if (rc != 0)
 		return rc == PP_EIO ? PP_EINPUT : rc;
+	if (in) {
+		free(d->path);
+		d->path = strdup("(standard input)");
+		if (d->path == NULL) {
+			free(text);
+			return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+		}
+	}
 	const char *slash = strrchr(d->path, '/');
 	d->name = slash ? slash + 1 : d->path;
 	const char *end = NULL;
-	cJSON *root = cJSON_ParseWithOpts(text, &end, true); /* pp_read_file ends text with a NUL */
+	cJSON *root = cJSON_ParseWithOpts(text, &end, true); /* text ends with a NUL */
 	if (root == NULL) {
 		size_t at = end != NULL && end >= text ? (size_t)(end - text) : 0;
 		size_t line = 1;
@@ -358,34 +443,55 @@ rep_doc_load(rep_doc *d, char *err, size_t errlen)
 		cJSON_Delete(root);
 		return pp_err(err, errlen, PP_EINPUT, "%s: expected a JSON object at the top", d->path);
 	}
-	const cJSON *kind = cJSON_GetObjectItemCaseSensitive(root, "kind");
-	if (kind == NULL) {
-		if (cJSON_GetObjectItemCaseSensitive(root, "traceEvents") != NULL) {
-			d->kind = K_TRACE;
+	char kind[64] = "";
+	int version = 1;
+	const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
+	const cJSON *k = cJSON_GetObjectItemCaseSensitive(root, "kind");
+	if (schema != NULL) {
+		if (!cJSON_IsString(schema) || !parse_schema(schema->valuestring, kind, sizeof kind, &version)) {
+			cJSON_Delete(root);
+			return pp_err(err, errlen, PP_EINPUT, "%s: \"/schema\" must be \"paraplan.<kind>/<version>\"", d->path);
+		}
+	} else if (k != NULL) {
+		if (!cJSON_IsString(k)) {
+			cJSON_Delete(root);
+			return pp_err(err, errlen, PP_EINPUT, "%s: \"/kind\" must be a string", d->path);
+		}
+		pp_strlcpy(kind, k->valuestring, sizeof kind);
+	} else if (cJSON_GetObjectItemCaseSensitive(root, "traceEvents") != NULL) {
+		pp_strlcpy(kind, "trace", sizeof kind);
+	} else {
+		cJSON_Delete(root);
+		return pp_err(err, errlen, PP_EINPUT,
+			      "%s: no \"schema\" field: not a paraplan result (%s)", d->path, readable);
+	}
+	for (size_t i = 0; i < NKINDS; i++) {
+		if (strcmp(kind, kinds[i].kind) != 0)
+			continue;
+		if (version > kinds[i].max_version) {
+			cJSON_Delete(root);
+			return pp_err(err, errlen, PP_EINPUT,
+				      "%s: a paraplan.%s/%d document, written by a newer paraplan: this one reads versions 1 to %d",
+				      d->path, kind, version, kinds[i].max_version);
+		}
+		d->kind = kinds[i].k;
+		d->version = version;
+		if (d->kind == K_TRACE) {
 			rc = trace_load(d, root, err, errlen);
 			cJSON_Delete(root);
 			return rc;
 		}
-		cJSON_Delete(root);
-		return pp_err(err, errlen, PP_EINPUT,
-			      "%s: no \"kind\" field: not a paraplan result (expected the --json output of 'plan', "
-			      "'simulate' or 'validate', or a trace of 'simulate train --trace')",
-			      d->path);
+		d->json = root;
+		return 0;
 	}
-	if (!cJSON_IsString(kind)) {
-		cJSON_Delete(root);
-		return pp_err(err, errlen, PP_EINPUT, "%s: \"/kind\" must be a string", d->path);
-	}
-	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-		if (!strcmp(kind->valuestring, kinds[i].kind)) {
-			d->kind = kinds[i].k;
-			d->json = root;
-			return 0;
+	for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+		if (!strcmp(kind, others[i].kind)) {
+			rc = pp_err(err, errlen, PP_EINPUT, "%s: a paraplan.%s/%d document ('paraplan %s'): %s", d->path, kind,
+				    version, others[i].command, readable);
+			cJSON_Delete(root);
+			return rc;
 		}
-	rc = pp_err(err, errlen, PP_EINPUT,
-		    "%s: \"/kind\" is \"%s\": a report reads plan-train, plan-capacity, plan-serve, train, serve "
-		    "and validate documents",
-		    d->path, kind->valuestring);
+	rc = pp_err(err, errlen, PP_EINPUT, "%s: \"%s\" is not a kind of paraplan document: %s", d->path, kind, readable);
 	cJSON_Delete(root);
 	return rc;
 }

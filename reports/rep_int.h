@@ -54,6 +54,7 @@ typedef struct rep_doc {
 	const char *name; /* base name, for people */
 	int no;           /* place among the inputs, from 1 */
 	rep_kind kind;
+	int version;        /* of its format: N of "schema": "paraplan.<kind>/N" (1 without one) */
 	struct cJSON *json; /* NULL for traces */
 	rep_trace *trace;
 	int trace_of;       /* a trace: the simulation (doc index) it belongs to, or -1 */

@@ -62,17 +62,24 @@ rep_sec_plan_serve(rep_report *r, rep_doc *d)
 		rep_say(b, " per month, ");
 		rep_put(b, rep_src(r, d, F_MONEY, "/deployments/0/usd_per_million_output_tokens"));
 		rep_say(b, " per million output tokens. Its replicas sustain ");
-		double cap = rep_num(r, d, "/deployments/0/capacity_per_replica"), rep = rep_num(r, d, "/deployments/0/replicas"),
-		       sp = rep_num(r, d, "/deployments/0/spares");
-		rep_put(b, rep_calc(cap * (rep - sp), F_NUM3, "capacity_per_replica * (replicas - spares)"));
+		if (d->version >= 2) {
+			/* plan-serve/2: a unit is a replica or a prefill:decode group; units exclude spares */
+			double cap = rep_num(r, d, "/deployments/0/capacity_per_unit"), units = rep_num(r, d, "/deployments/0/units");
+			rep_put(b, rep_calc(cap * units, F_NUM3, "capacity_per_unit * units"));
+		} else {
+			double cap = rep_num(r, d, "/deployments/0/capacity_per_replica"),
+			       rep = rep_num(r, d, "/deployments/0/replicas"), sp = rep_num(r, d, "/deployments/0/spares");
+			rep_put(b, rep_calc(cap * (rep - sp), F_NUM3, "capacity_per_replica * (replicas - spares)"));
+		}
 		rep_say(b, " requests/s within the SLO: ");
 		rep_put(b, rep_src(r, d, F_PCT, "/deployments/0/headroom"));
 		rep_say(b, " headroom over the requested rate.");
 	}
-	static const char *const head[] = {"#", "System", "TP", "PP", "Weights", "Max seqs", "Req/s per replica", "Replicas",
+	const char *per = d->version >= 2 ? "capacity_per_unit" : "capacity_per_replica";
+	const char *head[] = {"#", "System", "TP", "PP", "Weights", "Max seqs", d->version >= 2 ? "Req/s per unit" : "Req/s per replica", "Replicas",
 					   "Spares", "GPUs", "per GPU-hour", "per hour", "per month", "per M output tokens",
 					   "P99 TTFT", "P99 TPOT", "P99 end to end", "Headroom"};
-	const char *key[] = {"rank", "system", "tp", "pp", "weights", "max_num_seqs", "capacity_per_replica", "replicas",
+	const char *key[] = {"rank", "system", "tp", "pp", "weights", "max_num_seqs", per, "replicas",
 			     "spares", "gpus", rep_ck(r, "%s_per_gpu_hour"), rep_ck(r, "%s_per_hour"), rep_ck(r, "%s_per_month"),
 			     rep_ck(r, "%s_per_million_output_tokens"), "ttft_p99_s", "tpot_p99_s", "e2e_p99_s", "headroom"};
 	size_t t = rep_table_new(r, tid, "Deployments that meet the SLO, cheapest first", 18, head, key);
@@ -86,7 +93,7 @@ rep_sec_plan_serve(rep_report *r, rep_doc *d)
 			rep_src(r, d, F_INT, "%s/pp", p),
 			rep_text("%s", rep_str(r, d, "%s/weights", p)),
 			rep_src(r, d, F_INT, "%s/max_num_seqs", p),
-			rep_src(r, d, F_NUM3, "%s/capacity_per_replica", p),
+			rep_src(r, d, F_NUM3, "%s/%s", p, per),
 			rep_src(r, d, F_INT, "%s/replicas", p),
 			rep_src(r, d, F_INT, "%s/spares", p),
 			rep_src(r, d, F_INT, "%s/gpus", p),

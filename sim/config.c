@@ -11,7 +11,7 @@
 #include <string.h>
 
 static const char *const schedule_names[SIM_NSCHEDULES] = {"gpipe", "1f1b", "interleaved", "zb-h1"};
-static const char *const recompute_names[] = {"none", "selective", "full"};
+static const char *const recompute_names[] = {"none", "selective", "full", "op"};
 
 const char *
 sim_schedule_name(sim_schedule s)
@@ -37,13 +37,13 @@ sim_schedule_parse(const char *s, sim_schedule *out)
 const char *
 sim_recompute_name(sim_recompute r)
 {
-	return (unsigned)r < 3 ? recompute_names[r] : "?";
+	return (unsigned)r < 4 ? recompute_names[r] : "?";
 }
 
 int
 sim_recompute_parse(const char *s, sim_recompute *out)
 {
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		if (!strcmp(s, recompute_names[i])) {
 			*out = (sim_recompute)i;
 			return 0;

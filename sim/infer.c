@@ -398,6 +398,7 @@ int
 sim_infer_trace(const sim_infer_result *r, const char *path, char *err, size_t errlen)
 {
 	cJSON *doc = cJSON_CreateObject();
+	cJSON_AddStringToObject(doc, "schema", SIM_TRACE_SCHEMA);
 	cJSON *ev = cJSON_AddArrayToObject(doc, "traceEvents");
 	for (int s = 0; s < r->cfg.pp; s++) {
 		cJSON *x = cJSON_CreateObject();

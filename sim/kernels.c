@@ -35,6 +35,7 @@ typedef struct bctx {
 	int block;
 	sim_weight w; /* the weight of the linear layers emitted next */
 	int64_t layer;
+	int *mm;      /* a layer's: its forward matmuls so far (per-op recomputation), or NULL */
 } bctx;
 
 static void
@@ -42,6 +43,12 @@ put(const bctx *x, int slot, const hw_kernel *k, sim_weight w, sim_pass pass)
 {
 	sim_kernel sk = {.hk = *k, .weight = w, .pass = pass, .layer = -1};
 	x->emit(x->arg, x->block, slot, &sk);
+	/* per-op selective recomputation (torchtitan's policy): before the backward, the forward's
+	 * element-wise kernels and every second matmul run again; the other matmuls' and the
+	 * attention's outputs were kept */
+	if (x->s->opsac && x->mm != NULL && slot <= SLOT_F2 && pass == SIM_PASS_FWD &&
+	    (k->kind == HW_K_MEM || (k->kind == HW_K_GEMM && w != SIM_W_NONE && ++*x->mm % 2 == 0)))
+		x->emit(x->arg, x->block, SLOT_RC, &sk);
 }
 
 static void
@@ -224,7 +231,8 @@ sim_kernels_layer(const sim_kspec *s, int64_t layer, double T, double b, double 
 {
 	const model *m = s->m;
 	const model_tf *t = model_transformer(m);
-	bctx x = {.s = s, .t = t, .emit = emit, .arg = arg, .block = SIM_KB_ATTN, .layer = layer};
+	int mm = 0;
+	bctx x = {.s = s, .t = t, .emit = emit, .arg = arg, .block = SIM_KB_ATTN, .layer = layer, .mm = &mm};
 	double tp = (double)s->tp;
 	double Tn = s->sp ? T / tp : T;
 	double h = (double)t->hidden, e = s->e;

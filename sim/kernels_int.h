@@ -29,6 +29,7 @@ typedef struct sim_kspec {
 	double kvbytes;      /* bytes per cached K/V element (serving); 0: adt's */
 	double e;            /* bytes per activation element between kernels */
 	bool backward;       /* the backward kernels too (training) */
+	bool opsac;          /* per-op selective recomputation (SIM_RECOMPUTE_OP) into SLOT_RC */
 	bool zb;             /* weight gradients into SLOT_W (zero-bubble) instead of the backward */
 	bool flash;          /* fused attention; else batched products and softmax kernels */
 	hw_attn_impl attn;   /* the fused attention's generation */

@@ -62,6 +62,7 @@ train_spec(const model *m, const sim_train_cfg *c, sim_kspec *s)
 	s->adt = c->dtype == HW_FP8 ? HW_BF16 : c->dtype; /* FP8 training runs attention in 16 bits */
 	s->e = sim_act_bytes(c);
 	s->backward = true;
+	s->opsac = c->recompute == SIM_RECOMPUTE_OP;
 	s->zb = c->schedule == SIM_ZB_H1;
 	s->flash = c->attention != SIM_ATTN_UNFUSED;
 	s->attn = c->attention == SIM_ATTN_FLASH3 ? HW_ATTN_FLASH3 : HW_ATTN_FLASH2;

@@ -116,6 +116,7 @@ sim_train_trace(const sim_train_result *r, const char *path, char *err, size_t e
 	static const char *const stream_names[] = {"compute", "tp", "cp", "ep", "dp", "dp reduce-scatter",
 						   "pp send fwd", "pp recv fwd", "pp send bwd", "pp recv bwd"};
 	cJSON *root = cJSON_CreateObject();
+	cJSON_AddStringToObject(root, "schema", SIM_TRACE_SCHEMA); /* trace viewers ignore it */
 	cJSON *ev = cJSON_AddArrayToObject(root, "traceEvents");
 	cJSON_AddStringToObject(root, "displayTimeUnit", "ms");
 	int ns = sim_engine_streams(e);

@@ -1437,6 +1437,7 @@ sim_serve_trace(const sim_serve_result *r, const char *path, char *err, size_t e
 	if (!r->cfg.keep_iterations)
 		return pp_err(err, errlen, PP_EUSAGE, "no iterations were recorded");
 	cJSON *root = cJSON_CreateObject();
+	cJSON_AddStringToObject(root, "schema", SIM_TRACE_SCHEMA);
 	cJSON *ev = cJSON_AddArrayToObject(root, "traceEvents");
 	for (int k = 0; k < r->cfg.replicas; k++) {
 		cJSON *p = cJSON_CreateObject();

@@ -30,8 +30,18 @@
 
 struct cJSON;
 
+/* The simulator's documents and the version of their format (docs/json.md): 'simulate train',
+ * 'simulate serve' and 'simulate infer --json', their Chrome/Perfetto traces.  A change of their keys or of a key's meaning is a new version. */
+#define SIM_TRAIN_SCHEMA "paraplan.train/1"
+#define SIM_SERVE_SCHEMA "paraplan.serve/1"
+#define SIM_INFER_SCHEMA "paraplan.infer/1"
+#define SIM_TRACE_SCHEMA "paraplan.trace/1"
+
 typedef enum sim_schedule { SIM_GPIPE, SIM_1F1B, SIM_INTERLEAVED, SIM_ZB_H1, SIM_NSCHEDULES } sim_schedule;
-typedef enum sim_recompute { SIM_RECOMPUTE_NONE, SIM_RECOMPUTE_SELECTIVE, SIM_RECOMPUTE_FULL } sim_recompute;
+/* Activation recomputation: none; selective (Korthikanti 2022: the attention core); full (every
+ * layer's forward); op (torchtitan's per-op selective checkpointing: the outputs of matmuls and
+ * attention kept but every second matmul's, the element-wise kernels run again). */
+typedef enum sim_recompute { SIM_RECOMPUTE_NONE, SIM_RECOMPUTE_SELECTIVE, SIM_RECOMPUTE_FULL, SIM_RECOMPUTE_OP } sim_recompute;
 /* Attention kernels: FlashAttention-2-class fused kernels, unfused batched products and
  * softmax kernels, or the architecture's fastest fused kernels (FA3/cuDNN on Hopper). */
 typedef enum sim_attention { SIM_ATTN_FLASH, SIM_ATTN_UNFUSED, SIM_ATTN_FLASH3 } sim_attention;

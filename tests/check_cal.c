@@ -21,7 +21,7 @@ static char err[2048];
 
 /* ---- the sample file ----------------------------------------------------------------------- */
 
-#define NSAMPLES 6
+#define NSAMPLES 7
 static char *samples[NSAMPLES + 1];
 static int nsamples;
 
@@ -230,6 +230,67 @@ START_TEST(sample_sendrecv_na)
 	cal_nccl_free(log);
 	/* --op that contradicts the text is an error, not an override. */
 	parse_fails("block6", samples[5], opts_op(HW_ALL_REDUCE, 8), "--op all_reduce, but line 1 says this is sendrecv_perf");
+}
+END_TEST
+
+/* Block 7: an old-format alltoall table whose redop column is empty: each row is one field
+ * short of its header.  64 ranks: algbw 268435456 B / 520935 us = 0.5153 GB/s (printed 0.52),
+ * busbw x 63/64 = 0.5072 (printed 0.51).  A reduction with its redop missing stays an error. */
+START_TEST(sample_alltoall_empty_redop)
+{
+	load_samples();
+	cal_nccl *log = parse_ok("block7", samples[6], opts_op(HW_ALL_TO_ALL, 64));
+	cal_nccl_block b;
+	cal_nccl_block_get(log, 0, &b);
+	ck_assert_int_eq(b.op, HW_ALL_TO_ALL);
+	ck_assert_uint_eq(b.nrows, 4);
+	check_row(log, 0, 0, 268435456, 520935, 0.51, false);
+	check_row(log, 0, 3, 536870912, 1041299, 0.51, true);
+	hw_coll_row r;
+	cal_nccl_row(log, 0, 0, &r, NULL);
+	ck_assert_rel(r.busbw_gbps, 268435456.0 / 520935e3 * 63.0 / 64.0, 1e-12);
+	cal_nccl_free(log);
+	parse_fails("block7", samples[6], opts_op(HW_ALL_REDUCE, 64), "expected 12 fields as the header at line 3 declares, got 11");
+}
+END_TEST
+
+/* A cluster manager's process tag before Open MPI's --tag-output prefix on every line of block
+ * 5 (as Ray's job logs carry "(head, rank=0, pid=...)"): the same 62 rows and device list. */
+START_TEST(stacked_launcher_prefixes)
+{
+	load_samples();
+	pp_str t = {0};
+	for (const char *s = samples[4]; *s;) {
+		size_t n = strcspn(s, "\n");
+		pp_str_add(&t, "(head, rank=0, pid=4242) [1,0]<stdout>:");
+		pp_str_addn(&t, s, n);
+		pp_str_add(&t, "\n");
+		s += n + (s[n] == '\n');
+	}
+	cal_nccl *log = parse_ok("block5-tagged", t.buf, opts_op(HW_ALL_REDUCE, 0));
+	cal_nccl_block b;
+	cal_nccl_block_get(log, 0, &b);
+	ck_assert_int_eq(b.ranks, 16);
+	ck_assert_int_eq(b.nodes, 2);
+	ck_assert_str_eq(b.gpu_name, "NVIDIA H100 80GB HBM3");
+	ck_assert_uint_eq(b.nrows, 62);
+	check_row(log, 0, 60, 8589934592LL, 47535, 338.82, false);
+	cal_nccl_free(log);
+	/* torchrun's "[rank0]:" and srun's "0: " stacked the other way round */
+	pp_str u = {0};
+	for (const char *s = samples[4]; *s;) {
+		size_t n = strcspn(s, "\n");
+		pp_str_add(&u, "0: [rank0]:");
+		pp_str_addn(&u, s, n);
+		pp_str_add(&u, "\n");
+		s += n + (s[n] == '\n');
+	}
+	log = parse_ok("block5-torchrun", u.buf, opts_op(HW_ALL_REDUCE, 0));
+	cal_nccl_block_get(log, 0, &b);
+	ck_assert_uint_eq(b.nrows, 62);
+	cal_nccl_free(log);
+	pp_str_free(&t);
+	pp_str_free(&u);
 }
 END_TEST
 
@@ -1076,6 +1137,8 @@ cal_suite(void)
 	tcase_add_test(tc, sample_srun_prefix_p5);
 	tcase_add_test(tc, sample_openmpi_prefix_elision_footer);
 	tcase_add_test(tc, sample_device_list_a3mega);
+	tcase_add_test(tc, sample_alltoall_empty_redop);
+	tcase_add_test(tc, stacked_launcher_prefixes);
 	tcase_add_test(tc, sample_sendrecv_na);
 	tcase_add_test(tc, op_from_file_name);
 	tcase_add_test(tc, several_runs_in_one_file);

@@ -441,6 +441,13 @@ START_TEST(huggingface_matches_catalog)
 		{"hf/gpt2-xl-config.json", "gpt2-xl"},
 		{"hf/gpt-neox-20b-config.json", "gpt-neox-20b"},
 		{"hf/bert-large-uncased-config.json", "bert-large"},
+		{"hf/qwen3-30b-a3b-config.json", "qwen3-30b-a3b"},
+		{"hf/qwen3-235b-a22b-config.json", "qwen3-235b-a22b"},
+		{"hf/gpt-oss-20b-config.json", "gpt-oss-20b"},
+		{"hf/gpt-oss-120b-config.json", "gpt-oss-120b"},
+		{"hf/llama-4-scout-config.json", "llama-4-scout"},
+		{"hf/llama-4-maverick-config.json", "llama-4-maverick"},
+		{"hf/kimi-k2-config.json", "kimi-k2"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		model *hf = load(test_data(cases[i].fixture));
@@ -511,6 +518,222 @@ START_TEST(huggingface_moe_fields)
 }
 END_TEST
 
+
+/* Hugging Face configs of the 2024-2025 decoders (tests/data/hf/SOURCES.md names each file's
+ * origin) against their publishers' figures.  Each publisher counts in its own way, and the row
+ * says which: "nonemb" is the count without the token embedding (Gemma's reports give it and
+ * the embedding apart), "active_no_emb" an active count that leaves the token embedding out
+ * (gpt-oss, Kimi K2: the lookup is no compute), "place" as in published[] above, else 0.5%.
+ * Where ours is known to differ the row says why: Gemma 2's post-attention and post-MLP norms
+ * (2h a layer, 301,056 of 9.24B) and gpt-oss's expert biases (40M of 116.8B) are not counted;
+ * Llama 4's published totals include the vision encoder, which is not modelled, and are round
+ * (checked as at most 2% below and 0.5% above).  Qwen's cards cut rather than round (3.353B active is "3.3B", 7.616B is
+ * "7.61B"): "cut" rows accept up to a whole place above the figure. */
+static const struct {
+	const char *fixture;
+	double total, active, nonemb, place;
+	bool active_no_emb, total_has_vision, cut;
+	const char *source;
+} hf_published[] = {
+	{"gemma-2-9b", 9241705984.0, 0, 8324201984.0, 0, false, false, false, "Gemma 2 report (arXiv 2408.00118) Table 2"},
+	{"gemma-2-27b", 27227128320.0, 0, 26047480320.0, 0, false, false, false, "Gemma 2 report (arXiv 2408.00118) Table 2"},
+	{"gemma-3-1b-pt", 0, 0, 698e6, 0, false, false, false, "Gemma 3 report (arXiv 2503.19786) Table 1: 698M non-embedding"},
+	{"gemma-3-27b-it", 0, 0, 25600e6, 0, false, false, false, "Gemma 3 report (arXiv 2503.19786) Table 1: 25,600M non-embedding"},
+	{"phi-3-mini-4k-instruct", 3.8e9, 0, 0, 0.1e9, false, false, false, "Phi-3 report (arXiv 2404.14219): 3.8B"},
+	{"phi-4", 14.7e9, 0, 0, 0.1e9, false, false, false, "microsoft/phi-4 on Hugging Face: 14.7B"},
+	{"qwen2.5-7b", 7.61e9, 0, 0, 0, false, false, true, "Qwen2.5-7B model card: 7.61B"},
+	{"qwen2.5-72b", 72.7e9, 0, 0, 0.1e9, false, false, false, "Qwen2.5-72B model card: 72.7B"},
+	{"qwen3-8b", 8.2e9, 0, 0, 0.1e9, false, false, false, "Qwen3-8B model card: 8.2B"},
+	{"qwen3-30b-a3b", 30.5e9, 3.3e9, 0, 0.1e9, false, false, true, "Qwen3-30B-A3B model card: 30.5B, 3.3B activated"},
+	{"qwen3-235b-a22b", 235e9, 22e9, 0, 1e9, false, false, false, "Qwen3-235B-A22B model card: 235B, 22B activated"},
+	{"gpt-oss-20b", 20.91e9, 3.61e9, 0, 0.01e9, true, false, false, "gpt-oss model card (arXiv 2508.10925) Table 1: 20.91B, 3.61B active"},
+	{"gpt-oss-120b", 116.83e9, 5.13e9, 0, 0, true, false, false, "gpt-oss model card (arXiv 2508.10925) Table 1: 116.83B, 5.13B active"},
+	{"deepseek-v2", 236e9, 21e9, 0, 1e9, false, false, false, "DeepSeek-V2 report (arXiv 2405.04434): 236B, 21B activated"},
+	{"llama-4-scout", 109e9, 17e9, 0, 1e9, false, true, false, "Meta, The Llama 4 herd (2025-04-05): 109B total, 17B active"},
+	{"llama-4-maverick", 400e9, 17e9, 0, 1e9, false, true, false, "Meta, The Llama 4 herd (2025-04-05): 400B total, 17B active"},
+	{"kimi-k2", 1e12, 32e9, 0, 0.1e12, true, false, false, "moonshotai/Kimi-K2-Instruct model card: 1T total, 32B activated"},
+};
+
+START_TEST(huggingface_published_counts)
+{
+	char path[256];
+	for (size_t i = 0; i < sizeof hf_published / sizeof hf_published[0]; i++) {
+		snprintf(path, sizeof path, "hf/%s-config.json", hf_published[i].fixture);
+		model *m = load(test_data(path));
+		const char *name = hf_published[i].fixture, *src = hf_published[i].source;
+		double place = hf_published[i].place;
+		if (hf_published[i].total > 0) {
+			double p = model_params(m), want = hf_published[i].total;
+			if (hf_published[i].total_has_vision)
+				ck_assert_msg(p <= 1.005 * want && p >= 0.98 * want,
+					      "%s: %.6g params, published %.6g with the vision encoder (%s)", name, p, want, src);
+			else if (hf_published[i].cut)
+				ck_assert_msg(p >= want && p < want + (place > 0 ? place : 0.01e9), "%s: %.6g params, published %.6g (%s)",
+					      name, p, want, src);
+			else
+				ck_assert_msg(fabs(p - want) <= published_tol(want, place), "%s: %.6g params, published %.6g (%s)",
+					      name, p, want, src);
+		}
+		if (hf_published[i].active > 0) {
+			double a = model_params_active(m), want = hf_published[i].active;
+			if (hf_published[i].active_no_emb)
+				a -= model_embedding_params(m);
+			bool ok = hf_published[i].cut ? a >= want && a < want + place
+						      : fabs(a - want) <= published_tol(want, place);
+			ck_assert_msg(ok, "%s: %.6g active params, published %.6g (%s)", name, a, want, src);
+		}
+		if (hf_published[i].nonemb > 0) {
+			double n = model_params(m) - model_embedding_params(m), want = hf_published[i].nonemb;
+			ck_assert_msg(fabs(n - want) <= published_tol(want, 0), "%s: %.6g non-embedding params, published %.6g (%s)",
+				      name, n, want, src);
+		}
+		model_free(m);
+	}
+}
+END_TEST
+
+/* The architectures' own spellings land in the right fields, and what is not modelled is named. */
+static model *
+load_hf(const char *name)
+{
+	char path[256];
+	snprintf(path, sizeof path, "hf/%s-config.json", name);
+	return load(test_data(path));
+}
+
+static void
+assert_warns(const model *m, const char *what)
+{
+	ck_assert_msg(strstr(model_warnings(m), what) != NULL, "%s: no warning \"%s\" in \"%s\"", model_name(m), what,
+		      model_warnings(m));
+}
+
+START_TEST(huggingface_architectures)
+{
+	model *m = load_hf("gemma-2-9b");
+	const model_tf *t = model_transformer(m);
+	ck_assert(t->tied_embeddings); /* Gemma's default */
+	ck_assert_int_eq(t->head_dim, 256);
+	ck_assert_int_eq(t->kv_heads, 8);
+	assert_warns(m, "sliding-window attention (4096 tokens, 21 of 42 layers)");
+	assert_warns(m, "soft-capping");
+	assert_warns(m, "gelu_pytorch_tanh");
+	model_free(m);
+
+	m = load_hf("gemma-3-27b-it"); /* multimodal: its text_config, with the class's defaults */
+	t = model_transformer(m);
+	ck_assert_int_eq(t->layers, 62);
+	ck_assert_int_eq(t->vocab, 262208);
+	assert_warns(m, "vision encoder");
+	assert_warns(m, "52 of 62 layers");
+	model_free(m);
+
+	m = load_hf("qwen3-30b-a3b");
+	t = model_transformer(m);
+	ck_assert_int_eq(t->experts, 128);
+	ck_assert_int_eq(t->top_k, 8);
+	ck_assert_int_eq(t->expert_ffn, 768);
+	ck_assert_int_eq(t->shared_experts, 0);
+	ck_assert_int_eq(t->dense_layers, 0);
+	ck_assert(!t->qkv_bias);
+	ck_assert_str_eq(model_warnings(m), "");
+	model_free(m);
+
+	m = load_hf("gpt-oss-120b");
+	t = model_transformer(m);
+	ck_assert_int_eq(t->experts, 128);
+	ck_assert_int_eq(t->top_k, 4); /* experts_per_token */
+	ck_assert_int_eq(t->expert_ffn, 2880);
+	ck_assert_int_eq(t->head_dim, 64);
+	ck_assert(t->qkv_bias && !t->tied_embeddings);
+	assert_warns(m, "128 tokens, 18 of 36 layers"); /* layer_types */
+	assert_warns(m, "quantized (mxfp4)");
+	model_free(m);
+
+	m = load_hf("llama-4-maverick"); /* MoE every other layer, a shared expert, 16384-wide dense layers */
+	t = model_transformer(m);
+	ck_assert_int_eq(t->experts, 128);
+	ck_assert_int_eq(t->top_k, 1);
+	ck_assert_int_eq(t->shared_experts, 1);
+	ck_assert_int_eq(t->expert_ffn, 8192);
+	ck_assert_int_eq(t->ffn, 16384);
+	ck_assert_int_eq(t->moe_every, 2);
+	ck_assert_int_eq(t->dense_layers, 1);
+	ck_assert(!model_layer_is_moe(m, 0) && model_layer_is_moe(m, 1) && !model_layer_is_moe(m, 2));
+	assert_warns(m, "chunked local attention");
+	model_free(m);
+	m = load_hf("llama-4-scout");
+	t = model_transformer(m);
+	ck_assert_int_eq(t->experts, 16);
+	ck_assert_int_eq(t->moe_every, 1);
+	ck_assert_int_eq(t->dense_layers, 0);
+	ck_assert(model_layer_is_moe(m, 0));
+	model_free(m);
+
+	m = load_hf("kimi-k2");
+	t = model_transformer(m);
+	ck_assert_int_eq(t->experts, 384);
+	ck_assert_int_eq(t->kv_lora_rank, 512);
+	ck_assert_int_eq(t->dense_layers, 1);
+	model_free(m);
+
+	m = load_hf("phi-3-mini-4k-instruct");
+	t = model_transformer(m);
+	ck_assert_int_eq(t->kv_heads, 32);
+	assert_warns(m, "32 of 32 layers");
+	model_free(m);
+
+	/* Catalog files and the older configs carry no warnings. */
+	m = load("llama-3-8b");
+	ck_assert_str_eq(model_warnings(m), "");
+	model_free(m);
+}
+END_TEST
+
+/* Refused: what the transformer cannot express, with the reason; read with a warning: a
+ * decoder of a type it does not know, from the standard keys. */
+START_TEST(huggingface_refusals)
+{
+	expect_error("{\"model_type\":\"jamba\",\"hidden_size\":4096}", "hybrid of attention and Mamba");
+	expect_error("{\"model_type\":\"qwen3_next\",\"hidden_size\":2048}", "Gated DeltaNet");
+	expect_error("{\"model_type\":\"mystery\",\"hidden_size\":64,\"num_hidden_layers\":2,\"num_attention_heads\":4,"
+		     "\"intermediate_size\":256,\"vocab_size\":100,\"max_position_embeddings\":16,"
+		     "\"layer_types\":[\"full_attention\",\"linear_attention\"]}",
+		     "linear-attention");
+	expect_error("{\"model_type\":\"qwen3_moe\",\"hidden_size\":64,\"num_hidden_layers\":4,\"num_attention_heads\":4,"
+		     "\"intermediate_size\":256,\"vocab_size\":100,\"max_position_embeddings\":16,\"num_experts\":8,"
+		     "\"num_experts_per_tok\":2,\"moe_intermediate_size\":32,\"mlp_only_layers\":[1,3]}",
+		     "\"mlp_only_layers\" must be the leading layers");
+	expect_error("{\"model_type\":\"llama\",\"hidden_size\":64,\"num_hidden_layers\":2,\"num_attention_heads\":4,"
+		     "\"intermediate_size\":256,\"vocab_size\":100,\"max_position_embeddings\":16,\"hidden_act\":\"tanh\"}",
+		     "\"hidden_act\" \"tanh\" is not supported");
+	static const char mystery[] = "{\"model_type\":\"mystery\",\"hidden_size\":64,\"num_hidden_layers\":2,"
+				      "\"num_attention_heads\":4,\"intermediate_size\":256,\"vocab_size\":100,"
+				      "\"max_position_embeddings\":16,\"mlp_only_layers\":[0]}";
+	model *m = NULL;
+	ck_assert_int_eq(model_parse(mystery, strlen(mystery), "mystery.json", &m, err, sizeof err), 0);
+	ck_assert(strstr(model_warnings(m), "model_type \"mystery\" is not one paraplan knows") != NULL);
+	ck_assert_int_eq(model_transformer(m)->ffn, 256);
+	model_free(m);
+	/* a config's strings reach the warnings without their control bytes */
+	static const char esc[] = "{\"model_type\":\"my\\u001b[2Jstery\",\"hidden_size\":64,\"num_hidden_layers\":2,"
+				  "\"num_attention_heads\":4,\"intermediate_size\":256,\"vocab_size\":100,"
+				  "\"max_position_embeddings\":16}";
+	ck_assert_int_eq(model_parse(esc, strlen(esc), "esc.json", &m, err, sizeof err), 0);
+	ck_assert(strchr(model_warnings(m), '\x1b') == NULL && strstr(model_warnings(m), "my?[2Jstery") != NULL);
+	model_free(m);
+	/* mlp_only_layers [0, 1] of a MoE: two leading dense layers */
+	static const char lead[] = "{\"model_type\":\"qwen3_moe\",\"hidden_size\":64,\"num_hidden_layers\":4,"
+				   "\"num_attention_heads\":4,\"intermediate_size\":256,\"vocab_size\":100,"
+				   "\"max_position_embeddings\":16,\"num_experts\":8,\"num_experts_per_tok\":2,"
+				   "\"moe_intermediate_size\":32,\"mlp_only_layers\":[0,1]}";
+	ck_assert_int_eq(model_parse(lead, strlen(lead), "lead.json", &m, err, sizeof err), 0);
+	ck_assert_int_eq(model_transformer(m)->dense_layers, 2);
+	ck_assert(!model_layer_is_moe(m, 1) && model_layer_is_moe(m, 2));
+	model_free(m);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -534,6 +757,9 @@ main(void)
 	tcase_add_test(tc, huggingface_matches_catalog);
 	tcase_add_test(tc, huggingface_llama);
 	tcase_add_test(tc, huggingface_moe_fields);
+	tcase_add_test(tc, huggingface_published_counts);
+	tcase_add_test(tc, huggingface_architectures);
+	tcase_add_test(tc, huggingface_refusals);
 	suite_add_tcase(s, tc);
 	return test_run(s);
 }

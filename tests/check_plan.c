@@ -127,21 +127,38 @@ START_TEST(winner_beats_published_layout)
 }
 END_TEST
 
-/* Exports: DeepSpeed JSON parses and its batch arithmetic holds; Megatron's degrees multiply to
- * the GPU count. */
+/* Exports: DeepSpeed's JSON parses and its batch arithmetic holds; Megatron's degrees multiply to
+ * the GPU count; what a framework cannot run is refused with the reason. */
 START_TEST(exports_parse)
 {
 	hw_db *db;
 	ck_assert_int_eq(hw_open(":memory:", 0, &db, err, sizeof err), 0);
 	model *m;
-	plan_train_result *r = plan(db, "llama-3-70b", "dgx-h100", 64, 512, 0, &m);
+	ck_assert_int_eq(model_load("llama-3-70b", &m, err, sizeof err), 0);
+	int gpus = 64;
+	plan_train_opts o;
+	plan_train_opts_init(&o);
+	o.gpus = &gpus, o.ngpus = 1, o.global_batch = 512;
+	o.framework = plan_framework_find("deepspeed");
+	plan_train_result *r;
+	ck_assert_msg(plan_train(m, db, "dgx-h100", &o, &r, err, sizeof err) == 0, "%s", err);
 	const sim_train_cfg *w = plan_train_winner(r);
 	ck_assert_ptr_nonnull(w);
 	hw_system sys;
 	ck_assert_int_eq(hw_system_get(db, "dgx-h100", &sys, err, sizeof err), 0);
+	plan_export_opts eo;
+	plan_export_opts_init(&eo);
+	eo.kind = PLAN_EXPORT_DEEPSPEED;
 	char *text;
-	ck_assert_int_eq(plan_export_config(m, &sys, w, PLAN_EXPORT_DEEPSPEED, &text, err, sizeof err), 0);
-	cJSON *ds = cJSON_Parse(text);
+	ck_assert_msg(plan_export_config(m, &sys, w, &eo, &text, err, sizeof err) == 0, "%s", err);
+	/* the JSON is the heredoc of the script */
+	char *j = strstr(text, "<<'EOF'\n");
+	ck_assert_ptr_nonnull(j);
+	j += 8;
+	char *e = strstr(j, "\nEOF\n");
+	ck_assert_ptr_nonnull(e);
+	*e = '\0';
+	cJSON *ds = cJSON_Parse(j);
 	ck_assert_ptr_nonnull(ds);
 	double tb = cJSON_GetObjectItem(ds, "train_batch_size")->valuedouble;
 	double mb = cJSON_GetObjectItem(ds, "train_micro_batch_size_per_gpu")->valuedouble;
@@ -150,7 +167,8 @@ START_TEST(exports_parse)
 	ck_assert_int_eq((int)cJSON_GetObjectItem(cJSON_GetObjectItem(ds, "zero_optimization"), "stage")->valuedouble, w->zero);
 	cJSON_Delete(ds);
 	free(text);
-	ck_assert_int_eq(plan_export_config(m, &sys, w, PLAN_EXPORT_MEGATRON, &text, err, sizeof err), 0);
+	eo.kind = PLAN_EXPORT_MEGATRON;
+	ck_assert_msg(plan_export_config(m, &sys, w, &eo, &text, err, sizeof err) == 0, "%s", err);
 	int tp = 0, pp = 0, cp = 1;
 	const char *p = strstr(text, "--tensor-model-parallel-size ");
 	ck_assert_ptr_nonnull(p);
@@ -162,9 +180,36 @@ START_TEST(exports_parse)
 		cp = atoi(p + strlen("--context-parallel-size "));
 	ck_assert_int_eq(tp * pp * cp * w->dp, 64);
 	free(text);
-	ck_assert_int_eq(plan_export_config(m, &sys, w, PLAN_EXPORT_SLURM, &text, err, sizeof err), 0);
+	eo.kind = PLAN_EXPORT_SLURM;
+	ck_assert_int_eq(plan_export_config(m, &sys, w, &eo, &text, err, sizeof err), 0);
 	ck_assert(strstr(text, "#SBATCH --nodes=8") != NULL);
 	free(text);
+	/* a schedule no listed framework ships, and GPipe in Megatron: refused, naming it */
+	sim_train_cfg c = *w;
+	c.pp = 2, c.dp = w->dp * w->pp / 2, c.schedule = SIM_ZB_H1, c.vpp = 1, c.zero = 1, c.fsdp = false;
+	eo.kind = PLAN_EXPORT_MEGATRON;
+	ck_assert_int_eq(plan_export_config(m, &sys, &c, &eo, &text, err, sizeof err), PP_EUSAGE);
+	ck_assert_msg(strstr(err, "the zb-h1 pipeline schedule") != NULL, "%s", err);
+	c.schedule = SIM_GPIPE;
+	ck_assert_int_eq(plan_export_config(m, &sys, &c, &eo, &text, err, sizeof err), PP_EUSAGE);
+	eo.kind = PLAN_EXPORT_TORCHTITAN;
+	c.zero = 0; /* torchtitan replicates (DDP) or shards (FSDP2): no ZeRO-1 */
+	ck_assert_msg(plan_export_config(m, &sys, &c, &eo, &text, err, sizeof err) == 0, "%s", err);
+	ck_assert(strstr(text, "pipeline_parallel_schedule = \"GPipe\"") != NULL);
+	free(text);
+	/* a serving deployment that disaggregates: vLLM's export refuses, SGLang's writes both roles */
+	cJSON *dep = cJSON_Parse("{\"system\": \"dgx-h100\", \"tp\": 2, \"pp\": 1, \"weights\": \"int4\", "
+				 "\"max_num_seqs\": 128, \"max_num_batched_tokens\": 8192, \"kv_cache_dtype\": \"fp8\", "
+				 "\"gpu_memory_utilization\": 0.9, \"disaggregation\": \"1:2\", \"replicas\": 6}");
+	ck_assert_int_eq(plan_export_serve(dep, "llama-3-70b", PLAN_ENGINE_VLLM, &text, err, sizeof err), PP_EUSAGE);
+	ck_assert_ptr_nonnull(strstr(err, "disaggregates prefill and decode (1:2)"));
+	ck_assert_int_eq(plan_export_serve(dep, "llama-3-70b", PLAN_ENGINE_SGLANG, &text, err, sizeof err), 0);
+	ck_assert_ptr_nonnull(strstr(text, "--disaggregation-mode prefill"));
+	ck_assert_ptr_nonnull(strstr(text, "--disaggregation-mode decode"));
+	ck_assert_ptr_nonnull(strstr(text, "--kv-cache-dtype fp8_e4m3"));
+	ck_assert_ptr_nonnull(strstr(text, "quantized to that format beforehand")); /* int4 needs an AWQ/GPTQ checkpoint */
+	free(text);
+	cJSON_Delete(dep);
 	model_free(m);
 	plan_train_result_free(r);
 	hw_close(db);
@@ -288,6 +333,198 @@ START_TEST(plan_json_has_prices)
 }
 END_TEST
 
+/* What each framework runs, checked on configurations whose answer is a documented fact. */
+START_TEST(framework_capabilities)
+{
+	model *m;
+	ck_assert_int_eq(model_load("llama-3-8b", &m, err, sizeof err), 0);
+	sim_train_cfg c;
+	sim_train_cfg_init(&c);
+	c.gpus = 16, c.tp = 2, c.pp = 2, c.dp = 4, c.micro_batch = 1, c.global_batch = 64, c.sequence_parallel = true;
+	const plan_framework *mg = plan_framework_find("megatron"), *tt = plan_framework_find("torchtitan"),
+			     *ds = plan_framework_find("deepspeed"), *lf = plan_framework_find("llm-foundry");
+	ck_assert_ptr_nonnull(mg);
+	ck_assert_ptr_nonnull(tt);
+	ck_assert_ptr_nonnull(ds);
+	ck_assert_ptr_nonnull(lf);
+	ck_assert_ptr_null(plan_framework_find("megatron-lm")); /* names match in full */
+	char why[160];
+	ck_assert(plan_framework_runs(mg, m, &c, why, sizeof why));
+	ck_assert(plan_framework_runs(tt, m, &c, why, sizeof why));
+	ck_assert(plan_framework_runs(ds, m, &c, why, sizeof why));
+	ck_assert(!plan_framework_runs(lf, m, &c, why, sizeof why)); /* no tensor parallelism */
+	ck_assert_str_eq(why, "tensor parallelism");
+	/* ZB-H1 ships in no framework listed (only in its authors' Megatron fork) */
+	c.schedule = SIM_ZB_H1;
+	for (size_t i = 0; i < plan_framework_count(); i++)
+		ck_assert_msg(!plan_framework_runs(plan_framework_at(i), m, &c, why, sizeof why), "%s runs zb-h1",
+			      plan_framework_at(i)->name);
+	c.schedule = SIM_INTERLEAVED, c.vpp = 2;
+	ck_assert(plan_framework_runs(mg, m, &c, NULL, 0));
+	ck_assert(!plan_framework_runs(ds, m, &c, why, sizeof why)); /* DeepSpeed's pipeline engine: one schedule */
+	ck_assert_str_eq(why, "the interleaved pipeline schedule");
+	c.schedule = SIM_1F1B, c.vpp = 1;
+	/* torchtitan's TP always shards the norms' sequence (sequence parallelism) */
+	c.sequence_parallel = false;
+	ck_assert(!plan_framework_runs(tt, m, &c, NULL, 0));
+	ck_assert(plan_framework_runs(mg, m, &c, NULL, 0));
+	c.sequence_parallel = true;
+	/* ring-attention CP: Megatron and torchtitan, not DeepSpeed (Ulysses is another algorithm) */
+	c.cp = 2, c.dp = 2;
+	ck_assert(plan_framework_runs(mg, m, &c, NULL, 0));
+	ck_assert(!plan_framework_runs(ds, m, &c, why, sizeof why));
+	c.cp = 1, c.dp = 4;
+	/* ZeRO-3: DeepSpeed gathers per layer; torchtitan only as FSDP; not with PP in Megatron */
+	c.zero = 3;
+	ck_assert(!plan_framework_runs(mg, m, &c, NULL, 0));
+	c.pp = 1, c.dp = 8;
+	ck_assert(plan_framework_runs(mg, m, &c, NULL, 0));
+	ck_assert(plan_framework_runs(ds, m, &c, NULL, 0));
+	ck_assert(!plan_framework_runs(tt, m, &c, NULL, 0));
+	c.fsdp = true;
+	ck_assert(plan_framework_runs(tt, m, &c, NULL, 0));
+	ck_assert(!plan_framework_runs(ds, m, &c, NULL, 0));
+	/* 126 layers on 16 stages is uneven: DeepSpeed's engine cannot state the split */
+	model *big;
+	ck_assert_int_eq(model_load("llama-3-405b", &big, err, sizeof err), 0);
+	c.fsdp = false, c.zero = 1, c.pp = 16, c.dp = 1, c.tp = 1;
+	ck_assert(plan_framework_runs(mg, big, &c, NULL, 0));
+	ck_assert(!plan_framework_runs(ds, big, &c, why, sizeof why));
+	ck_assert_str_eq(why, "pipeline stages of different layer counts");
+	model_free(big);
+	model_free(m);
+}
+END_TEST
+
+/* Pinned dimensions: only the pinned values come back; a pinned value that cannot divide is
+ * reported with the rule it breaks. */
+START_TEST(pinned_dimensions)
+{
+	hw_db *db;
+	ck_assert_int_eq(hw_open(":memory:", 0, &db, err, sizeof err), 0);
+	model *m;
+	ck_assert_int_eq(model_load("llama-3-8b", &m, err, sizeof err), 0);
+	int gpus = 16;
+	plan_train_opts o;
+	plan_train_opts_init(&o);
+	o.gpus = &gpus, o.ngpus = 1, o.global_batch = 128, o.top = 50, o.simulate = 50;
+	o.tp.n = 2, o.tp.v[0] = 2, o.tp.v[1] = 4;
+	o.micro_batch.n = 1, o.micro_batch.v[0] = 2;
+	o.schedules = 1u << SIM_1F1B;
+	o.recomputes = 1u << SIM_RECOMPUTE_FULL;
+	plan_train_result *r;
+	ck_assert_msg(plan_train(m, db, "dgx-h100", &o, &r, err, sizeof err) == 0, "%s", err);
+	cJSON *doc = plan_train_json(r);
+	const cJSON *x;
+	int n = 0;
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "counts"), 0), "candidates"))
+	{
+		const cJSON *c = cJSON_GetObjectItem(x, "config");
+		int tp = cJSON_GetObjectItem(c, "tp")->valueint, pp = cJSON_GetObjectItem(c, "pp")->valueint;
+		ck_assert_msg(tp == 2 || tp == 4, "tp %d", tp);
+		ck_assert_int_eq(cJSON_GetObjectItem(c, "micro_batch")->valueint, 2);
+		ck_assert_str_eq(cJSON_GetObjectItem(c, "recompute")->valuestring, "full");
+		if (pp > 1)
+			ck_assert_str_eq(cJSON_GetObjectItem(c, "schedule")->valuestring, "1f1b");
+		n++;
+	}
+	ck_assert_int_gt(n, 5);
+	cJSON_Delete(doc);
+	plan_train_result_free(r);
+	/* TP 3 does not divide 16 GPUs (nor 32 heads): nothing to rank, and the reason named */
+	plan_train_opts_init(&o);
+	o.gpus = &gpus, o.ngpus = 1, o.global_batch = 128;
+	o.tp.n = 1, o.tp.v[0] = 3;
+	ck_assert_int_eq(plan_train(m, db, "dgx-h100", &o, &r, err, sizeof err), 0);
+	ck_assert_ptr_null(plan_train_winner(r));
+	doc = plan_train_json(r);
+	const char *why = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "counts"), 0), "invalid_reason")->valuestring;
+	ck_assert_msg(strstr(why, "multiple of tp x pp x cp") != NULL, "%s", why);
+	cJSON_Delete(doc);
+	plan_train_result_free(r);
+	model_free(m);
+	hw_close(db);
+}
+END_TEST
+
+/* Memory headroom: no layout ranked uses more than the GPU's memory less the headroom, and a
+ * headroom of 0 admits layouts a 10% one refuses (Llama-3-8B on 8 GPUs: the winner without
+ * headroom uses more than 90% of the 80 GB). */
+START_TEST(memory_headroom)
+{
+	hw_db *db;
+	ck_assert_int_eq(hw_open(":memory:", 0, &db, err, sizeof err), 0);
+	model *m;
+	ck_assert_int_eq(model_load("llama-3-8b", &m, err, sizeof err), 0);
+	int gpus = 8;
+	double top_peak[2];
+	for (int k = 0; k < 2; k++) {
+		plan_train_opts o;
+		plan_train_opts_init(&o);
+		ck_assert_double_eq(o.memory_headroom, PLAN_MEMORY_HEADROOM);
+		o.gpus = &gpus, o.ngpus = 1, o.global_batch = 64, o.top = 20;
+		o.memory_headroom = k == 0 ? 0.10 : 0.0;
+		plan_train_result *r;
+		ck_assert_msg(plan_train(m, db, "dgx-h100", &o, &r, err, sizeof err) == 0, "%s", err);
+		cJSON *doc = plan_train_json(r);
+		const cJSON *x;
+		top_peak[k] = 0;
+		cJSON_ArrayForEach(x, cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "counts"), 0), "candidates"))
+		{
+			double peak = cJSON_GetObjectItem(x, "peak_bytes")->valuedouble;
+			double cap = cJSON_GetObjectItem(x, "capacity_bytes")->valuedouble;
+			ck_assert_double_le(peak, cap * (1.0 - o.memory_headroom));
+			ck_assert_double_eq_tol(cJSON_GetObjectItem(x, "memory_limit_bytes")->valuedouble,
+						cap * (1.0 - o.memory_headroom), 1.0);
+			if (peak > top_peak[k])
+				top_peak[k] = peak;
+		}
+		ck_assert_double_eq(cJSON_GetObjectItem(doc, "memory_headroom")->valuedouble, o.memory_headroom);
+		cJSON_Delete(doc);
+		plan_train_result_free(r);
+	}
+	ck_assert_msg(top_peak[1] > top_peak[0], "headroom 0 ranks nothing larger (%.4g vs %.4g)", top_peak[1], top_peak[0]);
+	model_free(m);
+	hw_close(db);
+}
+END_TEST
+
+/* The uncertainty of a prediction by its provenance: 9.1% fitted, 33.6% datasheet, mixed
+ * linearly. */
+START_TEST(uncertainty_and_ties)
+{
+	sim_metrics mt;
+	memset(&mt, 0, sizeof mt);
+	mt.prov_share[HW_PROV_FITTED] = 1.0;
+	ck_assert_double_eq_tol(plan_uncertainty(&mt), 0.091, 1e-12);
+	mt.prov_share[HW_PROV_FITTED] = 0.5, mt.prov_share[HW_PROV_DATASHEET] = 0.5;
+	ck_assert_double_eq_tol(plan_uncertainty(&mt), 0.5 * 0.091 + 0.5 * 0.336, 1e-12);
+	mt.prov_share[HW_PROV_FITTED] = 0, mt.prov_share[HW_PROV_MEASURED] = 0.75, mt.prov_share[HW_PROV_DATASHEET] = 0.25;
+	ck_assert_double_eq_tol(plan_uncertainty(&mt), 0.75 * 0.091 + 0.25 * 0.336, 1e-12);
+	/* in a plan: a runner-up is a tie exactly when within the winner's band */
+	hw_db *db;
+	ck_assert_int_eq(hw_open(":memory:", 0, &db, err, sizeof err), 0);
+	plan_train_result *r = plan(db, "llama-3-8b", "dgx-h100", 16, 128, 0, NULL);
+	cJSON *doc = plan_train_json(r);
+	const cJSON *cands = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "counts"), 0), "candidates");
+	const cJSON *w = cJSON_GetArrayItem(cands, 0), *x;
+	double ws = cJSON_GetObjectItem(w, "step_time_s")->valuedouble, u = cJSON_GetObjectItem(w, "uncertainty")->valuedouble;
+	ck_assert(u >= 0.091 - 1e-12 && u <= 0.336 + 1e-12);
+	ck_assert(!cJSON_IsTrue(cJSON_GetObjectItem(w, "tie")));
+	int i = 0;
+	cJSON_ArrayForEach(x, cands)
+	{
+		if (i++ == 0)
+			continue;
+		double st = cJSON_GetObjectItem(x, "step_time_s")->valuedouble;
+		ck_assert_int_eq(cJSON_IsTrue(cJSON_GetObjectItem(x, "tie")), st - ws <= u * ws);
+	}
+	cJSON_Delete(doc);
+	plan_train_result_free(r);
+	hw_close(db);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -302,6 +539,10 @@ main(void)
 	tcase_add_test(tc, bad_input);
 	tcase_add_test(tc, cost_arithmetic);
 	tcase_add_test(tc, plan_json_has_prices);
+	tcase_add_test(tc, framework_capabilities);
+	tcase_add_test(tc, pinned_dimensions);
+	tcase_add_test(tc, memory_headroom);
+	tcase_add_test(tc, uncertainty_and_ties);
 	suite_add_tcase(s, tc);
 	return test_run(s);
 }

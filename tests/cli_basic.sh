@@ -32,13 +32,17 @@ expect_err "unknown option \"--bogus\""
 run 2 hw list --db
 expect_err "needs a value"
 run 0 hw export
+expect_out "\"schema\":	\"paraplan.hw-export/1\""
+run 0 hw export --sql
 expect_out "BEGIN;"
 run 0 hw calibrations
 
 # A database file: created from the defaults, then exported to a file atomically.
 run 0 hw list --db "$TMPD/hw.db"
 [ -s "$TMPD/hw.db" ] || fail "database file was not created"
-run 0 hw export --db "$TMPD/hw.db" --out "$TMPD/export.sql"
+run 0 hw export --db "$TMPD/hw.db" --out "$TMPD/export.json"
+json_check "$TMPD/export.json" "d['schema'] == 'paraplan.hw-export/1' and d['runs'] == []"
+run 0 hw export --db "$TMPD/hw.db" --sql --out "$TMPD/export.sql"
 grep -q "COMMIT;" "$TMPD/export.sql" || fail "export file incomplete"
 run 1 hw export --db "$TMPD/hw.db" --out "$TMPD/no/such/dir/x.sql"
 [ ! -e "$TMPD/no/such/dir/x.sql" ] || fail "partial export written"
@@ -60,4 +64,22 @@ printf '{"name": "x", "layers": 2, "hidden": 64, "heads": 5, "ffn": 256, "vocab"
 run 1 model show "$TMPD/bad.json"
 expect_err "\"heads\" (5) must divide \"hidden\" (64)"
 run 2 model show a b
+# Any Hugging Face decoder: read from its standard keys, what is not modelled named on stderr
+# and in the JSON, what cannot be expressed refused with the reason.
+run 0 model show "$top_srcdir/tests/data/hf/gemma-2-9b-config.json"
+expect_out "9.24B"
+expect_err "warning: gemma-2-9b-config.json: sliding-window attention (4096 tokens, 21 of 42 layers) is modelled as full attention"
+for f in gemma-3-27b-it phi-4 qwen2.5-72b qwen3-30b-a3b qwen3-235b-a22b gpt-oss-20b deepseek-v2 mixtral-8x7b llama-4-maverick kimi-k2; do
+	run 0 model show --json "$top_srcdir/tests/data/hf/$f-config.json"
+	json_check "$TMPD/out" "d['schema'] == 'paraplan.model/1' and d['params'] > 1e9 and isinstance(d['warnings'], list)"
+done
+run 0 model show --json "$top_srcdir/tests/data/hf/llama-4-scout-config.json"
+json_check "$TMPD/out" "d['moe']['experts'] == 16 and any('vision encoder' in w for w in d['warnings'])"
+run 0 model show --json llama-3-8b
+json_check "$TMPD/out" "d['warnings'] == []"
+printf '{"model_type": "jamba", "hidden_size": 4096, "num_hidden_layers": 32}' > "$TMPD/jamba.json"
+run 1 model show "$TMPD/jamba.json"
+expect_err "model_type \"jamba\" is not supported: a hybrid of attention and Mamba layers"
+run 0 plan train --model "$top_srcdir/tests/data/hf/gemma-2-9b-config.json" --system dgx-h100 --gpus 8 --global-batch 64 --top 1
+expect_err "warning: gemma-2-9b-config.json: logit soft-capping is not modelled"
 finish

@@ -58,4 +58,17 @@ py "d('r152-4-replicas')['images_per_s'] > d('r152-pp4')['images_per_s'] > d('r1
 # 11. the capacity plan: B200 needs fewer GPUs than H100 for the same deadline; the report is written
 py "(lambda s: all(x['feasible'] and x['days'] <= 90 for x in s) and s[1]['gpus'] < s[0]['gpus'])(d('capacity-70b')['systems'])"
 [ -s "$J/report-70b/report.html" ] && [ -s "$J/report-70b/report.md" ] || fail "example 11 wrote no report"
+# the launch configurations of examples 5, 6, 8 and 9: every flag in the programs' lists, and the
+# layout the example's own plan ranked
+FL="$top_srcdir/tests/data/flags"
+for x in "slurm gpt10b-slurm.sh" "megatron gpt100b-megatron.sh" "nemo gpt100b-nemo.py" "vllm llama70b-vllm.sh" \
+	"sglang gpt175b-sglang.sh"; do
+	set -- $x
+	[ -s "$J/$2" ] || { fail "no $2"; continue; }
+	python3 "$top_srcdir/tests/export_check.py" "$1" "$J/$2" "$FL" || fail "$2 does not pass the $1 flag lists"
+done
+grep -q "#SBATCH --nodes=2" "$J/gpt10b-slurm.sh" && grep -q "#SBATCH --gpus-per-node=4" "$J/gpt10b-slurm.sh" ||
+	fail "example 5's SLURM script is not two nodes of 4 GPUs"
+py "(lambda w: ('--tensor-model-parallel-size %d ' % w['tp']) in open(os.path.join(sys.argv[1], 'gpt100b-megatron.sh')).read() and ('--pipeline-model-parallel-size %d ' % w['pp']) in open(os.path.join(sys.argv[1], 'gpt100b-megatron.sh')).read())(d('gpt100b-plan')['winner']['config'])"
+py "('--tp-size %d ' % d('gpt175b-n2')['deployments'][0]['tp']) in open(os.path.join(sys.argv[1], 'gpt175b-sglang.sh')).read()"
 finish

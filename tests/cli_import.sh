@@ -66,15 +66,32 @@ expect_out "import"
 expect_out "deepops 4-node run"
 expect_out "nccl-tests: block3.log, block4.log"
 run 0 hw calibrations --db "$DB" --json
-json_check "$TMPD/out" "len(d) == 4 and all(r['kind'] == 'import' and r['status'] == 'complete' for r in d) \
-and [r['collective_rows'] for r in d] == [76, 8, 26, 62] and d[3]['host'] == 'ztan-mig-235z'"
+json_check "$TMPD/out" "d['schema'] == 'paraplan.hw-calibrations/1' and len(d['runs']) == 4 and all(r['kind'] == 'import' and r['status'] == 'complete' for r in d['runs']) \
+and [r['collective_rows'] for r in d['runs']] == [76, 8, 26, 62] and d['runs'][3]['host'] == 'ztan-mig-235z'"
 run 0 hw diff 1 4 --db "$DB"
 expect_out "all_reduce ranks=16 nodes=2 bytes=1073741824"
 run 0 hw diff 1 4 --db "$DB" --json
 # Run 1 has 31 sizes, all in block 3 of run 4; block 4 repeats 6 of them (64 MiB .. 2 GiB).
-json_check "$TMPD/out" "len(d['rows']) == 31 + 6 and all(r['kind'] == 'collective' for r in d['rows'])"
+json_check "$TMPD/out" "d['schema'] == 'paraplan.hw-diff/1' and len(d['rows']) == 31 + 6 and all(r['kind'] == 'collective' for r in d['rows'])"
 run 0 hw show gcp-a3-mega --db "$DB"
 expect_out "Measured collectives"
+
+# The log's GPUs against the system's: H100 logs stored for an A100 system draw a warning (and
+# are stored: the log may name a GPU the database does not know); the right system draws none.
+W="$TMPD/warn.db"
+run 0 import nccl-tests --system dgx-a100 --op all_reduce --db "$W" "$TMPD/block5.log"
+expect_err "warning: $TMPD/block5.log:22: the log's GPUs are \"NVIDIA H100 80GB HBM3\", but dgx-a100 has a100-sxm4-80gb: is --system right?"
+run 0 import nccl-tests --system gcp-a3-mega --op all_reduce --db "$W" "$TMPD/block5.log"
+grep -q warning "$TMPD/err" && fail "a warning for H100 logs on an H100 system: $(cat "$TMPD/err")"
+run 0 import nccl-tests --system aws-p4de --op all_reduce --db "$W" "$TMPD/block1.log" --ranks 32 --nodes 4
+grep -q warning "$TMPD/err" && fail "a warning for a log without a device list: $(cat "$TMPD/err")"
+# Lines behind two launcher prefixes: a cluster manager's process tag, then Open MPI's
+sed 's/^/(head, rank=0, pid=4242) [1,0]<stdout>:/' "$TMPD/block5.log" > "$TMPD/tagged.log"
+run 0 import nccl-tests --system gcp-a3-mega --op all_reduce --db "$W" "$TMPD/tagged.log"
+expect_out "all_reduce     16      2    62"
+# An old-format alltoall table with an empty redop column (64 V100 on 8 nodes)
+run 0 import nccl-tests --system dgx-v100 --op alltoall --nodes 8 --gpus-per-node 8 --db "$W" "$TMPD/block7.log"
+expect_out "stored 4 rows"
 
 # A read-only database: nothing written (root ignores file modes, so only as a user).
 if [ "$(id -u)" != 0 ]; then
@@ -83,6 +100,6 @@ if [ "$(id -u)" != 0 ]; then
 	expect_err "read-only"
 	chmod 0644 "$DB"
 	run 0 hw calibrations --db "$DB" --json
-	json_check "$TMPD/out" "len(d) == 4"
+	json_check "$TMPD/out" "len(d['runs']) == 4"
 fi
 finish

@@ -228,22 +228,23 @@ static const struct recipe {
 	int vpp;                    /* > 0: the virtual stages the launch script set */
 	int kv_heads, vocab;        /* > 0: the dimensions the run had */
 	int recompute;              /* a sim_recompute the recipe ran, or -1 */
+	int ep;                     /* > 0: the expert-parallel degree the recipe ran */
 	const char *why;
 } recipes[] = {
-	{"35a9aecc", "GPT3-175B", SIM_ATTN_FLASH, -1, 0, 0, 0, -1, "recipe: TE FlashAttention-2 backend (NVTE_FUSED_ATTN=0)"},
-	{"35a9aecc", "Nemotron4-340B", SIM_ATTN_FLASH, -1, 0, 0, 0, -1, "recipe: TE FlashAttention-2 backend (NVTE_FUSED_ATTN=0)"},
-	{"35a9aecc", "Grok-1", SIM_ATTN_FLASH, -1, 0, 0, 0, -1, "recipe: TE FlashAttention-2 backend (NVTE_FUSED_ATTN=0)"},
-	{"741c8860", "Grok-1", SIM_ATTN_FLASH, -1, 0, 0, 0, -1, "recipe: TE FlashAttention-2 backend (NVTE_FUSED_ATTN=0)"},
-	{"35a9aecc", "Llama3.1-405B", -1, -1, 0, 16, 51200, -1, "run: 16 KV groups and a GPT-2 vocabulary (dgxc 405B yaml)"},
-	{"dgxc-benchmarking", "DeepSeek-V3", -1, 0, 0, 0, 0, -1, "recipe: no TP communication overlap"},
-	{"dgxc-benchmarking", "Llama4-Maverick", -1, -1, 1, 0, 0, -1, "launch script: VP=1"},
-	{"Automodel", "GPT-OSS 120B", SIM_ATTN_FLASH, -1, 0, 0, 0, SIM_RECOMPUTE_NONE,
-	 "recipe: FlexAttention (FlashAttention-2 class), no activation checkpointing"},
-	{"Automodel", "GPT-OSS", SIM_ATTN_FLASH, -1, 0, 0, 0, SIM_RECOMPUTE_FULL,
-	 "recipe: FlexAttention (FlashAttention-2 class), activation checkpointing"},
-	{"Automodel", "Nemotron V3", SIM_ATTN_FLASH, -1, 0, 0, 0, SIM_RECOMPUTE_FULL,
+	{"35a9aecc", "GPT3-175B", SIM_ATTN_FLASH, -1, 0, 0, 0, -1, 0, "recipe: TE FlashAttention-2 backend (NVTE_FUSED_ATTN=0)"},
+	{"35a9aecc", "Nemotron4-340B", SIM_ATTN_FLASH, -1, 0, 0, 0, -1, 0, "recipe: TE FlashAttention-2 backend (NVTE_FUSED_ATTN=0)"},
+	{"35a9aecc", "Grok-1", SIM_ATTN_FLASH, -1, 0, 0, 0, -1, 0, "recipe: TE FlashAttention-2 backend (NVTE_FUSED_ATTN=0)"},
+	{"741c8860", "Grok-1", SIM_ATTN_FLASH, -1, 0, 0, 0, -1, 0, "recipe: TE FlashAttention-2 backend (NVTE_FUSED_ATTN=0)"},
+	{"35a9aecc", "Llama3.1-405B", -1, -1, 0, 16, 51200, -1, 0, "run: 16 KV groups and a GPT-2 vocabulary (dgxc 405B yaml)"},
+	{"dgxc-benchmarking", "DeepSeek-V3", -1, 0, 0, 0, 0, -1, 0, "recipe: no TP communication overlap"},
+	{"dgxc-benchmarking", "Llama4-Maverick", -1, -1, 1, 0, 0, -1, 0, "launch script: VP=1"},
+	{"Automodel", "GPT-OSS 120B", SIM_ATTN_FLASH, -1, 0, 0, 0, SIM_RECOMPUTE_NONE, 16,
+	 "recipe: FlexAttention (FlashAttention-2 class), no activation checkpointing, EP 16"},
+	{"Automodel", "GPT-OSS 20B", SIM_ATTN_FLASH, -1, 0, 0, 0, SIM_RECOMPUTE_FULL, 8,
+	 "recipe: FlexAttention (FlashAttention-2 class), activation checkpointing, EP 8"},
+	{"Automodel", "Nemotron V3", SIM_ATTN_FLASH, -1, 0, 0, 0, SIM_RECOMPUTE_FULL, 0,
 	 "recipe: PyTorch SDPA, activation checkpointing"},
-	{"Automodel", "", -1, -1, 0, 0, 0, SIM_RECOMPUTE_FULL, "recipe: activation checkpointing"},
+	{"Automodel", "", -1, -1, 0, 0, 0, SIM_RECOMPUTE_FULL, 0, "recipe: activation checkpointing"},
 };
 
 static const struct recipe *
@@ -453,6 +454,8 @@ row_config(vrow *w, const hw_profile *fw)
 		return "micro-batch-level recomputation is not modelled";
 	if (!strncmp(rc, "none", 4))
 		c->recompute = SIM_RECOMPUTE_NONE;
+	else if (val_has(rc, "per-op"))
+		c->recompute = SIM_RECOMPUTE_OP; /* torchtitan's per-operator policy */
 	else if (val_has(rc, "selective") || val_has(rc, "remat_policy"))
 		c->recompute = SIM_RECOMPUTE_SELECTIVE;
 	else if (val_has(rc, "full") || val_has(rc, "checkpointing on") || (rc[0] == '\0' && megatron_era(w) &&
@@ -489,6 +492,8 @@ row_config(vrow *w, const hw_profile *fw)
 			vpp = rr->vpp;
 		if (rr->recompute >= 0 && rc[0] == '\0')
 			c->recompute = (sim_recompute)rr->recompute;
+		if (rr->ep > 0 && geti(w, C_EP) <= 0)
+			c->ep = rr->ep;
 		pp_strlcpy(w->note, rr->why, sizeof w->note);
 	}
 	w->svpp = vpp <= 0 && c->pp > 1;

@@ -32,7 +32,7 @@ INSERT INTO profile(kind, name, base, version, description, source) VALUES
 ('framework', 'maxtext', 'generic', 'MaxText / Paxml (JAX, XLA)',
   'JAX MaxText and Paxml: FSDP with XLA asynchronous collectives and the latency-hiding scheduler, TE/cuDNN fused attention',
   'NVIDIA/dgxc-benchmarking maxtext and paxml configure.sh; AI-Hypercomputer/maxtext a3 configs (docs/profiles.md)'),
-('framework', 'nemo-automodel', 'torchtitan', 'NeMo Automodel (PyTorch FSDP2, DeepEP, Transformer Engine)',
+('framework', 'nemo-automodel', 'pytorch', 'NeMo Automodel (PyTorch FSDP2, DeepEP, Transformer Engine)',
   'NeMo Automodel: FSDP2 with DeepEP token dispatch and TE (cuDNN) attention, full activation checkpointing',
   'NVIDIA-NeMo/Automodel docs/performance-summary.mdx and examples/benchmark configs (docs/profiles.md)');
 

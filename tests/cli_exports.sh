@@ -1,0 +1,142 @@
+#!/bin/sh
+# Exports that launch what was planned: every flag, key and field an export writes exists in the
+# program at the version its header names (tests/data/flags/, checked by tests/export_check.py),
+# every argument the program requires is there, the layout is the ranked one, and what a
+# framework cannot express is refused with the reason.
+. "$top_srcdir/tests/lib.sh"
+FL="$top_srcdir/tests/data/flags"
+check() { python3 "$top_srcdir/tests/export_check.py" "$1" "$2" "$FL" || fail "the $1 export does not pass its flag lists"; }
+arg() { grep -q -- "$1" "$2" || fail "$2 lacks $1"; }
+noarg() { ! grep -q -- "$1" "$2" || fail "$2 has $1"; }
+JSONW="d['counts'][0]['candidates'][0]['config']"
+
+# every target, on a dense model
+P="plan train --model llama-3-70b --system dgx-h100 --gpus 64 --global-batch 512"
+for k in megatron slurm deepspeed torchtitan nemo torchrun; do
+	# shellcheck disable=SC2086
+	run 0 $P --export $k --out "$TMPD/$k.out"
+	expect_out "layouts enumerated"
+	case $k in torchrun) check megatron "$TMPD/$k.out" ;; *) check $k "$TMPD/$k.out" ;; esac
+done
+# the layout written is the one ranked: the same command's JSON winner
+# shellcheck disable=SC2086
+run 0 $P --json
+w=$(python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['counts'][0]['candidates'][0]['config']; print(c['tp'], c['pp'], c['cp'], c['zero'])" "$TMPD/out")
+set -- $w
+arg "--tensor-model-parallel-size $1" "$TMPD/megatron.out"
+arg "--pipeline-model-parallel-size $2" "$TMPD/megatron.out"
+# Llama 3's RoPE base, the context, and what Megatron-LM requires to start at all
+arg "--rotary-base 500000" "$TMPD/megatron.out"
+arg "--max-position-embeddings 8192" "$TMPD/megatron.out"
+arg '--tokenizer-model "$TOKENIZER_MODEL"' "$TMPD/megatron.out"
+arg ': "${DATA_PATH:?' "$TMPD/megatron.out"
+# the placeholders stop the script before it launches anything
+env -i PATH="$PATH" bash "$TMPD/megatron.out" >"$TMPD/ph.out" 2>"$TMPD/ph.err" && fail "the script ran with its placeholders unset"
+grep -q "MEGATRON_LM is a placeholder" "$TMPD/ph.err" || fail "an unset placeholder is not named: $(cat "$TMPD/ph.err")"
+
+# ZeRO-3 is Megatron-FSDP's optim_grads_params, not the distributed optimizer (ZeRO-1)
+run 0 plan train --model llama-3-8b --system dgx-h100 --gpus 16 --global-batch 128 --zero 3 --export megatron
+cp "$TMPD/out" "$TMPD/z3.sh"
+check megatron "$TMPD/z3.sh"
+arg "--use-megatron-fsdp" "$TMPD/z3.sh"
+arg "--data-parallel-sharding-strategy optim_grads_params" "$TMPD/z3.sh"
+noarg "--use-distributed-optimizer" "$TMPD/z3.sh"
+run 0 plan train --model llama-3-8b --system dgx-h100 --gpus 16 --global-batch 128 --zero 1 --export megatron
+arg "--use-distributed-optimizer" "$TMPD/out"
+
+# DeepSeek-V3: MLA, a shared expert, 2048-wide experts, three dense layers
+run 0 plan train --model deepseek-v3 --system dgx-h100 --gpus 512 --global-batch 4096 --export megatron
+cp "$TMPD/out" "$TMPD/dsv3.sh"
+check megatron "$TMPD/dsv3.sh"
+arg "--multi-latent-attention" "$TMPD/dsv3.sh"
+arg "--kv-lora-rank 512" "$TMPD/dsv3.sh"
+arg "--moe-ffn-hidden-size 2048" "$TMPD/dsv3.sh"
+arg "--moe-shared-expert-intermediate-size 2048" "$TMPD/dsv3.sh"
+arg "--moe-layer-freq '\[0,0,0,1,1," "$TMPD/dsv3.sh"
+run 0 plan train --model deepseek-v3 --system dgx-h100 --gpus 512 --global-batch 4096 --export nemo
+check nemo "$TMPD/out"
+arg "DeepSeekModelProvider(" "$TMPD/out"
+
+# --gpus-per-node: two nodes of 4 GPUs are 4 SLURM nodes for 16 GPUs
+run 0 plan train --model llama-3-8b --system dgx-h100 --gpus 16 --gpus-per-node 4 --global-batch 128 --export slurm
+cp "$TMPD/out" "$TMPD/gpn.sh"
+check slurm "$TMPD/gpn.sh"
+arg "#SBATCH --nodes=4" "$TMPD/gpn.sh"
+arg "#SBATCH --gpus-per-node=4" "$TMPD/gpn.sh"
+arg "torchrun --nnodes 4 --nproc-per-node 4" "$TMPD/gpn.sh"
+
+# a sweep exports every point: to stdout one after another, or to a file each
+run 0 plan train --model llama-3-8b --system dgx-h100 --gpus 8..32 --global-batch 256 --export slurm
+[ "$(grep -c '^#SBATCH --nodes=' "$TMPD/out")" = 3 ] || fail "a sweep of 3 counts did not export 3 scripts"
+arg "# ---- 32 GPUs ----" "$TMPD/out"
+run 0 plan train --model llama-3-8b --system dgx-h100 --gpus 8..32 --global-batch 256 --export slurm --out "$TMPD/sweep.sh"
+for n in 8 16 32; do
+	[ -s "$TMPD/sweep-${n}gpus.sh" ] || fail "no export for $n GPUs"
+	check slurm "$TMPD/sweep-${n}gpus.sh"
+done
+arg "#SBATCH --nodes=4" "$TMPD/sweep-32gpus.sh"
+
+# DeepSpeed: the JSON and the launcher's layout; the TP it assumed is in the launcher's arguments
+run 0 plan train --model llama-3-8b --system dgx-h100 --gpus 16 --global-batch 128 --tp 2 --export deepspeed
+cp "$TMPD/out" "$TMPD/ds.sh"
+check deepspeed "$TMPD/ds.sh"
+arg "--tensor-model-parallel-size 2" "$TMPD/ds.sh"
+# Llama 3 405B's uneven pipeline: Megatron states it; torchtitan with its less-layers keys
+run 0 plan train --model llama-3-405b --system dgx-h100 --gpus 1024 --global-batch 1024 --pp 16 --tp 8 --export megatron
+check megatron "$TMPD/out"
+run 0 plan train --model llama-3-405b --system dgx-h100 --gpus 1024 --global-batch 1024 --pp 16 --tp 8 --vpp 1 --export torchtitan
+cp "$TMPD/out" "$TMPD/405.toml"
+check torchtitan "$TMPD/405.toml"
+arg "pipeline_parallel_first_stage_less_layers = 1" "$TMPD/405.toml"
+
+# the 2025 MoE models of the catalog: Llama 4's alternating MoE layers and shared expert,
+# gpt-oss's QKV biases, Kimi K2's MLA and 384 experts; torchtitan's llama4 and qwen3 flavors
+run 0 plan train --model llama-4-maverick --system dgx-h100 --gpus 256 --global-batch 1024 --export megatron
+check megatron "$TMPD/out"
+arg "--moe-layer-freq '\[0,1,0,1," "$TMPD/out"
+arg "--moe-shared-expert-intermediate-size 8192" "$TMPD/out"
+arg "--ffn-hidden-size 16384" "$TMPD/out"
+run 0 plan train --model gpt-oss-120b --system dgx-h100 --gpus 64 --global-batch 512 --export megatron
+check megatron "$TMPD/out"
+arg "--add-qkv-bias" "$TMPD/out"
+arg "--num-experts 128" "$TMPD/out"
+run 0 plan train --model kimi-k2 --system dgx-h100 --gpus 512 --global-batch 4096 --export nemo
+check nemo "$TMPD/out"
+run 0 plan train --model llama-4-scout --system dgx-h100 --gpus 64 --global-batch 512 --export torchtitan
+check torchtitan "$TMPD/out"
+arg 'flavor = "17bx16e"' "$TMPD/out"
+run 0 plan train --model qwen3-30b-a3b --system dgx-h100 --gpus 32 --global-batch 512 --export torchtitan
+check torchtitan "$TMPD/out"
+arg 'flavor = "30B-A3B"' "$TMPD/out"
+
+# refusals: what the framework cannot express, with the reason
+run 2 plan train --model llama-3-8b --system dgx-h100 --gpus 16 --global-batch 128 --pp 2 --schedule zb-h1 --export megatron
+expect_err "does not run the zb-h1 pipeline schedule"
+run 2 plan train --model llama-3-8b --system dgx-h100 --gpus 16 --global-batch 128 --pp 2 --schedule gpipe \
+	--framework torchtitan --export megatron
+expect_err "--export megatron cannot launch the ranked layout: it uses the gpipe pipeline schedule, which Megatron-LM (Megatron-Core 0.15) does not run"
+run 2 plan train --model mistral-7b --system dgx-h100 --gpus 16 --global-batch 128 --export torchtitan
+expect_err "torchtitan 0.2.1 trains only the models it defines"
+run 2 plan train --model llama-3-8b --system dgx-h100 --gpus 16 --global-batch 128 --cp 2 --framework megatron --export deepspeed
+expect_err "which DeepSpeed with Megatron-DeepSpeed does not run"
+run 2 plan train --model resnet-50 --system dgx-a100 --gpus 8 --global-batch 256 --export megatron
+expect_err "this is a CNN"
+
+# serving: the engines' serve commands with TP/PP, quantization, KV dtype and batch limits
+S="plan serve --model llama-3-70b --system dgx-h100 --rate 5 --slo-ttft-p99 2000 --slo-tpot-p99 100 --duration 30 --no-disaggregate"
+for e in vllm sglang trtllm; do
+	# shellcheck disable=SC2086
+	run 0 $S --weights fp8 --export $e --out "$TMPD/$e.sh"
+	check $e "$TMPD/$e.sh"
+done
+# shellcheck disable=SC2086
+run 0 $S --weights fp8 --json
+json_check "$TMPD/out" "d['deployments'][0]['weights'] == 'fp8'"
+tp=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['deployments'][0]['tp'])" "$TMPD/out")
+arg "--tensor-parallel-size $tp" "$TMPD/vllm.sh"
+arg "--quantization fp8" "$TMPD/vllm.sh"
+arg "--tp-size $tp" "$TMPD/sglang.sh"
+arg "--tp_size $tp" "$TMPD/trtllm.sh"
+run 2 plan serve --model llama-3-8b --rate 5 --slo-ttft-p99 500 --slo-tpot-p99 50 --export tgi
+expect_err "--export must be vllm, sglang or trtllm"
+finish
