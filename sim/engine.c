@@ -601,7 +601,7 @@ bucket_append(equeue *q, int b, int32_t n, int64_t t)
 	q->tail[b] = n;
 }
 
-static void
+static inline __attribute__((always_inline)) void
 push_event(sim_engine *e, int64_t t, int32_t op, uint32_t ver, int type)
 {
 	equeue *q = &e->q;
@@ -692,7 +692,7 @@ compute_rate(const erank *k)
 }
 
 /* Communication started or stopped on a rank: its running compute ops change speed. */
-static void
+static __attribute__((noinline)) void
 rerate(sim_engine *e, erank *k, double old_rate)
 {
 	if (k->ncomp == 0)
@@ -924,7 +924,7 @@ flow_alone(sim_engine *e, eflow *f)
 	push_event(e, e->now + (int64_t)ceil(f->work / f->rate * 1e12), f->op, f->version, EV_END);
 }
 
-static void
+static inline void
 flow_join(sim_engine *e, int32_t fi, int32_t op)
 {
 	eflow *f = &e->flows[fi];

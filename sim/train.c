@@ -85,7 +85,18 @@ typedef struct bld {
 	int32_t embed_l[2], head_l[2]; /* recording: kernel lists of the embedding and head */
 	coll_memo *memo;
 	int memo_bits;
+	int32_t *tp_like;    /* per (stage, instance) and TP collective kind: an op to copy, -1 */
+	struct merged *merged; /* per layer, block and direction: the block's segments as one op */
 } bld;
+
+/* A block's three segments merged into the one op of a block without a side exchange, and that
+ * op's duration and provenance, made once per layer, block and direction. */
+struct merged {
+	bool valid;
+	seg all;
+	int64_t ps;   /* sim_ps(all.t) */
+	hw_prov prov;
+};
 
 /* ---- names --------------------------------------------------------------------------------- */
 
@@ -254,10 +265,10 @@ klist(const block_cost *bc, int slot)
 /* A compute op of segment sg on a rank; `list` is the segment's kernel list (recording only) and
  * `layer` the model layer its weights belong to (-1 none). */
 static int32_t
-compute(bld *b, int rank, const seg *sg, uint32_t tag, int32_t list, int64_t layer)
+compute_priced(bld *b, int rank, const seg *sg, int64_t ps, hw_prov prov, uint32_t tag, int32_t list, int64_t layer)
 {
 	rank_res *r = &b->r[rank];
-	int32_t op = sim_op_compute(b->e, r->comp, sim_ps(sg->t * r->slow), tag, seg_prov(sg));
+	int32_t op = sim_op_compute(b->e, r->comp, ps, tag, prov);
 	if (op < 0) {
 		b->oom = true;
 		return -1;
@@ -274,6 +285,12 @@ compute(bld *b, int rank, const seg *sg, uint32_t tag, int32_t list, int64_t lay
 		r->first = op;
 	r->last = op;
 	return op;
+}
+
+static int32_t
+compute(bld *b, int rank, const seg *sg, uint32_t tag, int32_t list, int64_t layer)
+{
+	return compute_priced(b, rank, sg, sim_ps(sg->t * b->r[rank].slow), seg_prov(sg), tag, list, layer);
 }
 
 /* Which of a rank's comm streams a flow runs on. */
@@ -437,9 +454,31 @@ tp_members(const bld *b, int s, int inst, int *out)
 static void
 tp_coll(bld *b, int s, int inst, hw_coll op, uint32_t tag)
 {
+	/* the instance's first collective of each kind is made in full, the later ones copied: the
+	 * same members, stream, operation and size (act_msg) */
+	int k = op == HW_ALL_GATHER ? 0 : op == HW_REDUCE_SCATTER ? 1 : 2;
+	int32_t *like = &b->tp_like[((size_t)s * (size_t)b->ninst + (size_t)inst) * 3 + (size_t)k];
+	if (*like >= 0 && b->rec == NULL) {
+		int32_t id = sim_op_flow_like(b->e, *like, tag);
+		if (id < 0) {
+			b->oom = true;
+			return;
+		}
+		/* as collective() does with dep_last and gate_members */
+		for (int j = 0; j < b->tpm; j++) {
+			int rk = rank_of(b, s, inst, j);
+			if (b->r[rk].last >= 0)
+				sim_dep(b->e, b->r[rk].last, id);
+			add_pending(b, rk, id);
+		}
+		return;
+	}
 	int mem[64];
 	int n = tp_members(b, s, inst, mem);
-	collective(b, mem, n, S_TP, SIM_G_TP, op, b->c->tp, b->pl.tp_per_node, b->act_msg, tag, NULL, true, true);
+	int32_t id = collective(b, mem, n, S_TP, SIM_G_TP, op, b->c->tp, b->pl.tp_per_node, b->act_msg, tag, NULL, true,
+				true);
+	if (id >= 0)
+		*like = id;
 }
 
 /* The ranks of instance `inst`'s side group (CP ring or EP all-to-all), member j. */
@@ -546,12 +585,23 @@ block(bld *b, int s, const block_cost *bc, bool bwd, bool attn, int64_t layer, i
 				compute(b, rank_of(b, s, i, j), &bc->recompute, sim_tag(TAG_RECOMP, layer, mb), klist(bc, SLOT_RC),
 					layer);
 		if (!bc->split) {
-			seg all = sg[0];
-			seg_merge(&all, &sg[1]);
-			seg_merge(&all, &sg[2]);
+			struct merged *mg = &b->merged[((size_t)layer * 2 + (attn ? 0 : 1)) * 2 + (bwd ? 1 : 0)];
+			if (!mg->valid) {
+				mg->all = sg[0];
+				seg_merge(&mg->all, &sg[1]);
+				seg_merge(&mg->all, &sg[2]);
+				mg->ps = sim_ps(mg->all.t);
+				mg->prov = seg_prov(&mg->all);
+				mg->valid = true;
+			}
 			int32_t l = b->rec ? sim_rec_concat(b->rec, klist(bc, s0), klist(bc, s0 + 1), klist(bc, s0 + 2), -1) : -1;
-			for (int j = 0; j < b->tpm; j++)
-				compute(b, rank_of(b, s, i, j), &all, tag, l, layer);
+			for (int j = 0; j < b->tpm; j++) {
+				int rk = rank_of(b, s, i, j);
+				if (b->r[rk].slow == 1.0)
+					compute_priced(b, rk, &mg->all, mg->ps, mg->prov, tag, l, layer);
+				else
+					compute(b, rk, &mg->all, tag, l, layer);
+			}
 			/* Leaving the block: all-reduce, or SP's reduce-scatter. */
 			tp_coll(b, s, i, sp ? HW_REDUCE_SCATTER : HW_ALL_REDUCE, sim_tag(TAG_TP, layer, mb));
 		} else {
@@ -1151,6 +1201,8 @@ bld_free(bld *b)
 	free(b->lc);
 	free(b->lidx);
 	free(b->memo);
+	free(b->tp_like);
+	free(b->merged);
 }
 
 static int
@@ -1281,7 +1333,12 @@ sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *cin, sim_tra
 	} else {
 		int64_t L = b.t->layers;
 		b.lc = calloc((size_t)L, sizeof *b.lc);
-		if (b.lc == NULL) {
+		b.merged = calloc((size_t)L * 4, sizeof *b.merged);
+		b.tp_like = malloc((size_t)b.p * (size_t)b.ninst * 3 * sizeof *b.tp_like);
+		if (b.tp_like != NULL)
+			for (size_t i = 0; i < (size_t)b.p * (size_t)b.ninst * 3; i++)
+				b.tp_like[i] = -1;
+		if (b.lc == NULL || b.merged == NULL || b.tp_like == NULL) {
 			rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
 			goto fail;
 		}
