@@ -1251,6 +1251,259 @@ too_many_ops(const bld *b, char *err, size_t errlen)
 		      SIM_MAX_OPS / 1e6, b->nranks, (long long)b->micro, b->c->full ? " or drop --full" : "");
 }
 
+/* The shape of the graph of a checked configuration: stages, chunks, micro-batches, simulated
+ * instances per stage and TP members per instance. */
+static int
+shape(bld *b, const model *m, const sim_train_cfg *c, char *err, size_t errlen)
+{
+	b->m = m;
+	b->t = model_transformer(m);
+	b->c = c;
+	sim_place(hw_cost_system(b->cost), c, &b->pl);
+	b->p = b->t ? c->pp : 1;
+	b->v = b->t ? c->vpp : 1;
+	b->micro = c->global_batch / ((int64_t)c->dp * c->micro_batch);
+	if (b->micro > 65535)
+		return pp_err(err, errlen, PP_EUSAGE,
+			      "%lld micro-batches per step is more than the simulator handles (65535): raise --micro-batch",
+			      (long long)b->micro);
+	b->ninst = c->full ? c->dp * c->cp : 1;
+	b->tpm = c->full ? c->tp : 1;
+	if (!b->t) {
+		b->ninst = c->full ? c->dp : 1;
+		b->tpm = 1;
+	}
+	b->nranks = b->p * b->ninst * b->tpm;
+	return 0;
+}
+
+/* The op graph is held in memory whole: the engine refuses ops beyond SIM_MAX_OPS.  A simulated
+ * rank runs at least 2 ops per layer and micro-batch, its forward and its backward (4 to 8 is
+ * usual; ring attention and MoE dispatch take up to 19); a CNN rank at least 2 per micro-batch
+ * (its layers run as a few fused segments): a graph sure to pass the limit by that count is
+ * refused without counting. */
+static bool
+surely_too_many(const bld *b)
+{
+	double per_rank = 2.0 * (b->t ? (double)b->t->layers / (double)b->p : 1.0);
+	return (double)b->nranks * (double)b->micro * per_rank > SIM_MAX_OPS;
+}
+
+/* Builds the op graph of a checked configuration into b (b->e; b must be zeroed).  On failure
+ * the caller frees what b holds (bld_free, b->e, b->rec) as on success. */
+static int
+build(bld *b, const model *m, const hw_cost *cost, const sim_train_cfg *c, size_t reserve_ops, char *err,
+      size_t errlen)
+{
+	const hw_system *sys = hw_cost_system(cost);
+	int rc = 0;
+	b->cost = cost;
+	b->sys = sys;
+	if ((rc = shape(b, m, c, err, errlen)) != 0)
+		return rc;
+	if (surely_too_many(b))
+		return too_many_ops(b, err, errlen);
+	b->e = sim_engine_new(b->nranks, c->trace || c->record_ops);
+	if (b->e != NULL) {
+		sim_engine_limit_ops(b->e, (size_t)SIM_MAX_OPS);
+		if (reserve_ops > 0)
+			sim_engine_reserve(b->e, reserve_ops, 0, 0, 0, 0);
+	}
+	b->embed_l[0] = b->embed_l[1] = b->head_l[0] = b->head_l[1] = -1;
+	if (c->record_ops && (b->rec = sim_rec_new(b->nranks)) == NULL)
+		return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+	/* the collective memo: a few entries per simulated rank (each rank's TP collectives: all-reduce,
+	 * or all-gather and reduce-scatter, forward and backward) */
+	b->memo_bits = 6;
+	while (b->memo_bits < 16 && ((size_t)1 << b->memo_bits) < (size_t)b->nranks * 8)
+		b->memo_bits++;
+	if ((b->memo = malloc(((size_t)1 << b->memo_bits) * sizeof *b->memo)) != NULL)
+		for (size_t i = 0; i < ((size_t)1 << b->memo_bits); i++)
+			b->memo[i].like = -1;
+	if (b->e == NULL || b->memo == NULL || make_ranks(b) != 0)
+		return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+	if (c->full && c->straggler_rank >= 0 && c->straggler > 1.0) {
+		/* global rank -> simulated rank: tp fastest, then cp, dp, pp as Megatron orders them */
+		int g = c->straggler_rank;
+		int tpi = g % c->tp, rest = g / c->tp;
+		int inst = b->t ? rest % (c->dp * c->cp) : rest % c->dp;
+		int st = b->t ? rest / (c->dp * c->cp) : 0;
+		if (!b->t)
+			tpi = 0, inst = g % c->dp;
+		int sr = rank_of(b, st, inst, tpi);
+		if (sr >= 0 && sr < b->nranks)
+			b->r[sr].slow = c->straggler;
+	}
+	if (b->t == NULL) {
+		if (build_cnn(b) != 0) {
+			return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+		}
+	} else {
+		int64_t L = b->t->layers;
+		b->lc = calloc((size_t)L, sizeof *b->lc);
+		b->merged = calloc((size_t)L * 4, sizeof *b->merged);
+		b->tp_like = malloc((size_t)b->p * (size_t)b->ninst * 3 * sizeof *b->tp_like);
+		if (b->tp_like != NULL)
+			for (size_t i = 0; i < (size_t)b->p * (size_t)b->ninst * 3; i++)
+				b->tp_like[i] = -1;
+		if (b->lc == NULL || b->merged == NULL || b->tp_like == NULL) {
+			return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+		}
+		for (int64_t l = 0; l < L; l++) {
+			/* layers of the same kind cost the same: reuse the previous one's costs */
+			if (l > 0 && model_layer_is_moe(m, l) == model_layer_is_moe(m, l - 1))
+				b->lc[l] = b->lc[l - 1];
+			else if (b->rec)
+				sim_layer_cost_rec(m, cost, c, l, &b->lc[l], b->rec);
+			else
+				sim_layer_cost(m, cost, c, l, &b->lc[l]);
+		}
+		if (b->rec) {
+			sim_embed_cost_rec(m, cost, c, &b->embed_f, &b->embed_b, b->rec, b->embed_l);
+			sim_head_cost_rec(m, cost, c, &b->head_f, &b->head_b, b->rec, b->head_l);
+		} else {
+			sim_embed_cost(m, cost, c, &b->embed_f, &b->embed_b);
+			sim_head_cost(m, cost, c, &b->head_f, &b->head_b);
+		}
+		double T = (double)c->micro_batch * (double)sim_seq(m, c) / (double)c->cp;
+		b->act_msg = T * (double)b->t->hidden * sim_act_bytes(c);
+		bool sp = c->sequence_parallel && c->tp > 1;
+		b->pp_msg = b->act_msg / ((sp || (c->pp_scatter_gather && c->tp > 1)) ? (double)c->tp : 1.0);
+		b->lidx = malloc((size_t)L * sizeof *b->lidx);
+		if (b->lidx == NULL) {
+			return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+		}
+		for (int s = 0; s < b->p; s++) {
+			int32_t k = 0;
+			for (int ch = 0; ch < b->v; ch++) {
+				int64_t f, n;
+				chunk_layers(b, s, ch, &f, &n);
+				for (int64_t l = f; l < f + n; l++)
+					b->lidx[l] = k++;
+			}
+		}
+		/* schedules */
+		b->jobs = calloc((size_t)b->p, sizeof *b->jobs);
+		b->njobs = calloc((size_t)b->p, sizeof *b->njobs);
+		b->jindex = calloc((size_t)b->p, sizeof *b->jindex);
+		if (b->jobs == NULL || b->njobs == NULL || b->jindex == NULL) {
+			return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+		}
+		size_t keys = 3 * (size_t)b->v * (size_t)b->micro;
+		for (int s = 0; s < b->p; s++) {
+			if (sim_schedule_jobs(c->schedule, b->p, b->v, b->micro, s, &b->jobs[s], &b->njobs[s]) != 0 ||
+			    (b->jindex[s] = malloc(keys * sizeof(int32_t))) == NULL) {
+				return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+			}
+			for (size_t k = 0; k < keys; k++)
+				b->jindex[s][k] = -1;
+			for (size_t k = 0; k < b->njobs[s]; k++) {
+				const job *jb = &b->jobs[s][k];
+				b->jindex[s][jkey(b, jb->type, jb->chunk, jb->mb)] = (int32_t)k;
+			}
+			if (b->njobs[s] > b->maxjobs)
+				b->maxjobs = b->njobs[s];
+		}
+		int maxl = 0;
+		for (int s = 0; s < b->p; s++)
+			if (sim_stage_layers(m, c, s) > maxl)
+				maxl = sim_stage_layers(m, c, s);
+		b->maxlayers = maxl;
+		b->jfirst = malloc((size_t)b->nranks * b->maxjobs * sizeof *b->jfirst);
+		b->jlast = malloc((size_t)b->nranks * b->maxjobs * sizeof *b->jlast);
+		b->gready = malloc((size_t)b->nranks * (size_t)maxl * sizeof *b->gready);
+		b->ready = malloc((size_t)(b->ninst * b->tpm) * sizeof *b->ready);
+		if (b->jfirst == NULL || b->jlast == NULL || b->gready == NULL || b->ready == NULL) {
+			return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+		}
+		for (size_t k = 0; k < (size_t)b->nranks * (size_t)maxl; k++)
+			b->gready[k] = -1;
+		/* pass 1 */
+		for (int s = 0; s < b->p; s++)
+			for (size_t k = 0; k < b->njobs[s]; k++)
+				emit_job(b, s, k, &b->jobs[s][k]);
+		pass_pipeline(b);
+		pass_grads(b);
+	}
+	if (sim_engine_over_limit(b->e))
+		return too_many_ops(b, err, errlen);
+	if (b->oom || (b->rec && sim_rec_failed(b->rec)))
+		return pp_err(err, errlen, PP_ENOMEM, "out of memory while building the op graph");
+	return rc;
+}
+
+/* How many ops of each tag kind the full mode makes for one its symmetric graph makes: a
+ * rank's own ops on every simulated rank, an instance's TP collectives and pipeline transfers
+ * once per instance, a side exchange once per group of instances, a data-parallel collective
+ * once per TP member (once for a CNN, whose buckets span every rank). */
+static double
+full_per_symmetric(const bld *f, int kind)
+{
+	const sim_train_cfg *c = f->c;
+	double inst = (double)f->ninst, tpm = (double)f->tpm;
+	switch (kind) {
+	case TAG_TP: case TAG_PP_FWD: case TAG_PP_BWD:
+		return inst;
+	case TAG_CP:
+		return inst / (double)c->cp * tpm;
+	case TAG_EP:
+		return inst / (double)c->ep * tpm;
+	case TAG_DP:
+		return f->t ? tpm : 1.0;
+	case TAG_ZERO_AG: case TAG_ZERO_RS:
+		return tpm;
+	default: /* compute, marks, the embedding sync and parameter gather of each rank */
+		return inst * tpm;
+	}
+}
+
+int
+sim_train_census(const model *m, const hw_cost *cost, const sim_train_cfg *cin, double *ops, char *err,
+		 size_t errlen)
+{
+	*ops = 0.0;
+	sim_train_cfg cfg = *cin;
+	int rc = sim_train_check(m, hw_cost_system(cost), &cfg, err, errlen);
+	if (rc != 0)
+		return rc;
+	/* the full mode's shape, for the multipliers */
+	cfg.full = true;
+	bld f;
+	memset(&f, 0, sizeof f);
+	f.cost = cost;
+	if ((rc = shape(&f, m, &cfg, err, errlen)) != 0)
+		return rc;
+	sim_train_cfg sc = cfg;
+	sc.full = false;
+	sc.trace = sc.record_ops = false;
+	sc.straggler = 1.0;
+	bld b;
+	memset(&b, 0, sizeof b);
+	b.cost = cost;
+	if ((rc = shape(&b, m, &sc, err, errlen)) != 0)
+		return rc;
+	if (surely_too_many(&b)) {
+		*ops = INFINITY;
+		return 0;
+	}
+	memset(&b, 0, sizeof b);
+	rc = build(&b, m, cost, &sc, 0, err, errlen);
+	if (rc == 0) {
+		double n = 0.0;
+		int32_t nops = sim_engine_ops(b.e);
+		for (int32_t i = 0; i < nops; i++)
+			n += full_per_symmetric(&f, (int)(sim_op_tag(b.e, i) >> 26));
+		*ops = n;
+	} else if (b.e != NULL && sim_engine_over_limit(b.e)) {
+		*ops = INFINITY;
+		rc = 0;
+	}
+	bld_free(&b);
+	sim_engine_free(b.e);
+	sim_rec_free(b.rec);
+	return rc;
+}
+
 int
 sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *cin, sim_train_result **out, char *err,
 	  size_t errlen)
@@ -1262,172 +1515,34 @@ sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *cin, sim_tra
 	if (rc != 0)
 		return rc;
 	const sim_train_cfg *c = &cfg;
+	size_t reserve = 0;
+	if (c->full) {
+		/* The full mode's ops are counted before any is made, from the symmetric graph (a
+		 * thousandth of the work): a graph over SIM_MAX_OPS is refused at once, instead of after
+		 * building it to the limit (1.7 s and 2.1 GiB for one of Llama-3-405B's), and one under
+		 * it is built into arrays of its size. */
+		bld f;
+		memset(&f, 0, sizeof f);
+		f.cost = cost;
+		if ((rc = shape(&f, m, c, err, errlen)) != 0)
+			return rc;
+		if (surely_too_many(&f))
+			return too_many_ops(&f, err, errlen);
+		double n;
+		if ((rc = sim_train_census(m, cost, c, &n, err, errlen)) != 0)
+			return rc;
+		if (n > SIM_MAX_OPS)
+			return too_many_ops(&f, err, errlen);
+		reserve = (size_t)n;
+	}
 	bld b;
 	memset(&b, 0, sizeof b);
-	b.m = m;
-	b.t = model_transformer(m);
-	b.cost = cost;
-	b.sys = sys;
-	b.c = c;
-	sim_place(sys, c, &b.pl);
-	b.p = b.t ? c->pp : 1;
-	b.v = b.t ? c->vpp : 1;
-	b.micro = c->global_batch / ((int64_t)c->dp * c->micro_batch);
-	if (b.micro > 65535)
-		return pp_err(err, errlen, PP_EUSAGE,
-			      "%lld micro-batches per step is more than the simulator handles (65535): raise --micro-batch",
-			      (long long)b.micro);
-	b.ninst = c->full ? c->dp * c->cp : 1;
-	b.tpm = c->full ? c->tp : 1;
-	if (!b.t) {
-		b.ninst = c->full ? c->dp : 1;
-		b.tpm = 1;
-	}
-	b.nranks = b.p * b.ninst * b.tpm;
-	/* The op graph is held in memory whole (about 150 bytes an op with its events): the engine
-	 * refuses ops beyond SIM_MAX_OPS, and a configuration sure to pass it is refused before
-	 * building.  A simulated rank runs at least 2 ops per layer and micro-batch, its forward and
-	 * its backward (4 to 8 is usual; ring attention and MoE dispatch take up to 19); a CNN rank
-	 * at least 2 per micro-batch (its layers run as a few fused segments). */
-	double per_rank = 2.0 * (b.t ? (double)b.t->layers / (double)b.p : 1.0);
-	if ((double)b.nranks * (double)b.micro * per_rank > SIM_MAX_OPS)
-		return too_many_ops(&b, err, errlen);
-	b.e = sim_engine_new(b.nranks, c->trace || c->record_ops);
-	if (b.e != NULL)
-		sim_engine_limit_ops(b.e, (size_t)SIM_MAX_OPS);
-	b.embed_l[0] = b.embed_l[1] = b.head_l[0] = b.head_l[1] = -1;
-	if (c->record_ops && (b.rec = sim_rec_new(b.nranks)) == NULL) {
-		sim_engine_free(b.e);
-		return pp_err(err, errlen, PP_ENOMEM, "out of memory");
-	}
-	/* the collective memo: a few entries per simulated rank (each rank's TP collectives: all-reduce,
-	 * or all-gather and reduce-scatter, forward and backward) */
-	b.memo_bits = 6;
-	while (b.memo_bits < 16 && ((size_t)1 << b.memo_bits) < (size_t)b.nranks * 8)
-		b.memo_bits++;
-	if ((b.memo = malloc(((size_t)1 << b.memo_bits) * sizeof *b.memo)) != NULL)
-		for (size_t i = 0; i < ((size_t)1 << b.memo_bits); i++)
-			b.memo[i].like = -1;
-	sim_train_result *res = calloc(1, sizeof *res);
-	if (b.e == NULL || res == NULL || b.memo == NULL || make_ranks(&b) != 0) {
+	sim_train_result *res = NULL;
+	rc = build(&b, m, cost, c, reserve, err, errlen);
+	if (rc != 0)
+		goto fail;
+	if ((res = calloc(1, sizeof *res)) == NULL) {
 		rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
-		goto fail;
-	}
-	if (c->full && c->straggler_rank >= 0 && c->straggler > 1.0) {
-		/* global rank -> simulated rank: tp fastest, then cp, dp, pp as Megatron orders them */
-		int g = c->straggler_rank;
-		int tpi = g % c->tp, rest = g / c->tp;
-		int inst = b.t ? rest % (c->dp * c->cp) : rest % c->dp;
-		int st = b.t ? rest / (c->dp * c->cp) : 0;
-		if (!b.t)
-			tpi = 0, inst = g % c->dp;
-		int sr = rank_of(&b, st, inst, tpi);
-		if (sr >= 0 && sr < b.nranks)
-			b.r[sr].slow = c->straggler;
-	}
-	if (b.t == NULL) {
-		if (build_cnn(&b) != 0) {
-			rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
-			goto fail;
-		}
-	} else {
-		int64_t L = b.t->layers;
-		b.lc = calloc((size_t)L, sizeof *b.lc);
-		b.merged = calloc((size_t)L * 4, sizeof *b.merged);
-		b.tp_like = malloc((size_t)b.p * (size_t)b.ninst * 3 * sizeof *b.tp_like);
-		if (b.tp_like != NULL)
-			for (size_t i = 0; i < (size_t)b.p * (size_t)b.ninst * 3; i++)
-				b.tp_like[i] = -1;
-		if (b.lc == NULL || b.merged == NULL || b.tp_like == NULL) {
-			rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
-			goto fail;
-		}
-		for (int64_t l = 0; l < L; l++) {
-			/* layers of the same kind cost the same: reuse the previous one's costs */
-			if (l > 0 && model_layer_is_moe(m, l) == model_layer_is_moe(m, l - 1))
-				b.lc[l] = b.lc[l - 1];
-			else if (b.rec)
-				sim_layer_cost_rec(m, cost, c, l, &b.lc[l], b.rec);
-			else
-				sim_layer_cost(m, cost, c, l, &b.lc[l]);
-		}
-		if (b.rec) {
-			sim_embed_cost_rec(m, cost, c, &b.embed_f, &b.embed_b, b.rec, b.embed_l);
-			sim_head_cost_rec(m, cost, c, &b.head_f, &b.head_b, b.rec, b.head_l);
-		} else {
-			sim_embed_cost(m, cost, c, &b.embed_f, &b.embed_b);
-			sim_head_cost(m, cost, c, &b.head_f, &b.head_b);
-		}
-		double T = (double)c->micro_batch * (double)sim_seq(m, c) / (double)c->cp;
-		b.act_msg = T * (double)b.t->hidden * sim_act_bytes(c);
-		bool sp = c->sequence_parallel && c->tp > 1;
-		b.pp_msg = b.act_msg / ((sp || (c->pp_scatter_gather && c->tp > 1)) ? (double)c->tp : 1.0);
-		b.lidx = malloc((size_t)L * sizeof *b.lidx);
-		if (b.lidx == NULL) {
-			rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
-			goto fail;
-		}
-		for (int s = 0; s < b.p; s++) {
-			int32_t k = 0;
-			for (int ch = 0; ch < b.v; ch++) {
-				int64_t f, n;
-				chunk_layers(&b, s, ch, &f, &n);
-				for (int64_t l = f; l < f + n; l++)
-					b.lidx[l] = k++;
-			}
-		}
-		/* schedules */
-		b.jobs = calloc((size_t)b.p, sizeof *b.jobs);
-		b.njobs = calloc((size_t)b.p, sizeof *b.njobs);
-		b.jindex = calloc((size_t)b.p, sizeof *b.jindex);
-		if (b.jobs == NULL || b.njobs == NULL || b.jindex == NULL) {
-			rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
-			goto fail;
-		}
-		size_t keys = 3 * (size_t)b.v * (size_t)b.micro;
-		for (int s = 0; s < b.p; s++) {
-			if (sim_schedule_jobs(c->schedule, b.p, b.v, b.micro, s, &b.jobs[s], &b.njobs[s]) != 0 ||
-			    (b.jindex[s] = malloc(keys * sizeof(int32_t))) == NULL) {
-				rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
-				goto fail;
-			}
-			for (size_t k = 0; k < keys; k++)
-				b.jindex[s][k] = -1;
-			for (size_t k = 0; k < b.njobs[s]; k++) {
-				const job *jb = &b.jobs[s][k];
-				b.jindex[s][jkey(&b, jb->type, jb->chunk, jb->mb)] = (int32_t)k;
-			}
-			if (b.njobs[s] > b.maxjobs)
-				b.maxjobs = b.njobs[s];
-		}
-		int maxl = 0;
-		for (int s = 0; s < b.p; s++)
-			if (sim_stage_layers(m, c, s) > maxl)
-				maxl = sim_stage_layers(m, c, s);
-		b.maxlayers = maxl;
-		b.jfirst = malloc((size_t)b.nranks * b.maxjobs * sizeof *b.jfirst);
-		b.jlast = malloc((size_t)b.nranks * b.maxjobs * sizeof *b.jlast);
-		b.gready = malloc((size_t)b.nranks * (size_t)maxl * sizeof *b.gready);
-		b.ready = malloc((size_t)(b.ninst * b.tpm) * sizeof *b.ready);
-		if (b.jfirst == NULL || b.jlast == NULL || b.gready == NULL || b.ready == NULL) {
-			rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
-			goto fail;
-		}
-		for (size_t k = 0; k < (size_t)b.nranks * (size_t)maxl; k++)
-			b.gready[k] = -1;
-		/* pass 1 */
-		for (int s = 0; s < b.p; s++)
-			for (size_t k = 0; k < b.njobs[s]; k++)
-				emit_job(&b, s, k, &b.jobs[s][k]);
-		pass_pipeline(&b);
-		pass_grads(&b);
-	}
-	if (sim_engine_over_limit(b.e)) {
-		rc = too_many_ops(&b, err, errlen);
-		goto fail;
-	}
-	if (b.oom || (b.rec && sim_rec_failed(b.rec))) {
-		rc = pp_err(err, errlen, PP_ENOMEM, "out of memory while building the op graph");
 		goto fail;
 	}
 	rc = sim_run(b.e, err, errlen);
