@@ -1306,8 +1306,17 @@ build(bld *b, const model *m, const hw_cost *cost, const sim_train_cfg *c, size_
 	b->e = sim_engine_new(b->nranks, c->trace || c->record_ops);
 	if (b->e != NULL) {
 		sim_engine_limit_ops(b->e, (size_t)SIM_MAX_OPS);
-		if (reserve_ops > 0)
-			sim_engine_reserve(b->e, reserve_ops, 0, 0, 0, 0);
+		/* the arrays sized up front (growing them copies and touches pages twice): the census's
+		 * count, or about 16 ops per layer and micro-batch on a rank (a forward and a backward of
+		 * two blocks with their TP collectives); about 1.5 dependencies an op, 3.5 in full mode
+		 * where collectives wait for every member.  Untouched reserve costs address space only. */
+		size_t ops = reserve_ops;
+		if (ops == 0)
+			ops = (size_t)b->nranks * (size_t)b->micro * (size_t)(b->t ? 16 * (b->t->layers / b->p + 1) : 4 * 16) +
+			      (size_t)b->nranks * 64;
+		if (ops > (size_t)SIM_MAX_OPS)
+			ops = (size_t)SIM_MAX_OPS;
+		sim_engine_reserve(b->e, ops, c->full ? ops * 7 / 2 : ops * 3 / 2, 0, 0, 0);
 	}
 	b->embed_l[0] = b->embed_l[1] = b->head_l[0] = b->head_l[1] = -1;
 	if (c->record_ops && (b->rec = sim_rec_new(b->nranks)) == NULL)
