@@ -1011,6 +1011,12 @@ stream_kick(sim_engine *e, int s)
 		return;
 	int32_t h = st->head;
 	eop *o = &e->ops[h];
+	if (o->nstreams == 1) {
+		/* its one stream is idle with it at the head: it needs only its dependencies */
+		if (o->state == ST_PENDING && o->ndeps == 0)
+			op_start(e, h);
+		return;
+	}
 	if (!st->head_counted) {
 		st->head_counted = true;
 		o->heads++;
