@@ -82,6 +82,7 @@ typedef struct eflow {
 	bool active, frozen;
 	bool excl;     /* never shares a link with another active flow (see link owners) */
 	double alone;  /* its rate when no other flow shares its links */
+	double capw;   /* cap / weight, the level at which its own cap stops it */
 	uint32_t version;
 	uint32_t mark;
 	int32_t op;    /* the op running it (or that ran it last) */
@@ -93,6 +94,7 @@ typedef struct elink {
 	size_t n, ncap;
 	uint32_t mark;
 	double rem, wsum;
+	double ratio;     /* rate filling: rem / wsum in this round, NaN when no weight is left */
 	int32_t lastlist; /* the last link list (offset) that began with this link, -1 */
 	int32_t lastlist_s0; /* the first stream of the last flow given that list */
 	int32_t owner;   /* a stream every flow crossing the link runs on (-1: no flow yet, -2: none) */
@@ -496,6 +498,7 @@ sim_op_flow(sim_engine *e, const int *streams, int nstreams, const int *links, c
 		f->links = at;
 		f->nlinks = (uint16_t)nlinks;
 		f->op = id;
+		f->capw = f->cap / f->weight;
 		/* alone, it moves at its cap or a link's capacity over its coefficient there */
 		f->alone = f->cap;
 		for (int m = 0; m < nlinks; m++) {
@@ -857,15 +860,20 @@ recompute(sim_engine *e, const int32_t *seed_links, int nseed, int32_t seed_flow
 		double lam = INFINITY;
 		for (size_t i = 0; i < e->ncflows; i++) {
 			eflow *f = &e->flows[e->cflows[i]];
-			if (!f->frozen && f->cap / f->weight < lam)
-				lam = f->cap / f->weight;
+			if (!f->frozen && f->capw < lam)
+				lam = f->capw;
 		}
+		/* each link's level once per round (the freezing below reads it; nothing changes it
+		 * before the round's subtractions) */
 		for (size_t i = 0; i < e->nclinks; i++) {
 			elink *k = &e->links[e->clinks[i]];
 			if (k->wsum > 1e-300) {
 				double x = (k->rem > 0 ? k->rem : 0) / k->wsum;
+				k->ratio = x;
 				if (x < lam)
 					lam = x;
+			} else {
+				k->ratio = NAN; /* no weight left: it stops nobody */
 			}
 		}
 		double lim = lam * (1.0 + 1e-12);
@@ -874,12 +882,9 @@ recompute(sim_engine *e, const int32_t *seed_links, int nseed, int32_t seed_flow
 			eflow *f = &e->flows[e->cflows[i]];
 			if (f->frozen)
 				continue;
-			bool freeze = f->cap / f->weight <= lim;
-			for (int m = 0; m < f->nlinks && !freeze; m++) {
-				elink *k = &e->links[e->flow_link[f->links + m]];
-				if (k->wsum > 1e-300 && (k->rem > 0 ? k->rem : 0) / k->wsum <= lim)
-					freeze = true;
-			}
+			bool freeze = f->capw <= lim;
+			for (int m = 0; m < f->nlinks && !freeze; m++)
+				freeze = e->links[e->flow_link[f->links + m]].ratio <= lim;
 			if (!freeze)
 				continue;
 			f->rate = lam * f->weight;
