@@ -313,18 +313,14 @@ ops_grow(sim_engine *e, size_t need)
 	return 0;
 }
 
+static int32_t op_new_slow(sim_engine *e, int kind, int64_t dur, uint32_t tag, hw_prov prov);
+
 static inline int32_t
 op_new(sim_engine *e, int kind, int64_t dur, uint32_t tag, hw_prov prov)
 {
 	size_t id = e->nops;
-	if (id >= e->maxops) {
-		e->over = e->oom = true;
-		return -1;
-	}
-	if (id >= e->opcap && ops_grow(e, id + 1) != 0) {
-		e->oom = true;
-		return -1;
-	}
+	if (__builtin_expect(id >= e->opcap || id >= e->maxops, 0))
+		return op_new_slow(e, kind, dur, tag, prov);
 	eop *o = &e->ops[id];
 	o->ndeps = 0;
 	o->succ = -1;
@@ -340,6 +336,22 @@ op_new(sim_engine *e, int kind, int64_t dur, uint32_t tag, hw_prov prov)
 	e->tag[id] = tag;
 	e->nops = id + 1;
 	return (int32_t)id;
+}
+
+/* op_new at the limit or with the arrays full (out of line: the common path saves no
+ * registers). */
+static __attribute__((noinline)) int32_t
+op_new_slow(sim_engine *e, int kind, int64_t dur, uint32_t tag, hw_prov prov)
+{
+	if (e->nops >= e->maxops) {
+		e->over = e->oom = true;
+		return -1;
+	}
+	if (ops_grow(e, e->nops + 1) != 0) {
+		e->oom = true;
+		return -1;
+	}
+	return op_new(e, kind, dur, tag, prov);
 }
 
 /* Appends op `id` to stream s; slot is its membership record (-1: a one-stream op). */
@@ -553,18 +565,33 @@ sim_op_flow_like(sim_engine *e, int32_t like, uint32_t tag)
 	return id;
 }
 
-int
-sim_dep(sim_engine *e, int32_t before, int32_t after)
+/* sim_dep when the edge array is full (out of line: the common path saves no registers). */
+static __attribute__((noinline)) int
+dep_grow(sim_engine *e, int32_t before, int32_t after)
 {
-	if (before < 0 || after < 0 || (size_t)before >= e->nops || (size_t)after >= e->nops ||
-	    GROW(e->edges, e->edgecap, e->nedges + 1) != 0) {
+	if (GROW(e->edges, e->edgecap, e->nedges + 1) != 0) {
 		e->oom = true;
 		return -1;
 	}
-	e->edges[e->nedges].to = after;
-	e->edges[e->nedges].next = e->ops[before].succ;
-	e->ops[before].succ = (int32_t)e->nedges++;
-	e->ops[after].ndeps++;
+	return sim_dep(e, before, after);
+}
+
+int
+sim_dep(sim_engine *e, int32_t before, int32_t after)
+{
+	/* one unsigned comparison catches a negative id too */
+	if ((uint32_t)before >= e->nops || (uint32_t)after >= e->nops) {
+		e->oom = true;
+		return -1;
+	}
+	size_t n = e->nedges;
+	if (__builtin_expect(n >= e->edgecap, 0))
+		return dep_grow(e, before, after);
+	eop *ops = e->ops;
+	e->edges[n] = (edge){.to = after, .next = ops[before].succ};
+	ops[before].succ = (int32_t)n;
+	ops[after].ndeps++;
+	e->nedges = n + 1;
 	return 0;
 }
 
@@ -604,6 +631,18 @@ bucket_append(equeue *q, int b, int32_t n, int64_t t)
 	q->tail[b] = n;
 }
 
+/* A node for an event when none is free (out of line: the common path saves no registers). */
+static __attribute__((noinline)) int32_t
+node_new(sim_engine *e)
+{
+	equeue *q = &e->q;
+	if (GROW(q->node, q->nodecap, q->nnode + 1) != 0) {
+		e->oom = true;
+		return -1;
+	}
+	return (int32_t)q->nnode++;
+}
+
 static inline __attribute__((always_inline)) void
 push_event(sim_engine *e, int64_t t, int32_t op, uint32_t ver, int type)
 {
@@ -612,12 +651,8 @@ push_event(sim_engine *e, int64_t t, int32_t op, uint32_t ver, int type)
 	if (q->freenode >= 0) {
 		n = q->freenode;
 		q->freenode = q->node[n].next;
-	} else {
-		if (GROW(q->node, q->nodecap, q->nnode + 1) != 0) {
-			e->oom = true;
-			return;
-		}
-		n = (int32_t)q->nnode++;
+	} else if ((n = node_new(e)) < 0) {
+		return;
 	}
 	evnode *x = &q->node[n];
 	x->t = t;
