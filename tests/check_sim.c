@@ -117,6 +117,31 @@ START_TEST(max_min_with_bottlenecks)
 }
 END_TEST
 
+/* A flow across many links (as a data-parallel collective crosses every member's NIC) is held
+ * back by the slowest link it has to itself, and shares the rest: f1 crosses 70 links, one of
+ * 30 B/s and the others faster, and shares the first (100 B/s) with f2.  Max-min: f1 moves at
+ * 30, f2 gets the other 70 of the shared link; f2's 150 B end at 150/70 s, then f1, still held
+ * by its 30 B/s link, ends its 100 B at 10/3 s.  (An even split of the shared link would end
+ * both differently.)  The same with the fast links all alike (two distinct private levels) and
+ * all different (seventy). */
+START_TEST(private_links_bound_a_wide_flow)
+{
+	for (int distinct = 0; distinct < 2; distinct++) {
+		sim_engine *e = sim_engine_new(1, true);
+		int s1 = sim_stream_new(e, 0, SIM_STREAM_COMM), s2 = sim_stream_new(e, 0, SIM_STREAM_COMM);
+		int links[70];
+		for (int i = 0; i < 70; i++)
+			links[i] = sim_link_new(e, i == 0 ? 100.0 : i == 37 ? 30.0 : distinct ? 120.0 + i : 120.0);
+		int32_t f1 = sim_op_flow(e, &s1, 1, links, NULL, 70, 0, 100.0, 1e9, 1.0, 0, HW_PROV_DATASHEET);
+		int32_t f2 = sim_op_flow(e, &s2, 1, links, NULL, 1, 0, 150.0, 1e9, 1.0, 0, HW_PROV_DATASHEET);
+		ck_assert_int_eq(sim_run(e, err, sizeof err), 0);
+		ck_assert_double_eq_tol(secs(sim_op_end(e, f2)), 150.0 / 70.0, 1e-9);
+		ck_assert_double_eq_tol(secs(sim_op_end(e, f1)), 100.0 / 30.0, 1e-9);
+		sim_engine_free(e);
+	}
+}
+END_TEST
+
 /* A latency, then the transfer; a flow on two streams starts when both reach it. */
 START_TEST(latency_and_rendezvous)
 {
@@ -999,6 +1024,7 @@ main(void)
 	tcase_add_test(te, two_flows_share_a_link);
 	tcase_add_test(te, weighted_share);
 	tcase_add_test(te, max_min_with_bottlenecks);
+	tcase_add_test(te, private_links_bound_a_wide_flow);
 	tcase_add_test(te, latency_and_rendezvous);
 	tcase_add_test(te, interference_slows_compute);
 	tcase_add_test(te, deadlock_is_reported);
