@@ -823,6 +823,17 @@ rank_count(sim_engine *e, const eop *o, int delta)
  * to the bit; the cost of a collective's join is no longer its member count times its
  * component's size. */
 
+/* A flow of more than WIDE_LINKS links (a collective over many members) keeps its shared links
+ * and private levels as they change; a narrower one has them looked up when the filling needs
+ * them, which costs less than keeping them for the few links it crosses. */
+enum { WIDE_LINKS = 16 };
+
+static inline bool
+wide(const eflow *f)
+{
+	return f->nlinks > WIDE_LINKS;
+}
+
 static inline uint64_t *
 shared_bits(eflow *f)
 {
@@ -893,7 +904,7 @@ static double
 flow_eff(const sim_engine *e, const eflow *f)
 {
 	double eff = f->capw;
-	if (f->priv_over) {
+	if (!wide(f) || f->priv_over) {
 		for (int m = 0; m < f->nlinks; m++) {
 			double lv;
 			if (e->links[e->flow_link[f->links + m]].n == 1 && priv_level(e, f, m, &lv) && lv < eff)
@@ -919,18 +930,21 @@ link_add_flow(sim_engine *e, int32_t l, int32_t fi, int m)
 	eflow *f = &e->flows[fi];
 	double lv;
 	if (k->n == 0) {
-		if (priv_level(e, f, m, &lv))
+		if (wide(f) && priv_level(e, f, m, &lv))
 			priv_add(f, lv);
 	} else {
 		if (k->n == 1) {
 			/* the flow that had it to itself shares it now */
 			lentry o = k->flows[0];
 			eflow *g = &e->flows[o.flow];
-			if (priv_level(e, g, o.m, &lv))
-				priv_del(g, lv);
-			bit_set(g, o.m);
+			if (wide(g)) {
+				if (priv_level(e, g, o.m, &lv))
+					priv_del(g, lv);
+				bit_set(g, o.m);
+			}
 		}
-		bit_set(f, m);
+		if (wide(f))
+			bit_set(f, m);
 	}
 	k->flows[k->n++] = (lentry){fi, m};
 }
@@ -940,22 +954,29 @@ static void
 link_remove_flow(sim_engine *e, int32_t l, int32_t fi)
 {
 	elink *k = &e->links[l];
+	if (k->n == 1 && k->flows[0].flow == fi) {
+		k->n = 0; /* the usual case: it was alone there */
+		return;
+	}
 	size_t i = 0;
 	while (i < k->n && k->flows[i].flow != fi)
 		i++;
 	if (i == k->n)
 		return;
 	/* keep the order: the rates are computed over the flows in this order */
-	memmove(&k->flows[i], &k->flows[i + 1], (k->n - i - 1) * sizeof *k->flows);
+	for (size_t j = i + 1; j < k->n; j++)
+		k->flows[j - 1] = k->flows[j];
 	k->n--;
 	if (k->n == 1) {
 		/* the flow left on it has it to itself again */
 		lentry o = k->flows[0];
 		eflow *g = &e->flows[o.flow];
 		double lv;
-		bit_clear(g, o.m);
-		if (priv_level(e, g, o.m, &lv))
-			priv_add(g, lv);
+		if (wide(g)) {
+			bit_clear(g, o.m);
+			if (priv_level(e, g, o.m, &lv))
+				priv_add(g, lv);
+		}
 	}
 }
 
@@ -972,15 +993,22 @@ comp_add_link(sim_engine *e, int32_t l)
 	e->clinks[e->nclinks++] = l;
 }
 
-/* Calls fn(e, f, m) for every shared link m of flow f, in the order of its links. */
+/* Runs body for every shared link m of flow f, in the order of its links. */
 #define FOR_SHARED(f, m, body)                                                                                    \
 	do {                                                                                                      \
-		const uint64_t *w_ = shared_bits(f);                                                              \
-		for (int wi_ = 0; wi_ < ((f)->nlinks + 63) / 64; wi_++)                                           \
-			for (uint64_t b_ = w_[wi_]; b_ != 0; b_ &= b_ - 1) {                                      \
-				int m = wi_ * 64 + __builtin_ctzll(b_);                                            \
-				body;                                                                              \
-			}                                                                                          \
+		if (wide(f)) {                                                                                    \
+			const uint64_t *w_ = shared_bits(f);                                                      \
+			for (int wi_ = 0; wi_ < ((f)->nlinks + 63) / 64; wi_++)                                   \
+				for (uint64_t b_ = w_[wi_]; b_ != 0; b_ &= b_ - 1) {                              \
+					int m = wi_ * 64 + __builtin_ctzll(b_);                                    \
+					body;                                                                      \
+				}                                                                                  \
+		} else {                                                                                          \
+			for (int m = 0; m < (f)->nlinks; m++)                                                     \
+				if (e->links[e->flow_link[(f)->links + m]].n >= 2) {                              \
+					body;                                                                      \
+				}                                                                                  \
+		}                                                                                                 \
 	} while (0)
 
 /* Recomputes the rates of the flows connected to `seed` (a flow that just joined, or the links
@@ -1167,9 +1195,14 @@ flow_leave(sim_engine *e, int32_t fi)
 		others |= e->links[l].n > 0;
 	}
 	/* the record is clean for the next op that runs it */
-	memset(shared_bits(f), 0, (size_t)(f->nlinks + 63) / 64 * sizeof(uint64_t));
-	f->npriv = 0;
-	f->priv_over = false;
+	if (wide(f)) {
+		if (f->nlinks <= 64)
+			f->shared1 = 0;
+		else
+			memset(f->shared, 0, (size_t)(f->nlinks + 63) / 64 * sizeof *f->shared);
+		f->npriv = 0;
+		f->priv_over = false;
+	}
 	if (others)
 		recompute(e, &e->flow_link[f->links], f->nlinks, -1);
 }
