@@ -341,36 +341,43 @@ run_pool(pool *p, int jobs, size_t base_done, size_t total)
  * numbers and move small records (the candidates themselves are over a kilobyte), and permute
  * the candidates once at the end.  The order is the one comparing strings gave. */
 
-typedef struct keyed {
-	char key[128];
-	size_t idx;
-} keyed;
+/* The key strings of a count's candidates, sorted through an index array (moving 4-byte indices,
+ * not 128-byte strings). */
+static _Thread_local const char (*sort_keys)[128];
 
 static int
 cmp_keyed(const void *x, const void *y)
 {
-	return strcmp(((const keyed *)x)->key, ((const keyed *)y)->key);
+	return strcmp(sort_keys[*(const uint32_t *)x], sort_keys[*(const uint32_t *)y]);
 }
 
 /* Sets every candidate's key_rank. */
 static int
 rank_keys(plan_cand *c, size_t n)
 {
-	keyed *k = malloc((n ? n : 1) * sizeof *k);
-	if (k == NULL)
+	char(*k)[128] = malloc((n ? n : 1) * sizeof *k);
+	uint32_t *idx = malloc((n ? n : 1) * sizeof *idx);
+	if (k == NULL || idx == NULL) {
+		free(k);
+		free(idx);
 		return PP_ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		plan_key(&c[i].cfg, k[i].key, sizeof k[i].key);
-		k[i].idx = i;
 	}
-	qsort(k, n, sizeof *k, cmp_keyed);
+	for (size_t i = 0; i < n; i++) {
+		plan_key(&c[i].cfg, k[i], sizeof k[i]);
+		idx[i] = (uint32_t)i;
+	}
+	/* qsort has no context argument in C11: the keys go through a pointer of this thread's */
+	sort_keys = (const char(*)[128])k;
+	qsort(idx, n, sizeof *idx, cmp_keyed);
+	sort_keys = NULL;
 	uint32_t r = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (i > 0 && strcmp(k[i].key, k[i - 1].key) != 0)
+		if (i > 0 && strcmp(k[idx[i]], k[idx[i - 1]]) != 0)
 			r++;
-		c[k[i].idx].key_rank = r;
+		c[idx[i]].key_rank = r;
 	}
 	free(k);
+	free(idx);
 	return 0;
 }
 

@@ -86,6 +86,7 @@ typedef struct bld {
 	coll_memo *memo;
 	int memo_bits;
 	int32_t *tp_like;    /* per (stage, instance) and TP collective kind: an op to copy, -1 */
+	int32_t *pp_like;    /* per (stage, instance) and direction: a pipeline transfer to copy, -1 */
 	struct merged *merged; /* per layer, block and direction: the block's segments as one op */
 } bld;
 
@@ -796,18 +797,51 @@ emit_job(bld *b, int s, size_t ji, const job *jb)
 
 /* ---- pass 2: pipeline transfers ------------------------------------------------------------ */
 
+/* A pipeline transfer of instance i waits for the sending job's last compute op and gates the
+ * receiving job's first, on every TP member. */
+static void
+pp_deps(bld *b, int from_s, size_t from_j, int to_s, size_t to_j, int i, int32_t id)
+{
+	for (int j = 0; j < b->tpm; j++) {
+		int ra = rank_of(b, from_s, i, j), rz = rank_of(b, to_s, i, j);
+		int32_t last = b->jlast[(size_t)ra * b->maxjobs + from_j];
+		int32_t first = b->jfirst[(size_t)rz * b->maxjobs + to_j];
+		if (last >= 0)
+			sim_dep(b->e, last, id);
+		if (first >= 0)
+			sim_dep(b->e, id, first);
+	}
+}
+
 static void
 pp_flow(bld *b, int from_s, size_t from_j, int to_s, size_t to_j, bool fwd, int chunk, int64_t mb)
 {
 	const sim_train_cfg *c = b->c;
 	hw_flow f;
 	int per_node = b->pl.pp_intra ? 2 : 1;
-	hw_cost_coll(b->cost, HW_SEND_RECV, 2, per_node, b->pp_msg, &f);
-	double lat = f.latency_s;
 	bool sg = c->pp_scatter_gather && !(c->sequence_parallel && c->tp > 1) && c->tp > 1;
-	if (sg) /* the receiving TP ranks all-gather their slices */
-		lat += hw_cost_coll_time(b->cost, HW_ALL_GATHER, c->tp, b->pl.tp_per_node, b->pp_msg * c->tp, NULL);
+	double lat = 0.0;
+	bool priced = false;
 	for (int i = 0; i < b->ninst; i++) {
+		/* a stage's transfers to the next (or previous) of an instance are all alike: the first
+		 * is made, the others copied from it */
+		int32_t *like = &b->pp_like[((size_t)from_s * (size_t)b->ninst + (size_t)i) * 2 + (fwd ? 0 : 1)];
+		int32_t id = -1;
+		if (*like >= 0 && b->rec == NULL) {
+			if ((id = sim_op_flow_like(b->e, *like, sim_tag(fwd ? TAG_PP_FWD : TAG_PP_BWD, chunk, mb))) < 0) {
+				b->oom = true;
+				return;
+			}
+			pp_deps(b, from_s, from_j, to_s, to_j, i, id);
+			continue;
+		}
+		if (!priced) {
+			hw_cost_coll(b->cost, HW_SEND_RECV, 2, per_node, b->pp_msg, &f);
+			lat = f.latency_s;
+			if (sg) /* the receiving TP ranks all-gather their slices */
+				lat += hw_cost_coll_time(b->cost, HW_ALL_GATHER, c->tp, b->pl.tp_per_node, b->pp_msg * c->tp, NULL);
+			priced = true;
+		}
 		int n = b->tpm;
 		int streams[128], links[256];
 		double coef[256];
@@ -819,27 +853,20 @@ pp_flow(bld *b, int from_s, size_t from_j, int to_s, size_t to_j, bool fwd, int 
 			links[nl] = per_node == 2 ? a->nvl_tx : a->nic_tx, coef[nl++] = 1.0;
 			links[nl] = per_node == 2 ? z->nvl_rx : z->nic_rx, coef[nl++] = 1.0;
 		}
-		int32_t id = sim_op_flow(b->e, streams, 2 * n, links, coef, nl, sim_ps(lat), b->pp_msg, f.bw, 1.0,
-					 sim_tag(fwd ? TAG_PP_FWD : TAG_PP_BWD, chunk, mb), f.prov);
+		id = sim_op_flow(b->e, streams, 2 * n, links, coef, nl, sim_ps(lat), b->pp_msg, f.bw, 1.0,
+				 sim_tag(fwd ? TAG_PP_FWD : TAG_PP_BWD, chunk, mb), f.prov);
 		if (id < 0) {
 			b->oom = true;
 			return;
 		}
+		*like = id;
 		if (b->rec) {
 			sim_oprec x = {.what = REC_P2P, .group = SIM_G_PP, .coll = HW_SEND_RECV,
 				       .elem = (uint8_t)sim_act_bytes(c), .tp_gather = sg, .gsize = 2, .per_node = per_node,
 				       .from_stage = from_s, .to_stage = to_s, .list = -1, .layer = -1, .bytes = b->pp_msg};
 			sim_rec_op(b->rec, id, &x);
 		}
-		for (int j = 0; j < n; j++) {
-			int ra = rank_of(b, from_s, i, j), rz = rank_of(b, to_s, i, j);
-			int32_t last = b->jlast[(size_t)ra * b->maxjobs + from_j];
-			int32_t first = b->jfirst[(size_t)rz * b->maxjobs + to_j];
-			if (last >= 0)
-				sim_dep(b->e, last, id);
-			if (first >= 0)
-				sim_dep(b->e, id, first);
-		}
+		pp_deps(b, from_s, from_j, to_s, to_j, i, id);
 	}
 }
 
@@ -1202,6 +1229,7 @@ bld_free(bld *b)
 	free(b->lidx);
 	free(b->memo);
 	free(b->tp_like);
+	free(b->pp_like);
 	free(b->merged);
 }
 
@@ -1355,7 +1383,11 @@ build(bld *b, const model *m, const hw_cost *cost, const sim_train_cfg *c, size_
 		if (b->tp_like != NULL)
 			for (size_t i = 0; i < (size_t)b->p * (size_t)b->ninst * 3; i++)
 				b->tp_like[i] = -1;
-		if (b->lc == NULL || b->merged == NULL || b->tp_like == NULL) {
+		b->pp_like = malloc((size_t)b->p * (size_t)b->ninst * 2 * sizeof *b->pp_like);
+		if (b->pp_like != NULL)
+			for (size_t i = 0; i < (size_t)b->p * (size_t)b->ninst * 2; i++)
+				b->pp_like[i] = -1;
+		if (b->lc == NULL || b->merged == NULL || b->tp_like == NULL || b->pp_like == NULL) {
 			return pp_err(err, errlen, PP_ENOMEM, "out of memory");
 		}
 		for (int64_t l = 0; l < L; l++) {
