@@ -70,6 +70,8 @@ typedef struct estream {
 	uint32_t ver;    /* version of its completion event */
 } estream;
 
+enum { PRIV_LEVELS = 4 }; /* distinct private link levels a flow tracks (see eflow) */
+
 /* A flow: what it moves and how fast (made once), and its progress while it runs.  Ops made by
  * sim_op_flow_like share the flow record of the op they copy: they run on the same streams, so
  * one at a time, and the record holds the progress of whichever runs. */
@@ -82,17 +84,36 @@ typedef struct eflow {
 	bool active, frozen;
 	bool excl;     /* never shares a link with another active flow (see link owners) */
 	double alone;  /* its rate when no other flow shares its links */
+	double capw;   /* cap / weight, the level at which its own cap stops it */
+	/* While it runs: which of its links it shares (a bit per link, in the words at shared,
+	 * or inline for up to 64 links) and the levels of the others, which it has to itself
+	 * (cap / (weight coef), npriv distinct ones with their counts; a flow with more distinct
+	 * levels than PRIV_LEVELS has them recounted when asked, priv_over). */
+	uint64_t shared1;
+	uint64_t *shared;
+	double priv[PRIV_LEVELS];
+	int32_t npriv_at[PRIV_LEVELS];
+	uint8_t npriv;
+	bool priv_over;
+	double eff;    /* rate filling: the lowest of capw and its private levels */
 	uint32_t version;
 	uint32_t mark;
 	int32_t op;    /* the op running it (or that ran it last) */
 } eflow;
 
+/* A flow on a link: the flow and the link's place in the flow's list. */
+typedef struct lentry {
+	int32_t flow;
+	int32_t m;
+} lentry;
+
 typedef struct elink {
 	double cap;
-	int32_t *flows;
+	lentry *flows;    /* the active flows crossing it, in the order they joined */
 	size_t n, ncap;
 	uint32_t mark;
 	double rem, wsum;
+	double ratio;     /* rate filling: rem / wsum in this round, NaN when no weight is left */
 	int32_t lastlist; /* the last link list (offset) that began with this link, -1 */
 	int32_t lastlist_s0; /* the first stream of the last flow given that list */
 	int32_t owner;   /* a stream every flow crossing the link runs on (-1: no flow yet, -2: none) */
@@ -236,6 +257,8 @@ sim_engine_free(sim_engine *e)
 		return;
 	for (size_t i = 0; i < e->nlinks; i++)
 		free(e->links[i].flows);
+	for (size_t i = 0; i < e->nflows; i++)
+		free(e->flows[i].shared);
 	free(e->ops);
 	free(e->dur);
 	free(e->tag);
@@ -311,18 +334,14 @@ ops_grow(sim_engine *e, size_t need)
 	return 0;
 }
 
+static int32_t op_new_slow(sim_engine *e, int kind, int64_t dur, uint32_t tag, hw_prov prov);
+
 static inline int32_t
 op_new(sim_engine *e, int kind, int64_t dur, uint32_t tag, hw_prov prov)
 {
 	size_t id = e->nops;
-	if (id >= e->maxops) {
-		e->over = e->oom = true;
-		return -1;
-	}
-	if (id >= e->opcap && ops_grow(e, id + 1) != 0) {
-		e->oom = true;
-		return -1;
-	}
+	if (__builtin_expect(id >= e->opcap || id >= e->maxops, 0))
+		return op_new_slow(e, kind, dur, tag, prov);
 	eop *o = &e->ops[id];
 	o->ndeps = 0;
 	o->succ = -1;
@@ -338,6 +357,22 @@ op_new(sim_engine *e, int kind, int64_t dur, uint32_t tag, hw_prov prov)
 	e->tag[id] = tag;
 	e->nops = id + 1;
 	return (int32_t)id;
+}
+
+/* op_new at the limit or with the arrays full (out of line: the common path saves no
+ * registers). */
+static __attribute__((noinline)) int32_t
+op_new_slow(sim_engine *e, int kind, int64_t dur, uint32_t tag, hw_prov prov)
+{
+	if (e->nops >= e->maxops) {
+		e->over = e->oom = true;
+		return -1;
+	}
+	if (ops_grow(e, e->nops + 1) != 0) {
+		e->oom = true;
+		return -1;
+	}
+	return op_new(e, kind, dur, tag, prov);
 }
 
 /* Appends op `id` to stream s; slot is its membership record (-1: a one-stream op). */
@@ -496,6 +531,7 @@ sim_op_flow(sim_engine *e, const int *streams, int nstreams, const int *links, c
 		f->links = at;
 		f->nlinks = (uint16_t)nlinks;
 		f->op = id;
+		f->capw = f->cap / f->weight;
 		/* alone, it moves at its cap or a link's capacity over its coefficient there */
 		f->alone = f->cap;
 		for (int m = 0; m < nlinks; m++) {
@@ -550,18 +586,33 @@ sim_op_flow_like(sim_engine *e, int32_t like, uint32_t tag)
 	return id;
 }
 
-int
-sim_dep(sim_engine *e, int32_t before, int32_t after)
+/* sim_dep when the edge array is full (out of line: the common path saves no registers). */
+static __attribute__((noinline)) int
+dep_grow(sim_engine *e, int32_t before, int32_t after)
 {
-	if (before < 0 || after < 0 || (size_t)before >= e->nops || (size_t)after >= e->nops ||
-	    GROW(e->edges, e->edgecap, e->nedges + 1) != 0) {
+	if (GROW(e->edges, e->edgecap, e->nedges + 1) != 0) {
 		e->oom = true;
 		return -1;
 	}
-	e->edges[e->nedges].to = after;
-	e->edges[e->nedges].next = e->ops[before].succ;
-	e->ops[before].succ = (int32_t)e->nedges++;
-	e->ops[after].ndeps++;
+	return sim_dep(e, before, after);
+}
+
+int
+sim_dep(sim_engine *e, int32_t before, int32_t after)
+{
+	/* one unsigned comparison catches a negative id too */
+	if ((uint32_t)before >= e->nops || (uint32_t)after >= e->nops) {
+		e->oom = true;
+		return -1;
+	}
+	size_t n = e->nedges;
+	if (__builtin_expect(n >= e->edgecap, 0))
+		return dep_grow(e, before, after);
+	eop *ops = e->ops;
+	e->edges[n] = (edge){.to = after, .next = ops[before].succ};
+	ops[before].succ = (int32_t)n;
+	ops[after].ndeps++;
+	e->nedges = n + 1;
 	return 0;
 }
 
@@ -601,7 +652,19 @@ bucket_append(equeue *q, int b, int32_t n, int64_t t)
 	q->tail[b] = n;
 }
 
-static void
+/* A node for an event when none is free (out of line: the common path saves no registers). */
+static __attribute__((noinline)) int32_t
+node_new(sim_engine *e)
+{
+	equeue *q = &e->q;
+	if (GROW(q->node, q->nodecap, q->nnode + 1) != 0) {
+		e->oom = true;
+		return -1;
+	}
+	return (int32_t)q->nnode++;
+}
+
+static inline __attribute__((always_inline)) void
 push_event(sim_engine *e, int64_t t, int32_t op, uint32_t ver, int type)
 {
 	equeue *q = &e->q;
@@ -609,12 +672,8 @@ push_event(sim_engine *e, int64_t t, int32_t op, uint32_t ver, int type)
 	if (q->freenode >= 0) {
 		n = q->freenode;
 		q->freenode = q->node[n].next;
-	} else {
-		if (GROW(q->node, q->nodecap, q->nnode + 1) != 0) {
-			e->oom = true;
-			return;
-		}
-		n = (int32_t)q->nnode++;
+	} else if ((n = node_new(e)) < 0) {
+		return;
 	}
 	evnode *x = &q->node[n];
 	x->t = t;
@@ -692,7 +751,7 @@ compute_rate(const erank *k)
 }
 
 /* Communication started or stopped on a rank: its running compute ops change speed. */
-static void
+static __attribute__((noinline)) void
 rerate(sim_engine *e, erank *k, double old_rate)
 {
 	if (k->ncomp == 0)
@@ -753,32 +812,172 @@ rank_count(sim_engine *e, const eop *o, int delta)
 
 /* ---- flows --------------------------------------------------------------------------------- */
 
+/* Rate filling (Bertsekas and Gallager, "Data Networks", 6.5.2: max-min fairness by
+ * progressive filling) runs over the connected component of the flow that joined or left: the
+ * flows linked through links they share.  A link only one active flow crosses ("private" to it)
+ * constrains that flow alone, at the fixed level cap / (weight x coefficient) until the flow is
+ * frozen: each flow keeps the levels of its private links (usually one or two distinct values,
+ * a data-parallel collective having hundreds of such links), and the filling visits shared
+ * links only.  The component is found through shared links alone too.  Every value compared
+ * and every sum is the one visiting all links gave, in the same order, so the rates are the same
+ * to the bit; the cost of a collective's join is no longer its member count times its
+ * component's size. */
+
+/* A flow of more than WIDE_LINKS links (a collective over many members) keeps its shared links
+ * and private levels as they change; a narrower one has them looked up when the filling needs
+ * them, which costs less than keeping them for the few links it crosses. */
+enum { WIDE_LINKS = 16 };
+
+static inline bool
+wide(const eflow *f)
+{
+	return f->nlinks > WIDE_LINKS;
+}
+
+static inline uint64_t *
+shared_bits(eflow *f)
+{
+	return f->nlinks <= 64 ? &f->shared1 : f->shared;
+}
+
+static inline void
+bit_set(eflow *f, int m)
+{
+	shared_bits(f)[m >> 6] |= UINT64_C(1) << (m & 63);
+}
+
+static inline void
+bit_clear(eflow *f, int m)
+{
+	shared_bits(f)[m >> 6] &= ~(UINT64_C(1) << (m & 63));
+}
+
+/* The level of a link that flow f has to itself (what the filling computed for it: its capacity
+ * over the weight it carries); false when it carries no weight (a zero coefficient). */
+static inline bool
+priv_level(const sim_engine *e, const eflow *f, int m, double *lv)
+{
+	double wsum = 0.0 + f->weight * e->flow_coef[f->links + m];
+	if (!(wsum > 1e-300))
+		return false;
+	double rem = e->links[e->flow_link[f->links + m]].cap;
+	*lv = (rem > 0 ? rem : 0) / wsum;
+	return true;
+}
+
 static void
-link_add_flow(sim_engine *e, int32_t l, int32_t f)
+priv_add(eflow *f, double lv)
+{
+	if (f->priv_over)
+		return;
+	for (int i = 0; i < f->npriv; i++)
+		if (f->priv[i] == lv) {
+			f->npriv_at[i]++;
+			return;
+		}
+	if (f->npriv == PRIV_LEVELS) {
+		f->priv_over = true; /* recounted from its links when needed */
+		return;
+	}
+	f->priv[f->npriv] = lv;
+	f->npriv_at[f->npriv++] = 1;
+}
+
+static void
+priv_del(eflow *f, double lv)
+{
+	if (f->priv_over)
+		return;
+	for (int i = 0; i < f->npriv; i++)
+		if (f->priv[i] == lv) {
+			if (--f->npriv_at[i] == 0) {
+				f->npriv--;
+				f->priv[i] = f->priv[f->npriv];
+				f->npriv_at[i] = f->npriv_at[f->npriv];
+			}
+			return;
+		}
+}
+
+/* The lowest level at which flow f stops by itself: its cap, or a private link. */
+static double
+flow_eff(const sim_engine *e, const eflow *f)
+{
+	double eff = f->capw;
+	if (!wide(f) || f->priv_over) {
+		for (int m = 0; m < f->nlinks; m++) {
+			double lv;
+			if (e->links[e->flow_link[f->links + m]].n == 1 && priv_level(e, f, m, &lv) && lv < eff)
+				eff = lv;
+		}
+		return eff;
+	}
+	for (int i = 0; i < f->npriv; i++)
+		if (f->priv[i] < eff)
+			eff = f->priv[i];
+	return eff;
+}
+
+/* Flow fi (its link m) joins link l. */
+static void
+link_add_flow(sim_engine *e, int32_t l, int32_t fi, int m)
 {
 	elink *k = &e->links[l];
 	if (GROW(k->flows, k->ncap, k->n + 1) != 0) {
 		e->oom = true;
 		return;
 	}
-	k->flows[k->n++] = f;
+	eflow *f = &e->flows[fi];
+	double lv;
+	if (k->n == 0) {
+		if (wide(f) && priv_level(e, f, m, &lv))
+			priv_add(f, lv);
+	} else {
+		if (k->n == 1) {
+			/* the flow that had it to itself shares it now */
+			lentry o = k->flows[0];
+			eflow *g = &e->flows[o.flow];
+			if (wide(g)) {
+				if (priv_level(e, g, o.m, &lv))
+					priv_del(g, lv);
+				bit_set(g, o.m);
+			}
+		}
+		if (wide(f))
+			bit_set(f, m);
+	}
+	k->flows[k->n++] = (lentry){fi, m};
 }
 
+/* Flow fi leaves link l. */
 static void
-link_remove_flow(sim_engine *e, int32_t l, int32_t f)
+link_remove_flow(sim_engine *e, int32_t l, int32_t fi)
 {
 	elink *k = &e->links[l];
-	if (k->n == 1 && k->flows[0] == f) {
-		k->n = 0;
+	if (k->n == 1 && k->flows[0].flow == fi) {
+		k->n = 0; /* the usual case: it was alone there */
 		return;
 	}
-	for (size_t i = 0; i < k->n; i++)
-		if (k->flows[i] == f) {
-			/* keep the order: the rates are computed over the flows in this order */
-			memmove(&k->flows[i], &k->flows[i + 1], (k->n - i - 1) * sizeof *k->flows);
-			k->n--;
-			return;
+	size_t i = 0;
+	while (i < k->n && k->flows[i].flow != fi)
+		i++;
+	if (i == k->n)
+		return;
+	/* keep the order: the rates are computed over the flows in this order */
+	for (size_t j = i + 1; j < k->n; j++)
+		k->flows[j - 1] = k->flows[j];
+	k->n--;
+	if (k->n == 1) {
+		/* the flow left on it has it to itself again */
+		lentry o = k->flows[0];
+		eflow *g = &e->flows[o.flow];
+		double lv;
+		if (wide(g)) {
+			bit_clear(g, o.m);
+			if (priv_level(e, g, o.m, &lv))
+				priv_add(g, lv);
 		}
+	}
 }
 
 static void
@@ -794,6 +993,24 @@ comp_add_link(sim_engine *e, int32_t l)
 	e->clinks[e->nclinks++] = l;
 }
 
+/* Runs body for every shared link m of flow f, in the order of its links. */
+#define FOR_SHARED(f, m, body)                                                                                    \
+	do {                                                                                                      \
+		if (wide(f)) {                                                                                    \
+			const uint64_t *w_ = shared_bits(f);                                                      \
+			for (int wi_ = 0; wi_ < ((f)->nlinks + 63) / 64; wi_++)                                   \
+				for (uint64_t b_ = w_[wi_]; b_ != 0; b_ &= b_ - 1) {                              \
+					int m = wi_ * 64 + __builtin_ctzll(b_);                                    \
+					body;                                                                      \
+				}                                                                                  \
+		} else {                                                                                          \
+			for (int m = 0; m < (f)->nlinks; m++)                                                     \
+				if (e->links[e->flow_link[(f)->links + m]].n >= 2) {                              \
+					body;                                                                      \
+				}                                                                                  \
+		}                                                                                                 \
+	} while (0)
+
 /* Recomputes the rates of the flows connected to `seed` (a flow that just joined, or the links
  * of one that just left) and reschedules their completions. */
 static void
@@ -802,7 +1019,8 @@ recompute(sim_engine *e, const int32_t *seed_links, int nseed, int32_t seed_flow
 	e->mark++;
 	e->ncflows = e->nclinks = 0;
 	for (int i = 0; i < nseed; i++)
-		comp_add_link(e, seed_links[i]);
+		if (e->links[seed_links[i]].n > 0)
+			comp_add_link(e, seed_links[i]);
 	if (seed_flow >= 0 && e->flows[seed_flow].active) {
 		e->flows[seed_flow].mark = e->mark;
 		if (GROW(e->cflows, e->ncflowcap, e->ncflows + 1) != 0) {
@@ -811,11 +1029,11 @@ recompute(sim_engine *e, const int32_t *seed_links, int nseed, int32_t seed_flow
 		}
 		e->cflows[e->ncflows++] = seed_flow;
 	}
-	/* Breadth-first over links and flows. */
+	/* Breadth-first over links and flows (a private link leads to no other flow). */
 	for (size_t li = 0; li < e->nclinks; li++) {
 		elink *k = &e->links[e->clinks[li]];
 		for (size_t j = 0; j < k->n; j++) {
-			int32_t f = k->flows[j];
+			int32_t f = k->flows[j].flow;
 			eflow *fl = &e->flows[f];
 			if (fl->mark == e->mark)
 				continue;
@@ -825,8 +1043,8 @@ recompute(sim_engine *e, const int32_t *seed_links, int nseed, int32_t seed_flow
 				return;
 			}
 			e->cflows[e->ncflows++] = f;
-			for (int m = 0; m < fl->nlinks; m++)
-				comp_add_link(e, e->flow_link[fl->links + m]);
+			FOR_SHARED(fl, m, comp_add_link(e, e->flow_link[fl->links + m]));
+			k = &e->links[e->clinks[li]];
 		}
 	}
 	/* Bring the work of every flow in the component up to now at its old rate. */
@@ -839,9 +1057,11 @@ recompute(sim_engine *e, const int32_t *seed_links, int nseed, int32_t seed_flow
 		}
 		f->last = e->now;
 		f->frozen = false;
+		f->eff = flow_eff(e, f);
 	}
 	/* Progressive filling: raise every unfrozen flow's rate in proportion to its weight until
-	 * a link saturates (freezing its flows) or a flow reaches its cap. */
+	 * a link saturates (freezing its flows) or a flow reaches its cap or a private link's
+	 * level. */
 	for (size_t i = 0; i < e->nclinks; i++) {
 		elink *k = &e->links[e->clinks[i]];
 		k->rem = k->cap;
@@ -849,23 +1069,29 @@ recompute(sim_engine *e, const int32_t *seed_links, int nseed, int32_t seed_flow
 	}
 	for (size_t i = 0; i < e->ncflows; i++) {
 		eflow *f = &e->flows[e->cflows[i]];
-		for (int m = 0; m < f->nlinks; m++)
-			e->links[e->flow_link[f->links + m]].wsum += f->weight * e->flow_coef[f->links + m];
+		FOR_SHARED(f, m, e->links[e->flow_link[f->links + m]].wsum += f->weight * e->flow_coef[f->links + m]);
 	}
 	size_t left = e->ncflows;
 	while (left > 0) {
 		double lam = INFINITY;
 		for (size_t i = 0; i < e->ncflows; i++) {
 			eflow *f = &e->flows[e->cflows[i]];
-			if (!f->frozen && f->cap / f->weight < lam)
-				lam = f->cap / f->weight;
+			if (!f->frozen && f->eff < lam)
+				lam = f->eff;
 		}
+		/* each shared link's level once per round (the freezing below reads it; nothing
+		 * changes it before the round's subtractions) */
 		for (size_t i = 0; i < e->nclinks; i++) {
 			elink *k = &e->links[e->clinks[i]];
+			if (k->n < 2)
+				continue;
 			if (k->wsum > 1e-300) {
 				double x = (k->rem > 0 ? k->rem : 0) / k->wsum;
+				k->ratio = x;
 				if (x < lam)
 					lam = x;
+			} else {
+				k->ratio = NAN; /* no weight left: it stops nobody */
 			}
 		}
 		double lim = lam * (1.0 + 1e-12);
@@ -874,12 +1100,9 @@ recompute(sim_engine *e, const int32_t *seed_links, int nseed, int32_t seed_flow
 			eflow *f = &e->flows[e->cflows[i]];
 			if (f->frozen)
 				continue;
-			bool freeze = f->cap / f->weight <= lim;
-			for (int m = 0; m < f->nlinks && !freeze; m++) {
-				elink *k = &e->links[e->flow_link[f->links + m]];
-				if (k->wsum > 1e-300 && (k->rem > 0 ? k->rem : 0) / k->wsum <= lim)
-					freeze = true;
-			}
+			bool freeze = f->eff <= lim;
+			if (!freeze)
+				FOR_SHARED(f, m, if (e->links[e->flow_link[f->links + m]].ratio <= lim) { freeze = true; break; });
 			if (!freeze)
 				continue;
 			f->rate = lam * f->weight;
@@ -888,18 +1111,18 @@ recompute(sim_engine *e, const int32_t *seed_links, int nseed, int32_t seed_flow
 			f->frozen = true;
 			froze++;
 		}
-		/* Take the newly frozen flows out of their links' sums. */
+		/* Take the newly frozen flows out of their shared links' sums. */
 		for (size_t i = 0; i < e->ncflows; i++) {
 			eflow *f = &e->flows[e->cflows[i]];
 			if (!f->frozen || f->mark != e->mark)
 				continue;
 			f->mark = e->mark - 1; /* accounted */
-			for (int m = 0; m < f->nlinks; m++) {
+			FOR_SHARED(f, m, {
 				elink *k = &e->links[e->flow_link[f->links + m]];
 				double c = e->flow_coef[f->links + m];
 				k->rem -= f->rate * c;
 				k->wsum -= f->weight * c;
-			}
+			});
 		}
 		if (froze == 0) /* cannot happen with finite caps; guard against a stall */
 			break;
@@ -924,7 +1147,7 @@ flow_alone(sim_engine *e, eflow *f)
 	push_event(e, e->now + (int64_t)ceil(f->work / f->rate * 1e12), f->op, f->version, EV_END);
 }
 
-static void
+static inline void
 flow_join(sim_engine *e, int32_t fi, int32_t op)
 {
 	eflow *f = &e->flows[fi];
@@ -938,10 +1161,15 @@ flow_join(sim_engine *e, int32_t fi, int32_t op)
 		flow_alone(e, f);
 		return;
 	}
+	if (f->nlinks > 64 && f->shared == NULL &&
+	    (f->shared = calloc((size_t)(f->nlinks + 63) / 64, sizeof *f->shared)) == NULL) {
+		e->oom = true;
+		return;
+	}
 	bool alone = true;
 	for (int m = 0; m < f->nlinks; m++) {
 		int32_t l = e->flow_link[f->links + m];
-		link_add_flow(e, l, fi);
+		link_add_flow(e, l, fi, m);
 		alone &= e->links[l].n == 1;
 	}
 	if (alone) {
@@ -965,6 +1193,15 @@ flow_leave(sim_engine *e, int32_t fi)
 		int32_t l = e->flow_link[f->links + m];
 		link_remove_flow(e, l, fi);
 		others |= e->links[l].n > 0;
+	}
+	/* the record is clean for the next op that runs it */
+	if (wide(f)) {
+		if (f->nlinks <= 64)
+			f->shared1 = 0;
+		else
+			memset(f->shared, 0, (size_t)(f->nlinks + 63) / 64 * sizeof *f->shared);
+		f->npriv = 0;
+		f->priv_over = false;
 	}
 	if (others)
 		recompute(e, &e->flow_link[f->links], f->nlinks, -1);
@@ -1011,6 +1248,12 @@ stream_kick(sim_engine *e, int s)
 		return;
 	int32_t h = st->head;
 	eop *o = &e->ops[h];
+	if (o->nstreams == 1) {
+		/* its one stream is idle with it at the head: it needs only its dependencies */
+		if (o->state == ST_PENDING && o->ndeps == 0)
+			op_start(e, h);
+		return;
+	}
 	if (!st->head_counted) {
 		st->head_counted = true;
 		o->heads++;
@@ -1275,6 +1518,6 @@ sim_engine_bytes(const sim_engine *e)
 		   e->linkcap * sizeof(elink) + (size_t)e->nranks * sizeof(erank) + e->q.nodecap * sizeof(evnode) +
 		   (e->startcap + e->endcap) * sizeof(int64_t);
 	for (size_t i = 0; i < e->nlinks; i++)
-		b += e->links[i].ncap * sizeof(int32_t);
+		b += e->links[i].ncap * sizeof(lentry);
 	return b;
 }

@@ -86,7 +86,19 @@ typedef struct bld {
 	int32_t embed_l[2], head_l[2]; /* recording: kernel lists of the embedding and head */
 	coll_memo *memo;
 	int memo_bits;
+	int32_t *tp_like;    /* per (stage, instance) and TP collective kind: an op to copy, -1 */
+	int32_t *pp_like;    /* per (stage, instance) and direction: a pipeline transfer to copy, -1 */
+	struct merged *merged; /* per layer, block and direction: the block's segments as one op */
 } bld;
+
+/* A block's three segments merged into the one op of a block without a side exchange, and that
+ * op's duration and provenance, made once per layer, block and direction. */
+struct merged {
+	bool valid;
+	seg all;
+	int64_t ps;   /* sim_ps(all.t) */
+	hw_prov prov;
+};
 
 /* ---- names --------------------------------------------------------------------------------- */
 
@@ -255,10 +267,10 @@ klist(const block_cost *bc, int slot)
 /* A compute op of segment sg on a rank; `list` is the segment's kernel list (recording only) and
  * `layer` the model layer its weights belong to (-1 none). */
 static int32_t
-compute(bld *b, int rank, const seg *sg, uint32_t tag, int32_t list, int64_t layer)
+compute_priced(bld *b, int rank, const seg *sg, int64_t ps, hw_prov prov, uint32_t tag, int32_t list, int64_t layer)
 {
 	rank_res *r = &b->r[rank];
-	int32_t op = sim_op_compute(b->e, r->comp, sim_ps(sg->t * r->slow), tag, seg_prov(sg));
+	int32_t op = sim_op_compute(b->e, r->comp, ps, tag, prov);
 	if (op < 0) {
 		b->oom = true;
 		return -1;
@@ -275,6 +287,12 @@ compute(bld *b, int rank, const seg *sg, uint32_t tag, int32_t list, int64_t lay
 		r->first = op;
 	r->last = op;
 	return op;
+}
+
+static int32_t
+compute(bld *b, int rank, const seg *sg, uint32_t tag, int32_t list, int64_t layer)
+{
+	return compute_priced(b, rank, sg, sim_ps(sg->t * b->r[rank].slow), seg_prov(sg), tag, list, layer);
 }
 
 /* Which of a rank's comm streams a flow runs on. */
@@ -438,9 +456,31 @@ tp_members(const bld *b, int s, int inst, int *out)
 static void
 tp_coll(bld *b, int s, int inst, hw_coll op, uint32_t tag)
 {
+	/* the instance's first collective of each kind is made in full, the later ones copied: the
+	 * same members, stream, operation and size (act_msg) */
+	int k = op == HW_ALL_GATHER ? 0 : op == HW_REDUCE_SCATTER ? 1 : 2;
+	int32_t *like = &b->tp_like[((size_t)s * (size_t)b->ninst + (size_t)inst) * 3 + (size_t)k];
+	if (*like >= 0 && b->rec == NULL) {
+		int32_t id = sim_op_flow_like(b->e, *like, tag);
+		if (id < 0) {
+			b->oom = true;
+			return;
+		}
+		/* as collective() does with dep_last and gate_members */
+		for (int j = 0; j < b->tpm; j++) {
+			int rk = rank_of(b, s, inst, j);
+			if (b->r[rk].last >= 0)
+				sim_dep(b->e, b->r[rk].last, id);
+			add_pending(b, rk, id);
+		}
+		return;
+	}
 	int mem[64];
 	int n = tp_members(b, s, inst, mem);
-	collective(b, mem, n, S_TP, SIM_G_TP, op, b->c->tp, b->pl.tp_per_node, b->act_msg, tag, NULL, true, true);
+	int32_t id = collective(b, mem, n, S_TP, SIM_G_TP, op, b->c->tp, b->pl.tp_per_node, b->act_msg, tag, NULL, true,
+				true);
+	if (id >= 0)
+		*like = id;
 }
 
 /* With TP communication overlap (Megatron's userbuffers: the all-gather is pipelined into the
@@ -589,13 +629,23 @@ block(bld *b, int s, const block_cost *bc, bool bwd, bool attn, int64_t layer, i
 				compute(b, rank_of(b, s, i, j), &bc->recompute, sim_tag(TAG_RECOMP, layer, mb), klist(bc, SLOT_RC),
 					layer);
 		if (!bc->split) {
-			seg all = sg[0];
-			seg_merge(&all, &sg[1]);
-			seg_merge(&all, &sg[2]);
+			struct merged *mg = &b->merged[((size_t)layer * 2 + (attn ? 0 : 1)) * 2 + (bwd ? 1 : 0)];
+			if (!mg->valid) {
+				mg->all = sg[0];
+				seg_merge(&mg->all, &sg[1]);
+				seg_merge(&mg->all, &sg[2]);
+				mg->ps = sim_ps(mg->all.t);
+				mg->prov = seg_prov(&mg->all);
+				mg->valid = true;
+			}
 			int32_t l = b->rec ? sim_rec_concat(b->rec, klist(bc, s0), klist(bc, s0 + 1), klist(bc, s0 + 2), -1) : -1;
 			for (int j = 0; j < b->tpm; j++) {
-				before[j] = b->r[rank_of(b, s, i, j)].last;
-				compute(b, rank_of(b, s, i, j), &all, tag, l, layer);
+				int rk = rank_of(b, s, i, j);
+				before[j] = b->r[rk].last;
+				if (b->r[rk].slow == 1.0)
+					compute_priced(b, rk, &mg->all, mg->ps, mg->prov, tag, l, layer);
+				else
+					compute(b, rk, &mg->all, tag, l, layer);
 			}
 			/* Leaving the block: all-reduce, or SP's reduce-scatter. */
 			tp_coll_leave(b, s, i, before);
@@ -793,18 +843,51 @@ emit_job(bld *b, int s, size_t ji, const job *jb)
 
 /* ---- pass 2: pipeline transfers ------------------------------------------------------------ */
 
+/* A pipeline transfer of instance i waits for the sending job's last compute op and gates the
+ * receiving job's first, on every TP member. */
+static void
+pp_deps(bld *b, int from_s, size_t from_j, int to_s, size_t to_j, int i, int32_t id)
+{
+	for (int j = 0; j < b->tpm; j++) {
+		int ra = rank_of(b, from_s, i, j), rz = rank_of(b, to_s, i, j);
+		int32_t last = b->jlast[(size_t)ra * b->maxjobs + from_j];
+		int32_t first = b->jfirst[(size_t)rz * b->maxjobs + to_j];
+		if (last >= 0)
+			sim_dep(b->e, last, id);
+		if (first >= 0)
+			sim_dep(b->e, id, first);
+	}
+}
+
 static void
 pp_flow(bld *b, int from_s, size_t from_j, int to_s, size_t to_j, bool fwd, int chunk, int64_t mb)
 {
 	const sim_train_cfg *c = b->c;
 	hw_flow f;
 	int per_node = b->pl.pp_intra ? 2 : 1;
-	hw_cost_coll(b->cost, HW_SEND_RECV, 2, per_node, b->pp_msg, &f);
-	double lat = f.latency_s;
 	bool sg = c->pp_scatter_gather && !(c->sequence_parallel && c->tp > 1) && c->tp > 1;
-	if (sg) /* the receiving TP ranks all-gather their slices */
-		lat += hw_cost_coll_time(b->cost, HW_ALL_GATHER, c->tp, b->pl.tp_per_node, b->pp_msg * c->tp, NULL);
+	double lat = 0.0;
+	bool priced = false;
 	for (int i = 0; i < b->ninst; i++) {
+		/* a stage's transfers to the next (or previous) of an instance are all alike: the first
+		 * is made, the others copied from it */
+		int32_t *like = &b->pp_like[((size_t)from_s * (size_t)b->ninst + (size_t)i) * 2 + (fwd ? 0 : 1)];
+		int32_t id = -1;
+		if (*like >= 0 && b->rec == NULL) {
+			if ((id = sim_op_flow_like(b->e, *like, sim_tag(fwd ? TAG_PP_FWD : TAG_PP_BWD, chunk, mb))) < 0) {
+				b->oom = true;
+				return;
+			}
+			pp_deps(b, from_s, from_j, to_s, to_j, i, id);
+			continue;
+		}
+		if (!priced) {
+			hw_cost_coll(b->cost, HW_SEND_RECV, 2, per_node, b->pp_msg, &f);
+			lat = f.latency_s;
+			if (sg) /* the receiving TP ranks all-gather their slices */
+				lat += hw_cost_coll_time(b->cost, HW_ALL_GATHER, c->tp, b->pl.tp_per_node, b->pp_msg * c->tp, NULL);
+			priced = true;
+		}
 		int n = b->tpm;
 		int streams[128], links[256];
 		double coef[256];
@@ -816,27 +899,20 @@ pp_flow(bld *b, int from_s, size_t from_j, int to_s, size_t to_j, bool fwd, int 
 			links[nl] = per_node == 2 ? a->nvl_tx : a->nic_tx, coef[nl++] = 1.0;
 			links[nl] = per_node == 2 ? z->nvl_rx : z->nic_rx, coef[nl++] = 1.0;
 		}
-		int32_t id = sim_op_flow(b->e, streams, 2 * n, links, coef, nl, sim_ps(lat), b->pp_msg, f.bw, 1.0,
-					 sim_tag(fwd ? TAG_PP_FWD : TAG_PP_BWD, chunk, mb), f.prov);
+		id = sim_op_flow(b->e, streams, 2 * n, links, coef, nl, sim_ps(lat), b->pp_msg, f.bw, 1.0,
+				 sim_tag(fwd ? TAG_PP_FWD : TAG_PP_BWD, chunk, mb), f.prov);
 		if (id < 0) {
 			b->oom = true;
 			return;
 		}
+		*like = id;
 		if (b->rec) {
 			sim_oprec x = {.what = REC_P2P, .group = SIM_G_PP, .coll = HW_SEND_RECV,
 				       .elem = (uint8_t)sim_act_bytes(c), .tp_gather = sg, .gsize = 2, .per_node = per_node,
 				       .from_stage = from_s, .to_stage = to_s, .list = -1, .layer = -1, .bytes = b->pp_msg};
 			sim_rec_op(b->rec, id, &x);
 		}
-		for (int j = 0; j < n; j++) {
-			int ra = rank_of(b, from_s, i, j), rz = rank_of(b, to_s, i, j);
-			int32_t last = b->jlast[(size_t)ra * b->maxjobs + from_j];
-			int32_t first = b->jfirst[(size_t)rz * b->maxjobs + to_j];
-			if (last >= 0)
-				sim_dep(b->e, last, id);
-			if (first >= 0)
-				sim_dep(b->e, id, first);
-		}
+		pp_deps(b, from_s, from_j, to_s, to_j, i, id);
 	}
 }
 
@@ -1207,6 +1283,9 @@ bld_free(bld *b)
 	free(b->lc);
 	free(b->lidx);
 	free(b->memo);
+	free(b->tp_like);
+	free(b->pp_like);
+	free(b->merged);
 }
 
 static int
@@ -1255,6 +1334,272 @@ too_many_ops(const bld *b, char *err, size_t errlen)
 		      SIM_MAX_OPS / 1e6, b->nranks, (long long)b->micro, b->c->full ? " or drop --full" : "");
 }
 
+/* The shape of the graph of a checked configuration: stages, chunks, micro-batches, simulated
+ * instances per stage and TP members per instance. */
+static int
+shape(bld *b, const model *m, const sim_train_cfg *c, char *err, size_t errlen)
+{
+	b->m = m;
+	b->t = model_transformer(m);
+	b->c = c;
+	sim_place(hw_cost_system(b->cost), c, &b->pl);
+	b->p = b->t ? c->pp : 1;
+	b->v = b->t ? c->vpp : 1;
+	b->micro = c->global_batch / ((int64_t)c->dp * c->micro_batch);
+	if (b->micro > 65535)
+		return pp_err(err, errlen, PP_EUSAGE,
+			      "%lld micro-batches per step is more than the simulator handles (65535): raise --micro-batch",
+			      (long long)b->micro);
+	b->ninst = c->full ? c->dp * c->cp : 1;
+	b->tpm = c->full ? c->tp : 1;
+	if (!b->t) {
+		b->ninst = c->full ? c->dp : 1;
+		b->tpm = 1;
+	}
+	b->nranks = b->p * b->ninst * b->tpm;
+	return 0;
+}
+
+/* The op graph is held in memory whole: the engine refuses ops beyond SIM_MAX_OPS.  A simulated
+ * rank runs at least 2 ops per layer and micro-batch, its forward and its backward (4 to 8 is
+ * usual; ring attention and MoE dispatch take up to 19); a CNN rank at least 2 per micro-batch
+ * (its layers run as a few fused segments): a graph sure to pass the limit by that count is
+ * refused without counting. */
+static bool
+surely_too_many(const bld *b)
+{
+	double per_rank = 2.0 * (b->t ? (double)b->t->layers / (double)b->p : 1.0);
+	return (double)b->nranks * (double)b->micro * per_rank > SIM_MAX_OPS;
+}
+
+/* Builds the op graph of a checked configuration into b (b->e; b must be zeroed).  On failure
+ * the caller frees what b holds (bld_free, b->e, b->rec) as on success. */
+static int
+build(bld *b, const model *m, const hw_cost *cost, const sim_train_cfg *c, size_t reserve_ops, char *err,
+      size_t errlen)
+{
+	const hw_system *sys = hw_cost_system(cost);
+	int rc = 0;
+	b->cost = cost;
+	b->sys = sys;
+	if ((rc = shape(b, m, c, err, errlen)) != 0)
+		return rc;
+	if (surely_too_many(b))
+		return too_many_ops(b, err, errlen);
+	b->e = sim_engine_new(b->nranks, c->trace || c->record_ops);
+	if (b->e != NULL) {
+		sim_engine_limit_ops(b->e, (size_t)SIM_MAX_OPS);
+		/* the arrays sized up front (growing them copies and touches pages twice): the census's
+		 * count, or about 16 ops per layer and micro-batch on a rank (a forward and a backward of
+		 * two blocks with their TP collectives); about 1.5 dependencies an op, 3.5 in full mode
+		 * where collectives wait for every member.  Untouched reserve costs address space only. */
+		size_t ops = reserve_ops;
+		if (ops == 0)
+			ops = (size_t)b->nranks * (size_t)b->micro * (size_t)(b->t ? 16 * (b->t->layers / b->p + 1) : 4 * 16) +
+			      (size_t)b->nranks * 64;
+		if (ops > (size_t)SIM_MAX_OPS)
+			ops = (size_t)SIM_MAX_OPS;
+		sim_engine_reserve(b->e, ops, c->full ? ops * 7 / 2 : ops * 3 / 2, 0, 0, 0);
+	}
+	b->embed_l[0] = b->embed_l[1] = b->head_l[0] = b->head_l[1] = -1;
+	if (c->record_ops && (b->rec = sim_rec_new(b->nranks)) == NULL)
+		return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+	/* the collective memo: a few entries per simulated rank (each rank's TP collectives: all-reduce,
+	 * or all-gather and reduce-scatter, forward and backward) */
+	b->memo_bits = 6;
+	while (b->memo_bits < 16 && ((size_t)1 << b->memo_bits) < (size_t)b->nranks * 8)
+		b->memo_bits++;
+	if ((b->memo = malloc(((size_t)1 << b->memo_bits) * sizeof *b->memo)) != NULL)
+		for (size_t i = 0; i < ((size_t)1 << b->memo_bits); i++)
+			b->memo[i].like = -1;
+	if (b->e == NULL || b->memo == NULL || make_ranks(b) != 0)
+		return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+	if (c->full && c->straggler_rank >= 0 && c->straggler > 1.0) {
+		/* global rank -> simulated rank: tp fastest, then cp, dp, pp as Megatron orders them */
+		int g = c->straggler_rank;
+		int tpi = g % c->tp, rest = g / c->tp;
+		int inst = b->t ? rest % (c->dp * c->cp) : rest % c->dp;
+		int st = b->t ? rest / (c->dp * c->cp) : 0;
+		if (!b->t)
+			tpi = 0, inst = g % c->dp;
+		int sr = rank_of(b, st, inst, tpi);
+		if (sr >= 0 && sr < b->nranks)
+			b->r[sr].slow = c->straggler;
+	}
+	if (b->t == NULL) {
+		if (build_cnn(b) != 0) {
+			return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+		}
+	} else {
+		int64_t L = b->t->layers;
+		b->lc = calloc((size_t)L, sizeof *b->lc);
+		b->merged = calloc((size_t)L * 4, sizeof *b->merged);
+		b->tp_like = malloc((size_t)b->p * (size_t)b->ninst * 3 * sizeof *b->tp_like);
+		if (b->tp_like != NULL)
+			for (size_t i = 0; i < (size_t)b->p * (size_t)b->ninst * 3; i++)
+				b->tp_like[i] = -1;
+		b->pp_like = malloc((size_t)b->p * (size_t)b->ninst * 2 * sizeof *b->pp_like);
+		if (b->pp_like != NULL)
+			for (size_t i = 0; i < (size_t)b->p * (size_t)b->ninst * 2; i++)
+				b->pp_like[i] = -1;
+		if (b->lc == NULL || b->merged == NULL || b->tp_like == NULL || b->pp_like == NULL) {
+			return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+		}
+		for (int64_t l = 0; l < L; l++) {
+			/* layers of the same kind cost the same: reuse the previous one's costs */
+			if (l > 0 && model_layer_is_moe(m, l) == model_layer_is_moe(m, l - 1))
+				b->lc[l] = b->lc[l - 1];
+			else if (b->rec)
+				sim_layer_cost_rec(m, cost, c, l, &b->lc[l], b->rec);
+			else
+				sim_layer_cost(m, cost, c, l, &b->lc[l]);
+		}
+		if (b->rec) {
+			sim_embed_cost_rec(m, cost, c, &b->embed_f, &b->embed_b, b->rec, b->embed_l);
+			sim_head_cost_rec(m, cost, c, &b->head_f, &b->head_b, b->rec, b->head_l);
+		} else {
+			sim_embed_cost(m, cost, c, &b->embed_f, &b->embed_b);
+			sim_head_cost(m, cost, c, &b->head_f, &b->head_b);
+		}
+		double T = (double)c->micro_batch * (double)sim_seq(m, c) / (double)c->cp;
+		b->act_msg = T * (double)b->t->hidden * sim_act_bytes(c);
+		bool sp = c->sequence_parallel && c->tp > 1;
+		b->pp_msg = b->act_msg / ((sp || (c->pp_scatter_gather && c->tp > 1)) ? (double)c->tp : 1.0);
+		b->lidx = malloc((size_t)L * sizeof *b->lidx);
+		if (b->lidx == NULL) {
+			return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+		}
+		for (int s = 0; s < b->p; s++) {
+			int32_t k = 0;
+			for (int ch = 0; ch < b->v; ch++) {
+				int64_t f, n;
+				chunk_layers(b, s, ch, &f, &n);
+				for (int64_t l = f; l < f + n; l++)
+					b->lidx[l] = k++;
+			}
+		}
+		/* schedules */
+		b->jobs = calloc((size_t)b->p, sizeof *b->jobs);
+		b->njobs = calloc((size_t)b->p, sizeof *b->njobs);
+		b->jindex = calloc((size_t)b->p, sizeof *b->jindex);
+		if (b->jobs == NULL || b->njobs == NULL || b->jindex == NULL) {
+			return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+		}
+		size_t keys = 3 * (size_t)b->v * (size_t)b->micro;
+		for (int s = 0; s < b->p; s++) {
+			if (sim_schedule_jobs(c->schedule, b->p, b->v, b->micro, s, &b->jobs[s], &b->njobs[s]) != 0 ||
+			    (b->jindex[s] = malloc(keys * sizeof(int32_t))) == NULL) {
+				return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+			}
+			for (size_t k = 0; k < keys; k++)
+				b->jindex[s][k] = -1;
+			for (size_t k = 0; k < b->njobs[s]; k++) {
+				const job *jb = &b->jobs[s][k];
+				b->jindex[s][jkey(b, jb->type, jb->chunk, jb->mb)] = (int32_t)k;
+			}
+			if (b->njobs[s] > b->maxjobs)
+				b->maxjobs = b->njobs[s];
+		}
+		int maxl = 0;
+		for (int s = 0; s < b->p; s++)
+			if (sim_stage_layers(m, c, s) > maxl)
+				maxl = sim_stage_layers(m, c, s);
+		b->maxlayers = maxl;
+		b->jfirst = malloc((size_t)b->nranks * b->maxjobs * sizeof *b->jfirst);
+		b->jlast = malloc((size_t)b->nranks * b->maxjobs * sizeof *b->jlast);
+		b->gready = malloc((size_t)b->nranks * (size_t)maxl * sizeof *b->gready);
+		b->ready = malloc((size_t)(b->ninst * b->tpm) * sizeof *b->ready);
+		if (b->jfirst == NULL || b->jlast == NULL || b->gready == NULL || b->ready == NULL) {
+			return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+		}
+		for (size_t k = 0; k < (size_t)b->nranks * (size_t)maxl; k++)
+			b->gready[k] = -1;
+		/* pass 1 */
+		for (int s = 0; s < b->p; s++)
+			for (size_t k = 0; k < b->njobs[s]; k++)
+				emit_job(b, s, k, &b->jobs[s][k]);
+		pass_pipeline(b);
+		pass_grads(b);
+	}
+	if (sim_engine_over_limit(b->e))
+		return too_many_ops(b, err, errlen);
+	if (b->oom || (b->rec && sim_rec_failed(b->rec)))
+		return pp_err(err, errlen, PP_ENOMEM, "out of memory while building the op graph");
+	return rc;
+}
+
+/* How many ops of each tag kind the full mode makes for one its symmetric graph makes: a
+ * rank's own ops on every simulated rank, an instance's TP collectives and pipeline transfers
+ * once per instance, a side exchange once per group of instances, a data-parallel collective
+ * once per TP member (once for a CNN, whose buckets span every rank). */
+static double
+full_per_symmetric(const bld *f, int kind)
+{
+	const sim_train_cfg *c = f->c;
+	double inst = (double)f->ninst, tpm = (double)f->tpm;
+	switch (kind) {
+	case TAG_TP: case TAG_PP_FWD: case TAG_PP_BWD:
+		return inst;
+	case TAG_CP:
+		return inst / (double)c->cp * tpm;
+	case TAG_EP:
+		return inst / (double)c->ep * tpm;
+	case TAG_DP:
+		return f->t ? tpm : 1.0;
+	case TAG_ZERO_AG: case TAG_ZERO_RS:
+		return tpm;
+	default: /* compute, marks, the embedding sync and parameter gather of each rank */
+		return inst * tpm;
+	}
+}
+
+int
+sim_train_census(const model *m, const hw_cost *cost, const sim_train_cfg *cin, double *ops, char *err,
+		 size_t errlen)
+{
+	*ops = 0.0;
+	sim_train_cfg cfg = *cin;
+	int rc = sim_train_check(m, hw_cost_system(cost), &cfg, err, errlen);
+	if (rc != 0)
+		return rc;
+	/* the full mode's shape, for the multipliers */
+	cfg.full = true;
+	bld f;
+	memset(&f, 0, sizeof f);
+	f.cost = cost;
+	if ((rc = shape(&f, m, &cfg, err, errlen)) != 0)
+		return rc;
+	sim_train_cfg sc = cfg;
+	sc.full = false;
+	sc.trace = sc.record_ops = false;
+	sc.straggler = 1.0;
+	bld b;
+	memset(&b, 0, sizeof b);
+	b.cost = cost;
+	if ((rc = shape(&b, m, &sc, err, errlen)) != 0)
+		return rc;
+	if (surely_too_many(&b)) {
+		*ops = INFINITY;
+		return 0;
+	}
+	memset(&b, 0, sizeof b);
+	rc = build(&b, m, cost, &sc, 0, err, errlen);
+	if (rc == 0) {
+		double n = 0.0;
+		int32_t nops = sim_engine_ops(b.e);
+		for (int32_t i = 0; i < nops; i++)
+			n += full_per_symmetric(&f, (int)(sim_op_tag(b.e, i) >> 26));
+		*ops = n;
+	} else if (b.e != NULL && sim_engine_over_limit(b.e)) {
+		*ops = INFINITY;
+		rc = 0;
+	}
+	bld_free(&b);
+	sim_engine_free(b.e);
+	sim_rec_free(b.rec);
+	return rc;
+}
+
 int
 sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *cin, sim_train_result **out, char *err,
 	  size_t errlen)
@@ -1266,167 +1611,34 @@ sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *cin, sim_tra
 	if (rc != 0)
 		return rc;
 	const sim_train_cfg *c = &cfg;
+	size_t reserve = 0;
+	if (c->full) {
+		/* The full mode's ops are counted before any is made, from the symmetric graph (a
+		 * thousandth of the work): a graph over SIM_MAX_OPS is refused at once, instead of after
+		 * building it to the limit (1.7 s and 2.1 GiB for one of Llama-3-405B's), and one under
+		 * it is built into arrays of its size. */
+		bld f;
+		memset(&f, 0, sizeof f);
+		f.cost = cost;
+		if ((rc = shape(&f, m, c, err, errlen)) != 0)
+			return rc;
+		if (surely_too_many(&f))
+			return too_many_ops(&f, err, errlen);
+		double n;
+		if ((rc = sim_train_census(m, cost, c, &n, err, errlen)) != 0)
+			return rc;
+		if (n > SIM_MAX_OPS)
+			return too_many_ops(&f, err, errlen);
+		reserve = (size_t)n;
+	}
 	bld b;
 	memset(&b, 0, sizeof b);
-	b.m = m;
-	b.t = model_transformer(m);
-	b.cost = cost;
-	b.sys = sys;
-	b.c = c;
-	sim_place(sys, c, &b.pl);
-	b.p = b.t ? c->pp : 1;
-	b.v = b.t ? c->vpp : 1;
-	b.micro = c->global_batch / ((int64_t)c->dp * c->micro_batch);
-	if (b.micro > 65535)
-		return pp_err(err, errlen, PP_EUSAGE,
-			      "%lld micro-batches per step is more than the simulator handles (65535): raise --micro-batch",
-			      (long long)b.micro);
-	b.ninst = c->full ? c->dp * c->cp : 1;
-	b.tpm = c->full ? c->tp : 1;
-	if (!b.t) {
-		b.ninst = c->full ? c->dp : 1;
-		b.tpm = 1;
-	}
-	b.nranks = b.p * b.ninst * b.tpm;
-	/* The op graph is held in memory whole (about 150 bytes an op with its events): the engine
-	 * refuses ops beyond SIM_MAX_OPS, and a configuration sure to pass it is refused before
-	 * building.  A simulated rank runs at least 2 ops per layer and micro-batch, its forward and
-	 * its backward (4 to 8 is usual; ring attention and MoE dispatch take up to 19); a CNN rank
-	 * at least 2 per micro-batch (its layers run as a few fused segments). */
-	double per_rank = 2.0 * (b.t ? (double)b.t->layers / (double)b.p : 1.0);
-	if ((double)b.nranks * (double)b.micro * per_rank > SIM_MAX_OPS)
-		return too_many_ops(&b, err, errlen);
-	b.e = sim_engine_new(b.nranks, c->trace || c->record_ops);
-	if (b.e != NULL)
-		sim_engine_limit_ops(b.e, (size_t)SIM_MAX_OPS);
-	b.embed_l[0] = b.embed_l[1] = b.head_l[0] = b.head_l[1] = -1;
-	if (c->record_ops && (b.rec = sim_rec_new(b.nranks)) == NULL) {
-		sim_engine_free(b.e);
-		return pp_err(err, errlen, PP_ENOMEM, "out of memory");
-	}
-	/* the collective memo: a few entries per simulated rank (each rank's TP collectives: all-reduce,
-	 * or all-gather and reduce-scatter, forward and backward) */
-	b.memo_bits = 6;
-	while (b.memo_bits < 16 && ((size_t)1 << b.memo_bits) < (size_t)b.nranks * 8)
-		b.memo_bits++;
-	if ((b.memo = malloc(((size_t)1 << b.memo_bits) * sizeof *b.memo)) != NULL)
-		for (size_t i = 0; i < ((size_t)1 << b.memo_bits); i++)
-			b.memo[i].like = -1;
-	sim_train_result *res = calloc(1, sizeof *res);
-	if (b.e == NULL || res == NULL || b.memo == NULL || make_ranks(&b) != 0) {
+	sim_train_result *res = NULL;
+	rc = build(&b, m, cost, c, reserve, err, errlen);
+	if (rc != 0)
+		goto fail;
+	if ((res = calloc(1, sizeof *res)) == NULL) {
 		rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
-		goto fail;
-	}
-	if (c->full && c->straggler_rank >= 0 && c->straggler > 1.0) {
-		/* global rank -> simulated rank: tp fastest, then cp, dp, pp as Megatron orders them */
-		int g = c->straggler_rank;
-		int tpi = g % c->tp, rest = g / c->tp;
-		int inst = b.t ? rest % (c->dp * c->cp) : rest % c->dp;
-		int st = b.t ? rest / (c->dp * c->cp) : 0;
-		if (!b.t)
-			tpi = 0, inst = g % c->dp;
-		int sr = rank_of(&b, st, inst, tpi);
-		if (sr >= 0 && sr < b.nranks)
-			b.r[sr].slow = c->straggler;
-	}
-	if (b.t == NULL) {
-		if (build_cnn(&b) != 0) {
-			rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
-			goto fail;
-		}
-	} else {
-		int64_t L = b.t->layers;
-		b.lc = calloc((size_t)L, sizeof *b.lc);
-		if (b.lc == NULL) {
-			rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
-			goto fail;
-		}
-		for (int64_t l = 0; l < L; l++) {
-			/* layers of the same kind cost the same: reuse the previous one's costs */
-			if (l > 0 && model_layer_is_moe(m, l) == model_layer_is_moe(m, l - 1))
-				b.lc[l] = b.lc[l - 1];
-			else if (b.rec)
-				sim_layer_cost_rec(m, cost, c, l, &b.lc[l], b.rec);
-			else
-				sim_layer_cost(m, cost, c, l, &b.lc[l]);
-		}
-		if (b.rec) {
-			sim_embed_cost_rec(m, cost, c, &b.embed_f, &b.embed_b, b.rec, b.embed_l);
-			sim_head_cost_rec(m, cost, c, &b.head_f, &b.head_b, b.rec, b.head_l);
-		} else {
-			sim_embed_cost(m, cost, c, &b.embed_f, &b.embed_b);
-			sim_head_cost(m, cost, c, &b.head_f, &b.head_b);
-		}
-		double T = (double)c->micro_batch * (double)sim_seq(m, c) / (double)c->cp;
-		b.act_msg = T * (double)b.t->hidden * sim_act_bytes(c);
-		bool sp = c->sequence_parallel && c->tp > 1;
-		b.pp_msg = b.act_msg / ((sp || (c->pp_scatter_gather && c->tp > 1)) ? (double)c->tp : 1.0);
-		b.lidx = malloc((size_t)L * sizeof *b.lidx);
-		if (b.lidx == NULL) {
-			rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
-			goto fail;
-		}
-		for (int s = 0; s < b.p; s++) {
-			int32_t k = 0;
-			for (int ch = 0; ch < b.v; ch++) {
-				int64_t f, n;
-				chunk_layers(&b, s, ch, &f, &n);
-				for (int64_t l = f; l < f + n; l++)
-					b.lidx[l] = k++;
-			}
-		}
-		/* schedules */
-		b.jobs = calloc((size_t)b.p, sizeof *b.jobs);
-		b.njobs = calloc((size_t)b.p, sizeof *b.njobs);
-		b.jindex = calloc((size_t)b.p, sizeof *b.jindex);
-		if (b.jobs == NULL || b.njobs == NULL || b.jindex == NULL) {
-			rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
-			goto fail;
-		}
-		size_t keys = 3 * (size_t)b.v * (size_t)b.micro;
-		for (int s = 0; s < b.p; s++) {
-			if (sim_schedule_jobs(c->schedule, b.p, b.v, b.micro, s, &b.jobs[s], &b.njobs[s]) != 0 ||
-			    (b.jindex[s] = malloc(keys * sizeof(int32_t))) == NULL) {
-				rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
-				goto fail;
-			}
-			for (size_t k = 0; k < keys; k++)
-				b.jindex[s][k] = -1;
-			for (size_t k = 0; k < b.njobs[s]; k++) {
-				const job *jb = &b.jobs[s][k];
-				b.jindex[s][jkey(&b, jb->type, jb->chunk, jb->mb)] = (int32_t)k;
-			}
-			if (b.njobs[s] > b.maxjobs)
-				b.maxjobs = b.njobs[s];
-		}
-		int maxl = 0;
-		for (int s = 0; s < b.p; s++)
-			if (sim_stage_layers(m, c, s) > maxl)
-				maxl = sim_stage_layers(m, c, s);
-		b.maxlayers = maxl;
-		b.jfirst = malloc((size_t)b.nranks * b.maxjobs * sizeof *b.jfirst);
-		b.jlast = malloc((size_t)b.nranks * b.maxjobs * sizeof *b.jlast);
-		b.gready = malloc((size_t)b.nranks * (size_t)maxl * sizeof *b.gready);
-		b.ready = malloc((size_t)(b.ninst * b.tpm) * sizeof *b.ready);
-		if (b.jfirst == NULL || b.jlast == NULL || b.gready == NULL || b.ready == NULL) {
-			rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
-			goto fail;
-		}
-		for (size_t k = 0; k < (size_t)b.nranks * (size_t)maxl; k++)
-			b.gready[k] = -1;
-		/* pass 1 */
-		for (int s = 0; s < b.p; s++)
-			for (size_t k = 0; k < b.njobs[s]; k++)
-				emit_job(&b, s, k, &b.jobs[s][k]);
-		pass_pipeline(&b);
-		pass_grads(&b);
-	}
-	if (sim_engine_over_limit(b.e)) {
-		rc = too_many_ops(&b, err, errlen);
-		goto fail;
-	}
-	if (b.oom || (b.rec && sim_rec_failed(b.rec))) {
-		rc = pp_err(err, errlen, PP_ENOMEM, "out of memory while building the op graph");
 		goto fail;
 	}
 	rc = sim_run(b.e, err, errlen);

@@ -84,6 +84,13 @@ typedef struct placement {
 
 void sim_place(const hw_system *sys, const sim_train_cfg *c, placement *out);
 
+/* The ops the full mode's graph of a configuration holds (the limit SIM_MAX_OPS applies to this),
+ * counted on its symmetric graph: each of its ops stands for a known number of the full mode's
+ * by its kind (a rank's own op for every rank, a TP collective for every instance, ...).
+ * INFINITY when even the symmetric graph passes the limit. */
+int sim_train_census(const model *m, const hw_cost *cost, const sim_train_cfg *c, double *ops, char *err,
+		     size_t errlen);
+
 /* Effective settings derived from a checked configuration. */
 int sim_grad_bytes(const sim_train_cfg *c);
 double sim_act_bytes(const sim_train_cfg *c); /* bytes per activation element */

@@ -5,6 +5,7 @@
 #include "config.h"
 #include "common/pp.h"
 #include "planner/plan.h"
+#include "planner/plan_int.h"
 #include "tests/testutil.h"
 
 #include <cJSON.h>
@@ -32,6 +33,43 @@ plan(hw_db *db, const char *model_name, const char *system, int gpus, int64_t gb
 		model_free(m);
 	return r;
 }
+
+/* The layout key is printf's "tp%02d pp%03d cp%02d ep%03d dp%05d %s v%d z%d%s mb%03lld %s%s %s"
+ * (reports print it, ties rank by it), whatever the values: padded, wider than the padding,
+ * zero and negative. */
+START_TEST(layout_key_is_the_printf_format)
+{
+	static const int vals[] = {1, 2, 8, 64, 99, 100, 999, 1000, 12345, 99999, 123456, 0, -1, -42};
+	static const char *const sched[] = {"gpipe", "1f1b", "interleaved", "zb-h1"};
+	for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+		sim_train_cfg c;
+		sim_train_cfg_init(&c);
+		c.tp = vals[i];
+		c.pp = vals[(i + 1) % 14];
+		c.cp = vals[(i + 2) % 14];
+		c.ep = vals[(i + 3) % 14];
+		c.dp = vals[(i + 4) % 14];
+		c.vpp = vals[(i + 5) % 14];
+		c.zero = (int)(i % 4);
+		c.fsdp = i % 3 == 0;
+		c.micro_batch = (int64_t)vals[(i + 6) % 14] * (i == 7 ? 100000 : 1);
+		c.schedule = (sim_schedule)(i % 4);
+		c.recompute = (sim_recompute)(i % 3);
+		c.sequence_parallel = i % 2 == 0;
+		c.dtype = i % 2 ? HW_BF16 : HW_FP8;
+		char want[256], got[256], small[20];
+		snprintf(want, sizeof want, "tp%02d pp%03d cp%02d ep%03d dp%05d %s v%d z%d%s mb%03lld %s%s %s", c.tp, c.pp, c.cp,
+			 c.ep, c.dp, sched[c.schedule], c.vpp, c.zero, c.fsdp ? "f" : "", (long long)c.micro_batch,
+			 sim_recompute_name(c.recompute), c.sequence_parallel ? " sp" : "", hw_dtype_name(c.dtype));
+		plan_key(&c, got, sizeof got);
+		ck_assert_str_eq(got, want);
+		/* a short buffer gets the key cut, as snprintf cuts it */
+		plan_key(&c, small, sizeof small);
+		ck_assert_int_eq(strlen(small), sizeof small - 1);
+		ck_assert_int_eq(strncmp(small, want, sizeof small - 1), 0);
+	}
+}
+END_TEST
 
 /* A model that fits on one GPU, on GPUs joined only by PCIe: pure data parallelism wins. */
 START_TEST(small_model_wants_data_parallelism)
@@ -532,6 +570,7 @@ main(void)
 	TCase *tc = tcase_create("search");
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, small_model_wants_data_parallelism);
+	tcase_add_test(tc, layout_key_is_the_printf_format);
 	tcase_add_test(tc, big_model_is_always_sharded);
 	tcase_add_test(tc, ranking_is_deterministic);
 	tcase_add_test(tc, winner_beats_published_layout);

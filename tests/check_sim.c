@@ -11,6 +11,7 @@
 
 #include <cJSON.h>
 #include <sqlite3.h>
+#include <time.h>
 
 #define S(x) ((int64_t)((x) * 1e12))
 static char err[1024];
@@ -113,6 +114,31 @@ START_TEST(max_min_with_bottlenecks)
 	ck_assert_double_eq_tol(secs(sim_op_end(e, f2)), 1.0, 1e-9);
 	ck_assert_double_eq_tol(secs(sim_op_end(e, f3)), 1.0, 1e-9);
 	sim_engine_free(e);
+}
+END_TEST
+
+/* A flow across many links (as a data-parallel collective crosses every member's NIC) is held
+ * back by the slowest link it has to itself, and shares the rest: f1 crosses 70 links, one of
+ * 30 B/s and the others faster, and shares the first (100 B/s) with f2.  Max-min: f1 moves at
+ * 30, f2 gets the other 70 of the shared link; f2's 150 B end at 150/70 s, then f1, still held
+ * by its 30 B/s link, ends its 100 B at 10/3 s.  (An even split of the shared link would end
+ * both differently.)  The same with the fast links all alike (two distinct private levels) and
+ * all different (seventy). */
+START_TEST(private_links_bound_a_wide_flow)
+{
+	for (int distinct = 0; distinct < 2; distinct++) {
+		sim_engine *e = sim_engine_new(1, true);
+		int s1 = sim_stream_new(e, 0, SIM_STREAM_COMM), s2 = sim_stream_new(e, 0, SIM_STREAM_COMM);
+		int links[70];
+		for (int i = 0; i < 70; i++)
+			links[i] = sim_link_new(e, i == 0 ? 100.0 : i == 37 ? 30.0 : distinct ? 120.0 + i : 120.0);
+		int32_t f1 = sim_op_flow(e, &s1, 1, links, NULL, 70, 0, 100.0, 1e9, 1.0, 0, HW_PROV_DATASHEET);
+		int32_t f2 = sim_op_flow(e, &s2, 1, links, NULL, 1, 0, 150.0, 1e9, 1.0, 0, HW_PROV_DATASHEET);
+		ck_assert_int_eq(sim_run(e, err, sizeof err), 0);
+		ck_assert_double_eq_tol(secs(sim_op_end(e, f2)), 150.0 / 70.0, 1e-9);
+		ck_assert_double_eq_tol(secs(sim_op_end(e, f1)), 100.0 / 30.0, 1e-9);
+		sim_engine_free(e);
+	}
 }
 END_TEST
 
@@ -348,6 +374,124 @@ run_train(const model *m, const hw_cost *c, sim_train_cfg *cfg)
 	ck_assert_msg(rc == 0, "sim_train: %s", err);
 	return r;
 }
+
+/* The full mode's op count, taken from the symmetric graph before anything is built, is the
+ * number of ops the full mode then builds, over every kind of op the builder makes: TP with and
+ * without sequence parallelism, CP rings, EP all-to-alls, ZeRO 1 to 3 and FSDP, every schedule,
+ * recomputation, tied embeddings, a straggler, CNN buckets. */
+START_TEST(census_counts_the_full_graph)
+{
+	hw_db *db;
+	ck_assert_int_eq(hw_open(":memory:", 0, &db, err, sizeof err), 0);
+	hw_cost *c;
+	ck_assert_int_eq(hw_cost_new(db, "dgx-h100", &c, err, sizeof err), 0);
+	static const struct {
+		const char *model;
+		int tp, pp, cp, ep, vpp, zero;
+		bool fsdp, sp;
+		sim_schedule sched;
+		sim_recompute rc;
+		int64_t mb, gb, seq;
+		int dp;
+	} cases[] = {
+		{"gpt-1.7b", 2, 4, 1, 1, 1, 0, false, false, SIM_1F1B, SIM_RECOMPUTE_NONE, 1, 16, 0, 2},
+		{"gpt-1.7b", 2, 2, 1, 1, 2, 1, false, true, SIM_INTERLEAVED, SIM_RECOMPUTE_SELECTIVE, 1, 16, 0, 2},
+		{"gpt-1.7b", 1, 4, 1, 1, 1, 0, false, false, SIM_ZB_H1, SIM_RECOMPUTE_NONE, 1, 16, 0, 2},
+		{"gpt-1.7b", 2, 2, 1, 1, 1, 0, false, false, SIM_GPIPE, SIM_RECOMPUTE_FULL, 2, 16, 0, 2},
+		{"gpt2-xl", 1, 1, 1, 1, 1, 3, false, false, SIM_1F1B, SIM_RECOMPUTE_NONE, 2, 16, 0, 4},
+		{"gpt2-xl", 1, 1, 1, 1, 1, 3, true, false, SIM_1F1B, SIM_RECOMPUTE_FULL, 2, 16, 0, 4},
+		{"gpt-1.7b", 2, 1, 1, 1, 1, 2, false, true, SIM_1F1B, SIM_RECOMPUTE_NONE, 1, 8, 0, 4},
+		{"llama-3-8b", 2, 2, 4, 1, 1, 1, false, true, SIM_1F1B, SIM_RECOMPUTE_NONE, 1, 4, 32768, 1},
+		{"mixtral-8x7b", 2, 2, 1, 4, 1, 1, false, true, SIM_1F1B, SIM_RECOMPUTE_NONE, 1, 16, 2048, 4},
+		{"mixtral-8x7b", 1, 1, 2, 4, 1, 3, false, false, SIM_1F1B, SIM_RECOMPUTE_NONE, 1, 8, 8192, 2},
+		{"resnet-50", 1, 1, 1, 1, 1, 0, false, false, SIM_1F1B, SIM_RECOMPUTE_NONE, 32, 512, 0, 8},
+		{"resnet-50", 1, 1, 1, 1, 1, 1, false, false, SIM_1F1B, SIM_RECOMPUTE_NONE, 16, 256, 0, 4},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		model *m;
+		ck_assert_int_eq(model_load(cases[i].model, &m, err, sizeof err), 0);
+		sim_train_cfg cfg;
+		sim_train_cfg_init(&cfg);
+		cfg.tp = cases[i].tp;
+		cfg.pp = cases[i].pp;
+		cfg.cp = cases[i].cp;
+		cfg.ep = cases[i].ep;
+		cfg.vpp = cases[i].vpp;
+		cfg.dp = cases[i].dp;
+		cfg.gpus = cfg.tp * cfg.pp * cfg.cp * cfg.dp;
+		cfg.zero = cases[i].zero;
+		cfg.fsdp = cases[i].fsdp;
+		cfg.sequence_parallel = cases[i].sp;
+		cfg.schedule = cases[i].sched;
+		cfg.recompute = cases[i].rc;
+		cfg.micro_batch = cases[i].mb;
+		cfg.global_batch = cases[i].gb;
+		cfg.seq = cases[i].seq;
+		if (model_transformer(m) == NULL)
+			cfg.dtype = HW_FP16;
+		cfg.full = true;
+		if (i == 0) {
+			cfg.straggler_rank = 3;
+			cfg.straggler = 1.5;
+		}
+		double census;
+		ck_assert_msg(sim_train_census(m, c, &cfg, &census, err, sizeof err) == 0, "case %zu: %s", i, err);
+		sim_train_result *r = run_train(m, c, &cfg);
+		ck_assert_msg(census == (double)sim_train_metrics(r)->ops, "case %zu (%s): census %.0f, built %lld ops", i,
+			      cases[i].model, census, (long long)sim_train_metrics(r)->ops);
+		/* and the symmetric graph is smaller unless one rank is all there is */
+		cfg.full = false;
+		sim_train_result *y = run_train(m, c, &cfg);
+		ck_assert_int_lt(sim_train_metrics(y)->ops, sim_train_metrics(r)->ops);
+		sim_train_result_free(y);
+		sim_train_result_free(r);
+		model_free(m);
+	}
+	hw_cost_free(c);
+	hw_close(db);
+}
+END_TEST
+
+/* A full-mode graph over the op limit is refused from its census, before it is built: at once
+ * and without its memory.  Llama-3-405B's 16,384 ranks with 64 micro-batches would hold about
+ * 40 million ops. */
+START_TEST(over_the_op_limit_refused_before_building)
+{
+	hw_db *db;
+	ck_assert_int_eq(hw_open(":memory:", 0, &db, err, sizeof err), 0);
+	hw_cost *c;
+	ck_assert_int_eq(hw_cost_new(db, "dgx-h100", &c, err, sizeof err), 0);
+	model *m;
+	ck_assert_int_eq(model_load("llama-3-405b", &m, err, sizeof err), 0);
+	sim_train_cfg cfg;
+	sim_train_cfg_init(&cfg);
+	cfg.gpus = 16384;
+	cfg.tp = 8;
+	cfg.pp = 16;
+	cfg.micro_batch = 1;
+	cfg.global_batch = 8192;
+	cfg.seq = 8192;
+	cfg.sequence_parallel = true;
+	cfg.full = true;
+	double census;
+	ck_assert_int_eq(sim_train_census(m, c, &cfg, &census, err, sizeof err), 0);
+	ck_assert_msg(census > SIM_MAX_OPS && census < 4.0 * SIM_MAX_OPS, "census %.0f", census);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	sim_train_result *r = NULL;
+	ck_assert_int_eq(sim_train(m, c, &cfg, &r, err, sizeof err), PP_EUSAGE);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ck_assert_ptr_null(r);
+	ck_assert_msg(strstr(err, "16384 simulated ranks x 64 micro-batches") != NULL, "%s", err);
+	/* building 16.8 million ops took seconds; the census a few milliseconds (generous bound
+	 * for a loaded machine and sanitizers) */
+	double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	ck_assert_msg(secs < 1.0, "refused after %.2f s", secs);
+	model_free(m);
+	hw_cost_free(c);
+	hw_close(db);
+}
+END_TEST
 
 /* The full mode (every rank) agrees with the symmetric mode (one rank per stage) when every
  * rank does the same work. */
@@ -880,6 +1024,7 @@ main(void)
 	tcase_add_test(te, two_flows_share_a_link);
 	tcase_add_test(te, weighted_share);
 	tcase_add_test(te, max_min_with_bottlenecks);
+	tcase_add_test(te, private_links_bound_a_wide_flow);
 	tcase_add_test(te, latency_and_rendezvous);
 	tcase_add_test(te, interference_slows_compute);
 	tcase_add_test(te, deadlock_is_reported);
@@ -890,6 +1035,8 @@ main(void)
 	TCase *tt = tcase_create("train");
 	tcase_set_timeout(tt, 120);
 	tcase_add_test(tt, symmetric_equals_full);
+	tcase_add_test(tt, census_counts_the_full_graph);
+	tcase_add_test(tt, over_the_op_limit_refused_before_building);
 	tcase_add_test(tt, deterministic_and_traced);
 	tcase_add_test(tt, activation_memory_formulas);
 	tcase_add_test(tt, zero3_530b_fit);
