@@ -182,8 +182,13 @@ print_plan(const cJSON *doc, double secs)
 			printf("memory limit per GPU %s: %s less %.0f%% headroom (--memory-headroom)\n",
 			       cli_bytes(cli_num(first, "memory_limit_bytes"), a, sizeof a),
 			       cli_bytes(cli_num(first, "capacity_bytes"), b, sizeof b), 100.0 * headroom);
-			printf("ties: runners-up within the winner's %.1f%% prediction uncertainty of it\n\n",
-			       100.0 * cli_num(first, "uncertainty"));
+			const cJSON *iv = cJSON_GetObjectItem(first, "step_time_interval_s");
+			if (cJSON_GetArraySize(iv) == 2)
+				printf("ties (=): runners-up whose 80%% interval overlaps the winner's (%.3g to %.3g s)\n\n",
+				       cJSON_GetArrayItem(iv, 0)->valuedouble, cJSON_GetArrayItem(iv, 1)->valuedouble);
+			else
+				printf("ties (=): runners-up within the winner's %.1f%% prediction uncertainty of it\n\n",
+				       100.0 * cli_num(first, "uncertainty"));
 		}
 		const char *h[] = {"#", "tp", "pp", "dp", "cp", "ep", "schedule", "zero", "mb", "recompute", "sp", "dtype",
 				   "framework", "step", "tok/s/GPU", "MFU", "bubble", "exp.comm", "memory", "$/Mtok", "why not first"};

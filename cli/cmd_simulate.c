@@ -9,6 +9,7 @@
 
 #include <cJSON.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 static const char about_train[] =
@@ -16,7 +17,9 @@ static const char about_train[] =
 	"pipeline bubble, exposed communication and memory per pipeline stage.  DP defaults to\n"
 	"N / (T x P x C).  A configuration whose degrees do not divide the GPUs, heads, layers or\n"
 	"batch is a usage error that names the failed constraint; one that does not fit in memory\n"
-	"is simulated and reported as out of memory with its breakdown.\n";
+	"is simulated and reported as out of memory with its breakdown.  The step time carries its\n"
+	"80% interval: how far the framework's predictions have been from measured runs under\n"
+	"cross-validation (docs/validation.md).\n";
 
 static const char usage_top[] =
 	"usage: paraplan simulate train ...   (see 'paraplan simulate train --help')\n"
@@ -109,7 +112,13 @@ print_table(const cJSON *doc, const sim_train_result *r)
 	const char *h[] = {"metric", "value"};
 	cli_table *t = cli_table_new(2, h, "lr");
 	cli_table_addf(t, 0, "step time");
-	cli_table_addf(t, 1, "%s", cli_seconds(m->step_time_s, a, sizeof a));
+	if (isfinite(m->step_lo_s)) {
+		char lo[48], hi[48];
+		cli_table_addf(t, 1, "%s (80%%: %s to %s)", cli_seconds(m->step_time_s, a, sizeof a),
+			       cli_seconds(m->step_lo_s, lo, sizeof lo), cli_seconds(m->step_hi_s, hi, sizeof hi));
+	} else {
+		cli_table_addf(t, 1, "%s", cli_seconds(m->step_time_s, a, sizeof a));
+	}
 	const char *seqs = cJSON_GetObjectItem(cfg, "seq")->valuedouble > 1 ? "tokens/s" : "samples/s";
 	cli_table_addf(t, 0, "throughput");
 	cli_table_addf(t, 1, "%s (%s per GPU)", cli_si(m->tokens_per_s, seqs, a, sizeof a),

@@ -303,6 +303,11 @@ cmd_validate(int argc, char **argv)
 				printf("Cross-validated: each source family predicted with framework parameters fitted on the "
 				       "others\n\n");
 			print_report(doc);
+			const cJSON *iv = cJSON_GetObjectItem(doc, "intervals");
+			if (iv != NULL)
+				printf("\n80%% intervals (each family's rows against the other families' errors): %.1f%% of "
+				       "%.0f measured values inside\n",
+				       100.0 * cli_num(iv, "coverage"), cli_num(iv, "rows"));
 		}
 		const cJSON *ov = cJSON_GetObjectItem(doc, "overall");
 		double mape = 100.0 * cli_num(ov, "mape");

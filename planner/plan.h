@@ -117,11 +117,12 @@ typedef struct plan_pin {
  * anyone launches; 10% of an 80 GB GPU is 8 GB. */
 #define PLAN_MEMORY_HEADROOM 0.10
 
-/* The uncertainty of a step-time prediction, relative, by what it rests on: the training MAPE of
- * 'paraplan validate' over its 261 published rows with the shipped fits (9.1%) and with
- * datasheet figures only (33.6%) (README, Accuracy).  A measured figure removes the rate's error
- * but not the model's, so it counts as fitted.  A runner-up within the winner's uncertainty of
- * the winner is a tie: the model cannot tell them apart. */
+/* The uncertainty of a step-time prediction, relative: half the width of its 80% interval (the
+ * framework's cross-validated errors, sim_interval), or without one by what it rests on: the
+ * training MAPE of 'paraplan validate' over its 261 published rows with the shipped fits (9.1%)
+ * and with datasheet figures only (33.6%).  A measured figure removes the rate's error but not
+ * the model's, so it counts as fitted.  A runner-up whose interval overlaps the winner's (or
+ * within the winner's uncertainty of it) is a tie: the model cannot tell them apart. */
 #define PLAN_UNCERTAINTY_FITTED 0.091
 #define PLAN_UNCERTAINTY_DATASHEET 0.336
 double plan_uncertainty(const sim_metrics *m);

@@ -41,6 +41,10 @@ cand_json(const plan_cand *x, int rank, const plan_train_result *r)
 		cJSON_AddNumberToObject(o, "usd_per_million_tokens", x->usd_per_mtok);
 	cJSON_AddStringToObject(o, "why_not_first", x->why);
 	cJSON_AddNumberToObject(o, "uncertainty", x->uncertainty);
+	if (isfinite(m->step_lo_s) && isfinite(m->step_hi_s)) {
+		double v[2] = {m->step_lo_s, m->step_hi_s};
+		cJSON_AddItemToObject(o, "step_time_interval_s", cJSON_CreateDoubleArray(v, 2));
+	}
 	cJSON_AddBoolToObject(o, "tie", x->tie);
 	cJSON_AddStringToObject(o, "framework", x->framework ? x->framework->name : "");
 	return o;

@@ -33,6 +33,8 @@ plan_train_opts_init(plan_train_opts *o)
 double
 plan_uncertainty(const sim_metrics *m)
 {
+	if (isfinite(m->step_lo_s) && isfinite(m->step_hi_s) && m->step_time_s > 0)
+		return (m->step_hi_s - m->step_lo_s) / (2.0 * m->step_time_s);
 	double d = m->prov_share[HW_PROV_DATASHEET];
 	if (!(d >= 0.0) || d > 1.0)
 		d = 1.0;
@@ -699,8 +701,13 @@ plan_count(const model *m, const hw_cost *cost, const hw_system *sys, int gpus, 
 				x->framework = plan_framework_at(k);
 		if (i > 0) {
 			why_lost(&pc->cands[0], x);
-			/* within the winner's own uncertainty: the model cannot tell the two apart */
-			x->tie = x->step_s - pc->cands[0].step_s <= band * pc->cands[0].step_s;
+			/* the two 80% intervals overlap (or, without intervals, within the winner's own
+			 * uncertainty): the model cannot tell the two apart */
+			const sim_metrics *w = &pc->cands[0].metrics;
+			if (isfinite(x->metrics.step_lo_s) && isfinite(w->step_hi_s))
+				x->tie = x->metrics.step_lo_s <= w->step_hi_s;
+			else
+				x->tie = x->step_s - pc->cands[0].step_s <= band * pc->cands[0].step_s;
 		}
 	}
 	if (o->objective == PLAN_COST) {

@@ -6,6 +6,7 @@
 #include "config.h"
 #include "sim/train_int.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -104,6 +105,15 @@ sim_train_cfg_framework(sim_train_cfg *c, const hw_profile *fw)
 	c->sequence_parallel = hw_profile_get(fw, HW_P_FW_SEQUENCE_PARALLEL) != 0.0;
 	c->tp_comm_overlap = hw_profile_get(fw, HW_P_FW_TP_COMM_OVERLAP) != 0.0;
 	c->fp8_recipe = (int)hw_profile_get(fw, HW_P_FW_FP8_RECIPE);
+}
+
+void
+sim_interval(const hw_profile *fw, double t, double *lo, double *hi)
+{
+	double p10 = fw ? hw_profile_get(fw, HW_P_FW_ERR_P10) : NAN, p90 = fw ? hw_profile_get(fw, HW_P_FW_ERR_P90) : NAN;
+	bool ok = isfinite(p10) && isfinite(p90) && p10 <= p90 && t > 0;
+	*lo = ok ? t * exp(p10) : NAN;
+	*hi = ok ? t * exp(p90) : NAN;
 }
 
 int64_t

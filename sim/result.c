@@ -5,6 +5,7 @@
 #include "sim/train_int.h"
 
 #include <cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,14 @@ sim_train_json(const sim_train_result *r)
 	cJSON_AddStringToObject(o, "system", r->system);
 	cJSON_AddItemToObject(o, "config", sim_train_cfg_json(&r->cfg, r->seq));
 	cJSON_AddNumberToObject(o, "step_time_s", m->step_time_s);
+	if (isfinite(m->step_lo_s) && isfinite(m->step_hi_s)) {
+		/* the 80% interval: the step's, and the throughput's (its inverse) */
+		double v[2] = {m->step_lo_s, m->step_hi_s};
+		cJSON_AddItemToObject(o, "step_time_interval_s", cJSON_CreateDoubleArray(v, 2));
+		double per = m->tokens_per_s_per_gpu * m->step_time_s;
+		double w[2] = {per / m->step_hi_s, per / m->step_lo_s};
+		cJSON_AddItemToObject(o, "tokens_per_s_per_gpu_interval", cJSON_CreateDoubleArray(w, 2));
+	}
 	cJSON_AddNumberToObject(o, "tokens_per_s", m->tokens_per_s);
 	cJSON_AddNumberToObject(o, "tokens_per_s_per_gpu", m->tokens_per_s_per_gpu);
 	cJSON_AddNumberToObject(o, "samples_per_s", m->samples_per_s);

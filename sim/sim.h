@@ -130,6 +130,7 @@ typedef struct sim_train_result sim_train_result;
 
 typedef struct sim_metrics {
 	double step_time_s;
+	double step_lo_s, step_hi_s; /* the 80% interval of the step time (sim_interval); NAN: none */
 	double tokens_per_s, tokens_per_s_per_gpu;
 	double samples_per_s;
 	double model_flops;    /* per step, all GPUs: 6N-style (3x forward), no recomputation */
@@ -153,6 +154,11 @@ typedef struct sim_metrics {
 
 int sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *c, sim_train_result **out, char *err,
 	      size_t errlen);
+/* The 80% interval of a predicted step time t: how far predictions of the framework's runs have
+ * been from the measured ones under cross-validation (the 10th and 90th percentile of
+ * log(measured / predicted), err_p10 and err_p90 of its profile): t e^p10 to t e^p90.  NAN and
+ * NAN without a profile or percentiles. */
+void sim_interval(const hw_profile *fw, double t, double *lo, double *hi);
 const sim_metrics *sim_train_metrics(const sim_train_result *r);
 const sim_mem *sim_train_stage_memory(const sim_train_result *r, int stage);
 /* A configuration as JSON (the "config" of 'simulate train --json' and of plan documents);

@@ -1663,6 +1663,7 @@ sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *cin, sim_tra
 	sim_metrics *mt = &res->m;
 	double step = (double)sim_engine_now(res->engine) * 1e-12;
 	mt->step_time_s = step;
+	sim_interval(c->fw, step, &mt->step_lo_s, &mt->step_hi_s);
 	mt->stages = b.p;
 	double tokens = (double)c->global_batch * (double)res->seq;
 	mt->samples_per_s = step > 0 ? (double)c->global_batch / step : 0.0;

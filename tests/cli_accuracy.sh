@@ -30,6 +30,16 @@ bad = []
 if o['mape'] > 0.105: bad.append("overall MAPE %.3f > 0.105" % o['mape'])
 if o['predicted_share'] < 0.90: bad.append("predicted share %.3f < 0.90" % o['predicted_share'])
 if abs(o['mean_signed_error']) > 0.03: bad.append("overall mean signed %.3f beyond 0.03" % o['mean_signed_error'])
+# the 80% intervals hold about 80% of measured values (each family against the others' errors)
+iv = d['intervals']
+print("80%% intervals: %.1f%% of %d measured values inside" % (100 * iv['coverage'], iv['rows']))
+if not 0.70 <= iv['coverage'] <= 0.90: bad.append("interval coverage %.3f outside 0.70-0.90" % iv['coverage'])
+have = {f['framework']: f for f in shipped['intervals']['frameworks']}
+for f in iv['frameworks']:
+    g = have.get(f['framework'])
+    if g is None or abs(g['p10'] - f['p10']) > 0.02 or abs(g['p90'] - f['p90']) > 0.02:
+        bad.append("%s interval recomputes to %.3f..%.3f, shipped %s: refit (docs/validation.md)" % (
+            f['framework'], f['p10'], f['p90'], "none" if g is None else "%.3f..%.3f" % (g['p10'], g['p90'])))
 # the fit on every row, started from the shipped values, stays where they are
 fit = {f['framework']: f['parameters'] for f in d['fit']}
 for f in shipped['fits']:

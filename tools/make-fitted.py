@@ -1,18 +1,20 @@
 #!/usr/bin/env python3
 """make-fitted.py -- write hardware/data/fitted.sql from the recorded fits.
 
-    paraplan validate --db :memory: --fit --json --data bundled \\
-        --data ../shared/validation/training-2024-2025.csv > fit.json
-    python3 tools/make-fitted.py --train fit.json > hardware/data/fit-training.json
+    paraplan validate --db :memory: --cross-validate --json --data bundled \\
+        --data ../shared/validation/training-2024-2025.csv > xv.json
+    python3 tools/make-fitted.py --train xv.json > hardware/data/fit-training.json
     paraplan validate --db :memory: --set serving --fit --systems hgx-h200 --json \\
         > hardware/data/fit-serving-hgx-h200.json
     python3 tools/make-fitted.py hardware/data/fit-training.json \\
         hardware/data/fit-serving-hgx-h200.json > hardware/data/fitted.sql
 
 The training fit is of the framework profiles (profiles.sql): per profile root over every row
-it runs, then per framework under it over its own rows, held near its root's values.  Its
-record (--train keeps the "fit" object of validate's document, without the rows) gives each
-fitted framework its parameters; the GPUs keep their measured kernel rates (params.sql).
+it runs, then per framework under it over its own rows, held near its root's values.  The
+cross-validation's document holds that fit (on every row) and the 80% intervals of each
+framework's predictions from its cross-validated errors; --train keeps both, without the rows.
+Each fitted framework gets its parameters and its err_p10/err_p90; the GPUs keep their
+measured kernel rates (params.sql).
 
 The serving fit gives the serving engine's per-step cost on its system and passes it to the
 other systems of the same NVLink 4 NVSwitch generation.  See docs/validation.md.
@@ -55,21 +57,31 @@ def train_rows(fit):
             "  " * f["level"], f["framework"], f["rows"], 100 * f["mape_before"], 100 * f["mape_after"]))
         for k, v in f["parameters"].items():
             out.append(row("framework", f["framework"], k, v, method, src))
-    return heads, out, src
+    iv = fit["intervals"]
+    for f in iv["frameworks"]:
+        method = ("paraplan validate --cross-validate: percentile of log(measured / predicted step time) over "
+                  "%d cross-validated rows" % f["rows"])
+        out.append(row("framework", f["framework"], "err_p10", f["p10"], method, src))
+        out.append(row("framework", f["framework"], "err_p90", f["p90"], method, src))
+    tail = ("-- and the 80%% intervals of %d frameworks' predictions (err_p10, err_p90: percentiles of their\n"
+            "-- cross-validated errors), which held %.1f%% of %d measured values" % (
+                len(iv["frameworks"]), 100 * iv["coverage"], iv["rows"]))
+    return heads, out, src, tail
 
 
 def main(argv):
     if len(argv) == 3 and argv[1] == "--train":
         doc = json.load(open(argv[2]))
-        fit = doc.get("fit", doc)
-        if fit.get("kind") != "validate-fit":
-            sys.exit("make-fitted.py: %s holds no training fit" % argv[2])
-        print(json.dumps({k: fit[k] for k in ("kind", "data", "fits")}, indent=1, sort_keys=True))
+        if doc.get("kind") != "validate-cross" or "intervals" not in doc:
+            sys.exit("make-fitted.py: %s is not 'paraplan validate --cross-validate --json'" % argv[2])
+        rec = {"kind": "validate-fit", "data": doc["data"], "fits": doc["fit"], "intervals": doc["intervals"],
+               "cross_validated": doc["overall"]}
+        print(json.dumps(rec, indent=1, sort_keys=True))
         return
     if len(argv) != 3:
         sys.exit("usage: make-fitted.py --train VALIDATE.json | make-fitted.py TRAIN_FIT.json SERVE_FIT.json")
     train, serve = json.load(open(argv[1])), json.load(open(argv[2]))
-    heads, out, src = train_rows(train)
+    heads, out, src, tail = train_rows(train)
     sp, systems = serve["parameters"], serve["systems"]
     sfit = "paraplan validate --set serving --fit %s: Nelder-Mead over %d rows, MAPE %.1f%% -> %.1f%%" % (
         ",".join(systems), serve["rows"], 100 * serve["mape_before"], 100 * serve["mape_after"])
@@ -89,6 +101,7 @@ def main(argv):
 %s
 -- each with
 %s
+%s.
 -- The GPUs keep their measured kernel rates (params.sql): no framework's behaviour is fitted
 -- into them.
 --
@@ -97,7 +110,7 @@ def main(argv):
 --   serve_allreduce_us  latency of a decode step's small TP all-reduce
 -- and transferred to the other systems of the same NVLink 4 NVSwitch generation.
 INSERT INTO param(scope, subject, key, value, origin, method, source) VALUES""" % (
-        src, "\n".join(heads), "\n".join("--   %-14s %s" % (k, v) for k, v in MEANING.items()),
+        src, "\n".join(heads), "\n".join("--   %-14s %s" % (k, v) for k, v in MEANING.items()), tail,
         ",".join(systems), SERVE_SRC))
     print(",\n".join(out) + ";")
 

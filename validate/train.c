@@ -33,6 +33,7 @@
 #include "validate/val_int.h"
 
 #include <cJSON.h>
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -79,6 +80,7 @@ typedef struct vrow {
 	int fw;              /* index into the set's profiles */
 	sim_train_cfg cfg;
 	bool smb, svpp;      /* micro-batch, virtual stages were searched */
+	bool slay;           /* TP, PP and recomputation were searched ("the most performant") */
 	char why[256];       /* non-empty: skipped */
 	char note[160];      /* the rules applied that the row does not state */
 } vrow;
@@ -496,6 +498,9 @@ row_config(vrow *w, const hw_profile *fw)
 			c->ep = rr->ep;
 		pp_strlcpy(w->note, rr->why, sizeof w->note);
 	}
+	/* a row that says it ran its source's most performant layout and states none runs the
+	 * fastest the simulator finds (TP inside a node, PP, recomputation) */
+	w->slay = val_has(notes, "most performant") && geti(w, C_TP) <= 0 && geti(w, C_PP) <= 0 && geti(w, C_CP) <= 1;
 	w->svpp = vpp <= 0 && c->pp > 1;
 	c->vpp = vpp > 0 ? (int)vpp : 1;
 	if (c->vpp > 1)
@@ -576,40 +581,54 @@ search_row(const vrow *w, const hw_cost *cost, outcome *best, char *err, size_t 
 {
 	const model_tf *t = model_transformer(w->m);
 	bool interleaved_note = val_has(get(w, C_NOTES), "interleaved");
-	int64_t mbs[] = {1, 2, 4, 8, 16};
-	int nmb = w->smb ? 5 : 1;
+	static const int64_t mbs[] = {1, 2, 4, 8, 16};
+	static const int degs[] = {1, 2, 4, 8};
+	int nmb = w->smb ? 5 : 1, nlay = w->slay ? 4 : 1;
+	int gpn = hw_cost_system(cost)->gpus_per_node;
 	bool found = false;
 	char e2[512] = "";
-	for (int i = 0; i < nmb; i++) {
-		sim_train_cfg x = w->cfg;
-		if (w->smb)
-			x.micro_batch = mbs[i];
-		int64_t dp = x.dp > 0 ? x.dp : x.gpus / ((int64_t)x.tp * x.pp * x.cp);
-		if (dp <= 0 || x.global_batch % (x.micro_batch * dp) != 0)
-			continue;
-		int64_t per_stage = t->layers / x.pp;
-		for (int64_t vpp = 1; vpp <= (w->svpp ? per_stage : 1); vpp++) {
-			sim_train_cfg y = x;
-			if (w->svpp) {
-				if (per_stage * x.pp != t->layers || per_stage % vpp != 0)
-					continue;
-				if (vpp == 1 && interleaved_note && per_stage > 1)
-					continue;
-				y.vpp = (int)vpp;
-				y.schedule = vpp > 1 ? SIM_INTERLEAVED : SIM_1F1B;
-			}
-			outcome o;
-			int rc = run_one(w->m, cost, &y, &o, e2, sizeof e2);
-			if (rc == PP_EUSAGE)
-				continue; /* not a valid combination */
-			if (rc != 0)
-				return pp_err(err, errlen, rc, "%s", e2);
-			if (!found || (o.fits && !best->fits) || (o.fits == best->fits && o.step < best->step)) {
-				*best = o;
-				found = true;
-			}
-		}
-	}
+	for (int ti = 0; ti < nlay; ti++)
+		for (int pi = 0; pi < nlay; pi++)
+			for (int ri = 0; ri < (w->slay ? 3 : 1); ri++)
+				for (int i = 0; i < nmb; i++) {
+					sim_train_cfg x = w->cfg;
+					if (w->slay) {
+						x.tp = degs[ti], x.pp = degs[pi], x.dp = 0;
+						x.recompute = (sim_recompute)ri;
+						if (x.tp > gpn || t->heads % x.tp != 0 || t->layers % x.pp != 0 ||
+						    x.gpus % (x.tp * x.pp) != 0)
+							continue;
+						x.sequence_parallel = x.tp > 1 && w->cfg.sequence_parallel;
+					}
+					if (w->smb)
+						x.micro_batch = mbs[i];
+					int64_t dp = x.dp > 0 ? x.dp : x.gpus / ((int64_t)x.tp * x.pp * x.cp);
+					if (dp <= 0 || x.global_batch % (x.micro_batch * dp) != 0)
+						continue;
+					int64_t per_stage = t->layers / x.pp;
+					bool svpp = w->svpp || (w->slay && x.pp > 1);
+					for (int64_t vpp = 1; vpp <= (svpp ? per_stage : 1); vpp++) {
+						sim_train_cfg y = x;
+						if (svpp) {
+							if (per_stage * x.pp != t->layers || per_stage % vpp != 0)
+								continue;
+							if (vpp == 1 && interleaved_note && per_stage > 1)
+								continue;
+							y.vpp = (int)vpp;
+							y.schedule = vpp > 1 ? SIM_INTERLEAVED : SIM_1F1B;
+						}
+						outcome o;
+						int rc = run_one(w->m, cost, &y, &o, e2, sizeof e2);
+						if (rc == PP_EUSAGE)
+							continue; /* not a valid combination */
+						if (rc != 0)
+							return pp_err(err, errlen, rc, "%s", e2);
+						if (!found || (o.fits && !best->fits) || (o.fits == best->fits && o.step < best->step)) {
+							*best = o;
+							found = true;
+						}
+					}
+				}
 	if (!found)
 		return pp_err(err, errlen, PP_EUSAGE, "%s", e2[0] ? e2 : "no valid configuration");
 	return 0;
@@ -1050,6 +1069,9 @@ val_train_report(const val_set *s)
 			pp_str_add(&as, "micro-batch not stated: fastest that fits");
 		if (w->svpp)
 			pp_str_addf(&as, "%svirtual stages not stated: fastest that fits", as.len ? "; " : "");
+		if (w->slay)
+			pp_str_addf(&as, "%s\"most performant\" layout: the fastest TP, PP and recomputation that fit",
+				    as.len ? "; " : "");
 		if (w->note[0])
 			pp_str_addf(&as, "%s%s", as.len ? "; " : "", w->note);
 		cJSON_AddStringToObject(x, "assumptions", as.buf ? as.buf : "");
@@ -1647,6 +1669,128 @@ val_train_fit(val_set *s, int max_evals, cJSON **out, char *err, size_t errlen)
 	return 0;
 }
 
+/* ---- intervals ----------------------------------------------------------------------------- */
+
+/* A prediction's 80% interval comes from how far the cross-validation's predictions of its
+ * framework's rows were from the measured ones: the 10th and 90th percentiles of
+ * log(measured / predicted step time) over the rows of the profile and those based on it, or
+ * of its parent's when it has fewer than INTERVAL_ROWS (sim_interval applies them). */
+#define INTERVAL_ROWS 20
+
+/* A row's log error as step time: log(measured / predicted) of a time, the inverse of a rate. */
+static double
+time_log_error(const vrow *w)
+{
+	bool time_like = w->mt == M_ITER_S || w->mt == M_ITER_MS || w->mt == M_LAYER_MS;
+	if (!(w->predicted > 0) || !(w->measured > 0))
+		return NAN;
+	double q = log(w->measured / w->predicted);
+	return time_like ? q : -q;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The percentiles of the profile's group at the deepest level that has INTERVAL_ROWS of the
+ * rows `use` marks (NULL: all).  false: too few rows even at the root. */
+static bool
+percentiles(const val_set *s, const hw_profile *p, const bool *use, const double *q, double *buf, double *p10,
+	    double *p90)
+{
+	int depth = 1;
+	while (depth < MAXLEVELS && strcmp(hw_profile_ancestor(p, depth), hw_profile_ancestor(p, depth - 1)))
+		depth++;
+	for (int lv = depth - 1; lv >= 0; lv--) {
+		const char *g = hw_profile_ancestor(p, lv);
+		size_t n = 0;
+		for (size_t i = 0; i < s->n; i++)
+			if (!s->rows[i].why[0] && (use == NULL || use[i]) && isfinite(q[i]) &&
+			    in_group(s->prof[s->rows[i].fw].p, g, lv))
+				buf[n++] = q[i];
+		if (n < INTERVAL_ROWS)
+			continue;
+		qsort(buf, n, sizeof *buf, cmp_double);
+		*p10 = gsl_stats_quantile_from_sorted_data(buf, 1, n, 0.10);
+		*p90 = gsl_stats_quantile_from_sorted_data(buf, 1, n, 0.90);
+		return true;
+	}
+	return false;
+}
+
+/* The intervals of every profile the rows use (from the rows' cross-validated predictions), and
+ * their coverage checked the same way: each family's rows against the percentiles of the other
+ * families' rows. */
+static cJSON *
+intervals_json(const val_set *s, const char *const *fam, size_t nf, char *err, size_t errlen)
+{
+	double *q = malloc((s->n ? s->n : 1) * sizeof *q), *buf = malloc((s->n ? s->n : 1) * sizeof *buf);
+	bool *use = malloc((s->n ? s->n : 1) * sizeof *use);
+	if (q == NULL || buf == NULL || use == NULL) {
+		free(q), free(buf), free(use);
+		pp_err(err, errlen, PP_ENOMEM, "out of memory");
+		return NULL;
+	}
+	for (size_t i = 0; i < s->n; i++)
+		q[i] = s->rows[i].why[0] ? NAN : time_log_error(&s->rows[i]);
+	cJSON *o = cJSON_CreateObject();
+	/* every profile in the rows' chains with INTERVAL_ROWS rows of its own group; the others
+	 * inherit their parent's values, as sim_interval reads them */
+	cJSON *byp = cJSON_AddArrayToObject(o, "frameworks");
+	for (size_t k = 0; k < s->nprof; k++)
+		for (int lv = 0; lv < MAXLEVELS; lv++) {
+			const hw_profile *p = s->prof[k].p;
+			const char *name = hw_profile_ancestor(p, lv);
+			if (lv > 0 && !strcmp(name, hw_profile_ancestor(p, lv - 1)))
+				break;
+			bool seen = false;
+			const cJSON *x;
+			cJSON_ArrayForEach(x, byp) seen |= !strcmp(cJSON_GetObjectItem(x, "framework")->valuestring, name);
+			size_t n = 0;
+			for (size_t i = 0; i < s->n && !seen; i++)
+				if (isfinite(q[i]) && in_group(s->prof[s->rows[i].fw].p, name, lv))
+					buf[n++] = q[i];
+			if (seen || n < INTERVAL_ROWS)
+				continue;
+			qsort(buf, n, sizeof *buf, cmp_double);
+			cJSON *e = cJSON_CreateObject();
+			cJSON_AddStringToObject(e, "framework", name);
+			cJSON_AddNumberToObject(e, "rows", (double)n);
+			cJSON_AddNumberToObject(e, "p10", gsl_stats_quantile_from_sorted_data(buf, 1, n, 0.10));
+			cJSON_AddNumberToObject(e, "p90", gsl_stats_quantile_from_sorted_data(buf, 1, n, 0.90));
+			cJSON_AddItemToArray(byp, e);
+		}
+	size_t inside = 0, total = 0;
+	cJSON *byf = cJSON_AddArrayToObject(o, "families");
+	for (size_t f = 0; f < nf; f++) {
+		for (size_t i = 0; i < s->n; i++)
+			use[i] = strcmp(s->rows[i].family, fam[f]) != 0;
+		size_t in = 0, n = 0;
+		for (size_t i = 0; i < s->n; i++) {
+			if (use[i] || s->rows[i].why[0] || !isfinite(q[i]))
+				continue;
+			double p10, p90;
+			if (!percentiles(s, s->prof[s->rows[i].fw].p, use, q, buf, &p10, &p90))
+				continue;
+			n++;
+			in += q[i] >= p10 && q[i] <= p90;
+		}
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "family", fam[f]);
+		cJSON_AddNumberToObject(e, "rows", (double)n);
+		cJSON_AddNumberToObject(e, "coverage", n ? (double)in / (double)n : 0.0);
+		cJSON_AddItemToArray(byf, e);
+		inside += in, total += n;
+	}
+	cJSON_AddNumberToObject(o, "rows", (double)total);
+	cJSON_AddNumberToObject(o, "coverage", total ? (double)inside / (double)total : 0.0);
+	free(q), free(buf), free(use);
+	return o;
+}
+
 int
 val_train_cross_validate(val_set *s, int max_evals, bool exact, cJSON **out, char *err, size_t errlen)
 {
@@ -1714,6 +1858,13 @@ val_train_cross_validate(val_set *s, int max_evals, bool exact, cJSON **out, cha
 	cJSON_AddStringToObject(doc, "folds_fitted", exact ? "by simulation" : "on the rows linearized at the fit on every row");
 	cJSON_AddItemToObject(doc, "fit", fits_json(gin, ngin, true));
 	cJSON_AddItemToObject(doc, "folds", folds), folds = NULL;
+	cJSON *iv = intervals_json(s, fam, nf, err, errlen);
+	if (iv == NULL) {
+		cJSON_Delete(doc);
+		rc = PP_ENOMEM;
+		goto out;
+	}
+	cJSON_AddItemToObject(doc, "intervals", iv);
 	*out = doc;
 out:
 	cJSON_Delete(folds);
