@@ -169,6 +169,18 @@ cli_fail(int rc, const char *msg)
 }
 
 int
+cli_opt_out(const cli_opt *o, const char *val, char *err, size_t errlen)
+{
+	char flag[64];
+	snprintf(flag, sizeof flag, "--%s", o->name);
+	int rc = pp_output_check(flag, val, err, errlen);
+	if (rc != 0)
+		return PP_EUSAGE; /* the message names the flag and the path; exit status 2 */
+	*(const char **)o->target = val;
+	return 0;
+}
+
+int
 cli_open_db(const char *path, unsigned flags, hw_db **out)
 {
 	char err[512];

@@ -87,6 +87,11 @@ int cli_opt_dist(const cli_opt *o, const char *val, char *err, size_t errlen);  
 #define OPT_SCHEDULE(N, A, P, H) {N, A, cli_opt_schedule, CLI_TARGET(sim_schedule, P), 0, 0, H, 0, NULL, NULL}
 #define OPT_RECOMPUTE(N, A, P, H) {N, A, cli_opt_recompute, CLI_TARGET(sim_recompute, P), 0, 0, H, 0, NULL, NULL}
 #define OPT_DIST(N, A, P, H) {N, A, cli_opt_dist, CLI_TARGET(sim_dist, P), 0, 0, H, 0, NULL, NULL}
+/* A file the command will write (--out FILE, --trace FILE): the path is held, when it is read,
+ * to the rule every written file follows (pp_output_check: a new path or a regular file we may
+ * write), so a refusal comes before any work. */
+int cli_opt_out(const cli_opt *o, const char *val, char *err, size_t errlen);       /* const char ** */
+#define OPT_OUT(N, A, P, H) {N, A, cli_opt_out, CLI_TARGET(const char *, P), 0, 0, H, 0, NULL, NULL}
 
 /* Opens the hardware database (--db value or NULL) and prints its notice, if any. */
 int cli_open_db(const char *path, unsigned flags, hw_db **out);

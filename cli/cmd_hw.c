@@ -271,7 +271,7 @@ cmd_hw(int argc, char **argv)
 	const cli_opt opts[] = {
 		OPT_DB(&db_path),
 		OPT_JSON(&json),
-		OPT_STR("out", "FILE", &out_path, "hw export: write to FILE (atomically) instead of stdout"),
+		OPT_OUT("out", "FILE", &out_path, "hw export: write to FILE (atomically) instead of stdout"),
 		OPT_END,
 	};
 	char *ops[3];

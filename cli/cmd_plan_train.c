@@ -339,7 +339,7 @@ cmd_plan_train(int argc, char **argv)
 		OPT_INT("gpus-per-node", "N", &o.gpus_per_node, 1, 1024,
 			"use N GPUs of each node (two nodes of 4 GPUs: --gpus 8 --gpus-per-node 4)"),
 		OPT_STR("export", "KIND", &export_s, "print the winner's launch configuration: megatron, deepspeed, torchrun or slurm"),
-		OPT_STR("out", "FILE", &out_path, "with --export: write it to FILE (atomically) and print the table"),
+		OPT_OUT("out", "FILE", &out_path, "with --export: write it to FILE (atomically) and print the table"),
 		OPT_NUM("tokens", "T", &co.tokens, 1.0, 1e18, "capacity planning: tokens to train (15T = 15e12)"),
 		OPT_NUM("days", "D", &co.days, 0.001, 1e5, "capacity planning: days to train them in"),
 		OPT_SYSTEMS(&systems),

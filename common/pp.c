@@ -94,9 +94,68 @@ pp_read_file(const char *path, size_t maxlen, char **out, size_t *len, char *err
 	return 0;
 }
 
+static const char *
+kind_of(mode_t m)
+{
+	if (S_ISLNK(m))
+		return "a symbolic link";
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISCHR(m))
+		return "a character device";
+	if (S_ISBLK(m))
+		return "a block device";
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISSOCK(m))
+		return "a socket";
+	return "not a regular file";
+}
+
+/* pp_output_check, also telling whether the target exists (and its status when it does). */
+static int
+output_target(const char *flag, const char *path, struct stat *st, bool *exists, char *err, size_t errlen)
+{
+	const char *f = flag ? flag : "", *sp = flag ? " " : "";
+	*exists = false;
+	if (path == NULL || path[0] == '\0')
+		return pp_err(err, errlen, PP_EUSAGE, "%s%sthe output path is empty", f, sp);
+	/* lstat, not stat: the last component must itself be the file we replace */
+	if (lstat(path, st) != 0) {
+		if (errno == ENOENT)
+			return 0; /* a new file (a missing directory is reported when it is created) */
+		return pp_err(err, errlen, PP_EIO, "%s%s%s: %s", f, sp, path, strerror(errno));
+	}
+	*exists = true;
+	if (!S_ISREG(st->st_mode))
+		return pp_err(err, errlen, PP_EUSAGE,
+			      "%s%s%s is %s: paraplan writes only a new file or replaces a regular file (choose another path)",
+			      f, sp, path, kind_of(st->st_mode));
+	/* the effective ids decide, as they would for open(O_WRONLY) */
+	if (faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) != 0)
+		return pp_err(err, errlen, PP_EUSAGE,
+			      "%s%s%s exists and may not be written (%s): paraplan replaces only a file it may write "
+			      "(remove it or choose another path)",
+			      f, sp, path, strerror(errno));
+	return 0;
+}
+
+int
+pp_output_check(const char *flag, const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	bool exists;
+	return output_target(flag, path, &st, &exists, err, errlen);
+}
+
 int
 pp_write_file_atomic(const char *path, const void *data, size_t len, char *err, size_t errlen)
 {
+	struct stat st;
+	bool exists;
+	int rc = output_target(NULL, path, &st, &exists, err, errlen);
+	if (rc != 0)
+		return rc;
 	size_t plen = strlen(path);
 	char *tmp = malloc(plen + 16);
 	if (tmp == NULL)
@@ -124,10 +183,11 @@ pp_write_file_atomic(const char *path, const void *data, size_t len, char *err, 
 		p += w;
 		left -= (size_t)w;
 	}
-	/* mkstemp makes the file 0600; a report or export should be readable like any file. */
+	/* mkstemp makes the file 0600; a report or export should be readable like any file, and a
+	 * replaced file keeps the permissions its owner gave it. */
 	mode_t um = umask(0);
 	umask(um);
-	(void)fchmod(fd, 0666 & ~um);
+	(void)fchmod(fd, exists ? st.st_mode & 0777 : 0666 & ~um);
 	if (fsync(fd) != 0 && errno != EINVAL) {
 		int e = errno;
 		close(fd);
@@ -135,11 +195,13 @@ pp_write_file_atomic(const char *path, const void *data, size_t len, char *err, 
 		free(tmp);
 		return pp_err(err, errlen, PP_EIO, "%s: fsync failed: %s", path, strerror(e));
 	}
-	if (close(fd) != 0 || rename(tmp, path) != 0) {
+	/* Look again just before the rename: what appeared at path meanwhile obeys the same rule
+	 * (this narrows the window; rename(2) offers no "replace only a regular file"). */
+	if (close(fd) != 0 || (rc = output_target(NULL, path, &st, &exists, err, errlen)) != 0 || rename(tmp, path) != 0) {
 		int e = errno;
 		unlink(tmp);
 		free(tmp);
-		return pp_err(err, errlen, PP_EIO, "%s: cannot write: %s", path, strerror(e));
+		return rc != 0 ? rc : pp_err(err, errlen, PP_EIO, "%s: cannot write: %s", path, strerror(e));
 	}
 	free(tmp);
 	return 0;

@@ -48,8 +48,20 @@ int pp_grow(void **pp, size_t *cap, size_t need, size_t elsz);
  * buffer.  *out is owned by the caller. */
 int pp_read_file(const char *path, size_t maxlen, char **out, size_t *len, char *err, size_t errlen);
 
-/* Writes len bytes to path atomically: a temporary file beside it, fsync, rename.  On any
- * failure nothing is left behind and an existing file at path is untouched. */
+/* The one rule for every file paraplan writes (--out, --trace, exports, the files of a report):
+ * the target is a new path in an existing directory, or an existing regular file that we may
+ * write, which is then replaced.  Anything else is refused with the reason: a symbolic link
+ * (the rename would replace the link, and following it would write where the link points), a
+ * directory, a device, a FIFO or a socket (run as root, a rename over /dev/full turned it into
+ * a plain file), a file we may not write (a rename in a writable folder would replace a
+ * read-only file).  `flag` names the option in the message ("--out"), or is NULL.
+ * Returns 0, PP_EUSAGE (the path names something we must not replace) or PP_EIO. */
+int pp_output_check(const char *flag, const char *path, char *err, size_t errlen);
+
+/* Writes len bytes to path atomically: a temporary file beside it, fsync, rename.  The target
+ * must pass pp_output_check (checked again just before the rename); a replaced file keeps its
+ * permission bits.  On any failure nothing is left behind and an existing file at path is
+ * untouched. */
 int pp_write_file_atomic(const char *path, const void *data, size_t len, char *err, size_t errlen);
 
 /* Makes a directory and its parents (like mkdir -p). */

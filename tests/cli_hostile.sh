@@ -1,0 +1,82 @@
+#!/bin/sh
+# Issue 16: hostile files and absurd numbers from the command line.  No command writes through
+# a symlink or over a device, FIFO, socket or a file it may not write; no string from a file
+# reaches gnuplot as script text; a database from outside is refused when its schema version is
+# unknown or its pages are damaged; impossible results are refused, not printed.
+. "$top_srcdir/tests/lib.sh"
+
+# run_bad STATUS NEEDLE ARGS... : fails with STATUS within 60 s, nothing on stdout, NEEDLE in
+# the message
+run_bad() {
+	want=$1 needle=$2
+	shift 2
+	timeout 60 "$PARAPLAN" "$@" >"$TMPD/out" 2>"$TMPD/err"
+	got=$?
+	if [ "$got" != "$want" ]; then
+		fail "paraplan $* exited $got, expected $want"
+		sed 's/^/  stderr: /' "$TMPD/err" >&2
+		return
+	fi
+	[ -s "$TMPD/out" ] && fail "paraplan $*: output on stdout after a failure"
+	grep -qF -- "$needle" "$TMPD/err" || fail "paraplan $*: stderr lacks \"$needle\": $(head -c 400 "$TMPD/err")"
+}
+
+# kind PATH : what the path is now (ls -ld's type letter, or "missing")
+kind() { if [ -e "$1" ] || [ -L "$1" ]; then ls -ld "$1" | cut -c1; else echo missing; fi; }
+
+# ---- 1. outputs: one rule for --out, --trace, hw export, report --out ---------------------------
+O=$TMPD/outputs
+mkdir "$O"
+echo target >"$O/target"
+ln -s target "$O/link"
+ln -s nowhere "$O/dangling"
+mkfifo "$O/fifo"
+mkdir "$O/dir"
+python3 -c "import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])" "$O/sock"
+# a device of our own (mknod needs root); /dev is never handed to the command under test
+mknod "$O/null" c 1 3 2>/dev/null || true
+SIM="--model llama-3-8b --system dgx-h100"
+for t in link dangling fifo dir sock null; do
+	[ -e "$O/$t" ] || [ -L "$O/$t" ] || continue
+	before=$(kind "$O/$t")
+	run_bad 2 "$O/$t is a" hw export --out "$O/$t"
+	run_bad 2 "--out $O/$t is a" plan train $SIM --gpus 8 --global-batch 64 --export megatron --out "$O/$t"
+	run_bad 2 "--trace $O/$t is a" simulate train $SIM --gpus 8 --tp 8 --pp 1 --micro-batch 1 \
+		--global-batch 8 --trace "$O/$t"
+	run_bad 2 "--trace $O/$t is a" simulate serve $SIM --tp 1 --rate 1 --requests 5 --trace "$O/$t"
+	run_bad 2 "--trace $O/$t is a" simulate infer --model resnet-50 --system dgx-a100 --batch 64 --trace "$O/$t"
+	[ "$t" = dir ] || run_bad 2 "is not a directory" report --from "$top_srcdir/tests/data/report/sim-train.json" \
+		--out "$O/$t"
+	[ "$(kind "$O/$t")" = "$before" ] || fail "$t is now of type $(kind "$O/$t"), was $before"
+done
+[ "$(cat "$O/target")" = target ] || fail "the symlink's target was written"
+[ -z "$(ls "$O" | grep '\.tmp')" ] || fail "temporary files left behind: $(ls "$O")"
+# a new path and an existing regular file are written; the file keeps its mode
+run 0 hw export --out "$O/new.sql"
+[ -s "$O/new.sql" ] || fail "hw export --out a new path wrote nothing"
+chmod 0640 "$O/new.sql"
+run 0 simulate train $SIM --gpus 8 --tp 8 --pp 1 --micro-batch 1 --global-batch 8 --trace "$O/new.sql"
+grep -q traceEvents "$O/new.sql" || fail "an existing regular file was not replaced by the trace"
+[ "$(stat -c %a "$O/new.sql")" = 640 ] || fail "the replaced file lost its mode: $(stat -c %a "$O/new.sql")"
+# a read-only file in a writable folder: refused for a user who may not write it (as root, run
+# as nobody when that works here)
+as_user=
+if [ "$(id -u)" = 0 ]; then
+	chmod 0755 "$TMPD"
+	chmod 0777 "$O"
+	if setpriv --reuid=65534 --regid=65534 --clear-groups "$PARAPLAN" version >/dev/null 2>&1; then
+		as_user="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	else
+		as_user=skip
+	fi
+fi
+if [ "$as_user" != skip ]; then
+	echo keep >"$O/ro.sql"
+	chmod 0444 "$O/ro.sql"
+	$as_user "$PARAPLAN" hw export --out "$O/ro.sql" >"$TMPD/out" 2>"$TMPD/err"
+	[ $? = 2 ] || fail "hw export over a read-only file did not exit 2: $(cat "$TMPD/err")"
+	grep -qF "may not be written" "$TMPD/err" || fail "read-only file: $(cat "$TMPD/err")"
+	[ "$(cat "$O/ro.sql")" = keep ] || fail "a read-only file was replaced"
+fi
+
+finish
