@@ -28,6 +28,7 @@
  */
 #include "config.h"
 #include "calibrate/cal.h"
+#include "common/json.h"
 #include "common/pp.h"
 
 #include <cJSON.h>
@@ -747,7 +748,7 @@ cal_nccl_parse(cal_nccl *log, const char *name, const char *text, const cal_nccl
 	int rc = 0;
 	char *buf = NULL;
 	size_t cap = 0;
-	const char *s = text;
+	const char *s = text + pp_skip_bom(text, strnlen(text, 3)); /* as every text reader does */
 	while (*s) {
 		size_t n = strcspn(s, "\n");
 		if (PP_GROW(buf, cap, n + 1) != 0) {

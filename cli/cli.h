@@ -43,6 +43,16 @@ int cmd_replay(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 
+/* Terminal safety: every byte the program prints on stdout and stderr passes through a filter
+ * that writes the printable form of the text (pp_str_add_printable_n with PP_PRINT_LINES), so
+ * a name from a file or a database can never send escape sequences or invalid UTF-8 to a
+ * terminal, whichever printf it reaches.  cli_output_start installs it (first thing in main);
+ * cli_output_finish flushes it and returns nonzero when stdout could not be written.  cli_tty
+ * is the unfiltered stderr, for the progress line's own \r and erase-line sequence only. */
+void cli_output_start(void);
+int cli_output_finish(void);
+extern FILE *cli_tty;
+
 /* Prints "error: <message>" to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints "error: <message>" and a pointer to the command's --help; returns 2. */

@@ -309,6 +309,129 @@ pp_str_free(pp_str *s)
 	s->oom = false;
 }
 
+/* ---- printable text ------------------------------------------------------------------------ */
+
+/* Length of the valid UTF-8 sequence at t (n bytes available) and its code point; 0 when the
+ * bytes there are not one (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF),
+ * -1 when they may be the start of one that n cuts short. */
+static int
+utf8_seq(const unsigned char *t, size_t n, uint32_t *cp)
+{
+	unsigned char c = t[0];
+	int len;
+	unsigned char lo = 0x80, hi = 0xBF;
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	} else if (c >= 0xC2 && c <= 0xDF) {
+		len = 2;
+		*cp = c & 0x1F;
+	} else if (c >= 0xE0 && c <= 0xEF) {
+		len = 3;
+		*cp = c & 0x0F;
+		if (c == 0xE0)
+			lo = 0xA0;
+		else if (c == 0xED)
+			hi = 0x9F;
+	} else if (c >= 0xF0 && c <= 0xF4) {
+		len = 4;
+		*cp = c & 0x07;
+		if (c == 0xF0)
+			lo = 0x90;
+		else if (c == 0xF4)
+			hi = 0x8F;
+	} else {
+		return 0;
+	}
+	for (int i = 1; i < len; i++) {
+		if ((size_t)i >= n)
+			return -1;
+		unsigned char b = t[i];
+		if (b < (i == 1 ? lo : 0x80) || b > (i == 1 ? hi : 0xBF))
+			return 0;
+		*cp = (*cp << 6) | (b & 0x3F);
+	}
+	return len;
+}
+
+static bool
+cp_shown(uint32_t cp, unsigned flags)
+{
+	if (cp == '\n' || cp == '\t')
+		return (flags & PP_PRINT_LINES) != 0;
+	if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F))
+		return false;
+	return !((cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069));
+}
+
+size_t
+pp_str_add_printable_n(pp_str *s, const char *text, size_t n, unsigned flags, bool final)
+{
+	const unsigned char *t = (const unsigned char *)text;
+	size_t i = 0, run = 0; /* run: bytes from i - run on that are shown as they are */
+	while (i < n) {
+		uint32_t cp = 0;
+		int len = utf8_seq(t + i, n - i, &cp);
+		if (len < 0 && !final)
+			break;
+		if (len > 0 && cp_shown(cp, flags)) {
+			i += (size_t)len;
+			run += (size_t)len;
+			continue;
+		}
+		pp_str_addn(s, text + i - run, run);
+		run = 0;
+		if (len > 1) {
+			pp_str_addf(s, "\\u%04x", (unsigned)cp);
+			i += (size_t)len;
+		} else {
+			pp_str_addf(s, "\\x%02x", t[i]);
+			i++;
+		}
+	}
+	pp_str_addn(s, text + i - run, run);
+	return i;
+}
+
+void
+pp_str_add_printable(pp_str *s, const char *text)
+{
+	pp_str_add_printable_n(s, text, strlen(text), 0, true);
+}
+
+bool
+pp_is_printable(const char *text, unsigned flags)
+{
+	const unsigned char *t = (const unsigned char *)text;
+	size_t n = strlen(text);
+	for (size_t i = 0; i < n;) {
+		uint32_t cp;
+		int len = utf8_seq(t + i, n - i, &cp);
+		if (len <= 0 || !cp_shown(cp, flags))
+			return false;
+		i += (size_t)len;
+	}
+	return true;
+}
+
+const char *
+pp_printable(const char *text, char *buf, size_t n)
+{
+	if (n == 0)
+		return buf;
+	pp_str s = {0};
+	pp_str_add_printable(&s, text ? text : "");
+	size_t len = s.len < n ? s.len : n - 1;
+	/* cut at a UTF-8 character boundary */
+	while (len > 0 && len < s.len && (((unsigned char)s.buf[len] & 0xC0) == 0x80))
+		len--;
+	if (s.buf != NULL)
+		memcpy(buf, s.buf, len);
+	buf[len] = '\0';
+	pp_str_free(&s);
+	return buf;
+}
+
 static const char *
 skip_blanks(const char *s)
 {

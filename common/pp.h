@@ -81,6 +81,24 @@ void pp_str_vaddf(pp_str *s, const char *fmt, va_list ap);
 char *pp_str_detach(pp_str *s); /* hands buf to the caller ("" when empty); s is reset */
 void pp_str_free(pp_str *s);
 
+/* Printable text.  Names and text from files and databases reach terminals, JSON and charts;
+ * a terminal runs the escape sequences in them, and JSON must be UTF-8.  The printable form of
+ * a text is valid UTF-8 without control characters: each C0 control, DEL and byte that is not
+ * part of a valid UTF-8 sequence becomes \xHH (its value), each C1 control and bidirectional
+ * override (U+0080..U+009F, U+202A..U+202E, U+2066..U+2069, which reorder or restyle what a
+ * terminal shows) becomes \uHHHH.  Everything else, backslashes included, is kept as is.
+ * PP_PRINT_LINES keeps newline and tab (a stream of lines rather than one name). */
+enum { PP_PRINT_LINES = 1 };
+/* Appends the printable form of n bytes of text to s and returns how many bytes it consumed:
+ * n, or fewer when `final` is false and the text ends inside what may be an incomplete UTF-8
+ * sequence (pass those bytes again with what follows them). */
+size_t pp_str_add_printable_n(pp_str *s, const char *text, size_t n, unsigned flags, bool final);
+void pp_str_add_printable(pp_str *s, const char *text); /* a whole NUL-terminated name */
+/* Whether text is its own printable form. */
+bool pp_is_printable(const char *text, unsigned flags);
+/* The printable form of text in buf (truncated at a character boundary to fit n bytes). */
+const char *pp_printable(const char *text, char *buf, size_t n);
+
 /* Number parsing for flags and fields.  Accept surrounding blanks, reject trailing junk.
  * pp_parse_count accepts the suffixes K, M, G, T, P (powers of 1000) and Ki, Mi, Gi, Ti
  * (powers of 1024), as in "15T" tokens or "4Gi" bytes. */

@@ -4,6 +4,7 @@
  */
 #include "config.h"
 #include "hardware/hw_int.h"
+#include "common/json.h"
 
 #include <cJSON.h>
 #include <math.h>
@@ -621,8 +622,12 @@ hw_validations(hw_db *db, cJSON **out, char *err, size_t errlen)
 		static const char *const keys[] = {"host", "gpu_name", "driver", "cuda", "nccl", "note"};
 		for (int i = 0; i < 6; i++)
 			cJSON_AddStringToObject(x, keys[i], hw_col_text(st, 10 + i));
-		cJSON *plan = cJSON_Parse(hw_col_text(st, 16));
-		cJSON_AddItemToObject(x, "plan", plan ? plan : cJSON_CreateNull());
+		/* the stored plan, read as strictly as any JSON from outside (a database may be) */
+		const char *ptext = hw_col_text(st, 16);
+		cJSON *plan = NULL;
+		if (pp_json_parse(ptext, strlen(ptext), "plan", 0, &plan, NULL, 0) != 0)
+			plan = cJSON_CreateObject();
+		cJSON_AddItemToObject(x, "plan", plan);
 		cJSON *steps = cJSON_AddArrayToObject(x, "step_s");
 		sqlite3_reset(ss);
 		sqlite3_bind_int64(ss, 1, id);

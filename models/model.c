@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include "models/model_int.h"
+#include "common/json.h"
 
 #include <cJSON.h>
 #include <ctype.h>
@@ -117,6 +118,12 @@ get_str(const reader *r, const cJSON *obj, const char *key, const char **out)
 		return 0;
 	if (!cJSON_IsString(v))
 		return pp_err(r->err, r->errlen, PP_EINPUT, "%s: \"%s%s\" must be a string", r->origin, r->prefix, key);
+	if (!pp_is_printable(v->valuestring, 0)) {
+		char shown[64];
+		return pp_err(r->err, r->errlen, PP_EINPUT,
+			      "%s: \"%s%s\" must be printable UTF-8 text (no control characters), got \"%s\"", r->origin,
+			      r->prefix, key, pp_printable(v->valuestring, shown, sizeof shown));
+	}
 	*out = v->valuestring;
 	return 0;
 }
@@ -217,10 +224,10 @@ parse_ours(const cJSON *root, const char *origin, model *m, char *err, size_t er
 
 	if ((rc = get_str(&r, root, "family", &s)) != 0)
 		return rc;
-	pp_strlcpy(m->family, s ? s : "", sizeof m->family);
+	pp_printable(s ? s : "", m->family, sizeof m->family);
 	if ((rc = get_str(&r, root, "source", &s)) != 0)
 		return rc;
-	pp_strlcpy(m->source, s ? s : "", sizeof m->source);
+	pp_printable(s ? s : "", m->source, sizeof m->source);
 
 	int kind = MODEL_TRANSFORMER;
 	static const char *const kinds[] = {"transformer", "cnn"};
@@ -323,8 +330,10 @@ parse_hf(const cJSON *root, const char *origin, const char *model_type, model *m
 	const char *mt = model_type;
 
 	m->kind = MODEL_TRANSFORMER;
-	pp_strlcpy(m->family, mt, sizeof m->family);
-	snprintf(m->source, sizeof m->source, "Hugging Face config.json (%s)", origin);
+	pp_printable(mt, m->family, sizeof m->family);
+	char src[sizeof m->source];
+	snprintf(src, sizeof src, "Hugging Face config.json (%s)", origin);
+	pp_printable(src, m->source, sizeof m->source);
 	t->causal = true;
 	t->moe_every = 1;
 
@@ -460,44 +469,14 @@ parse_hf(const cJSON *root, const char *origin, const char *model_type, model *m
 
 /* ------------------------------------------------------------------------------------------ */
 
-/* Turns a cJSON parse failure into "file:LINE:COL: ..." */
-static int
-parse_error(const char *text, size_t len, const char *origin, char *err, size_t errlen)
-{
-	const char *at = cJSON_GetErrorPtr();
-	if (at == NULL || at < text || at > text + len)
-		return pp_err(err, errlen, PP_EINPUT, "%s: not valid JSON", origin);
-	int line = 1, col = 1;
-	for (const char *p = text; p < at; p++) {
-		if (*p == '\n') {
-			line++;
-			col = 1;
-		} else {
-			col++;
-		}
-	}
-	if (at == text + len)
-		return pp_err(err, errlen, PP_EINPUT, "%s:%d:%d: not valid JSON (unexpected end of file)", origin, line, col);
-	/* Quote at most 12 bytes of the rest of that line: the text need not end in a NUL (a
-	 * plain %.12s read past the end of the buffer, found by fuzzing). */
-	int n = 0;
-	while (n < 12 && at + n < text + len && at[n] != '\n' && at[n] != '\r' && at[n] != '\0')
-		n++;
-	return pp_err(err, errlen, PP_EINPUT, "%s:%d:%d: not valid JSON near '%.*s'", origin, line, col, n, at);
-}
-
 int
 model_parse(const char *text, size_t len, const char *origin, model **out, char *err, size_t errlen)
 {
 	*out = NULL;
-	if (len == 0)
-		return pp_err(err, errlen, PP_EINPUT, "%s: empty file, expected a JSON model description", origin);
-	if (memchr(text, '\0', len) != NULL)
-		return pp_err(err, errlen, PP_EINPUT, "%s: binary data, expected a JSON model description", origin);
-	cJSON *root = cJSON_ParseWithLength(text, len);
-	if (root == NULL)
-		return parse_error(text, len, origin, err, errlen);
-	int rc = 0;
+	cJSON *root;
+	int rc = pp_json_parse(text, len, origin, 0, &root, err, errlen);
+	if (rc != 0)
+		return rc;
 	model *m = calloc(1, sizeof *m);
 	if (m == NULL) {
 		cJSON_Delete(root);
@@ -520,13 +499,19 @@ model_parse(const char *text, size_t len, const char *origin, model **out, char 
 		const char *slash = strrchr(nm, '/');
 		if (slash && slash[1] && strcmp(slash + 1, "config.json") != 0)
 			nm = slash + 1;
-		pp_strlcpy(m->name, nm, sizeof m->name);
+		/* a name made from a path or a config's field: its printable form (pp.h) */
+		pp_printable(nm, m->name, sizeof m->name);
 		rc = parse_hf(root, origin, mt->valuestring, m, err, errlen);
 	} else if (name == NULL) {
 		rc = pp_err(err, errlen, PP_EINPUT,
 			    "%s: missing field \"name\" (a paraplan model) or \"model_type\" (a Hugging Face config.json)", origin);
 	} else if (name->valuestring[0] == '\0' || strlen(name->valuestring) >= sizeof m->name) {
 		rc = pp_err(err, errlen, PP_EINPUT, "%s: \"name\" must be 1 to %zu characters", origin, sizeof m->name - 1);
+	} else if (!pp_is_printable(name->valuestring, 0)) {
+		char shown[96];
+		rc = pp_err(err, errlen, PP_EINPUT,
+			    "%s: \"name\" must be printable UTF-8 text (no control characters), got \"%s\"", origin,
+			    pp_printable(name->valuestring, shown, sizeof shown));
 	} else {
 		pp_strlcpy(m->name, name->valuestring, sizeof m->name);
 		rc = parse_ours(root, origin, m, err, errlen);

@@ -9,6 +9,7 @@
  */
 #include "config.h"
 #include "reports/rep_int.h"
+#include "common/json.h"
 
 #include <cJSON.h>
 #include <math.h>
@@ -341,19 +342,13 @@ rep_doc_load(rep_doc *d, char *err, size_t errlen)
 		return rc == PP_EIO ? PP_EINPUT : rc;
 	const char *slash = strrchr(d->path, '/');
 	d->name = slash ? slash + 1 : d->path;
-	const char *end = NULL;
-	cJSON *root = cJSON_ParseWithOpts(text, &end, true); /* pp_read_file ends text with a NUL */
-	if (root == NULL) {
-		size_t at = end != NULL && end >= text ? (size_t)(end - text) : 0;
-		size_t line = 1;
-		for (size_t i = 0; i < at && i < len; i++)
-			line += text[i] == '\n';
-		free(text);
-		if (len == 0)
-			return pp_err(err, errlen, PP_EINPUT, "%s: empty file, expected a JSON document", d->path);
-		return pp_err(err, errlen, PP_EINPUT, "%s:%zu: not valid JSON (near byte %zu)", d->path, line, at);
-	}
+	/* Strict (common/json.h), and every string made printable here, once: names from a
+	 * document reach tables, Markdown, HTML, CSV and gnuplot (which quotes them on its own). */
+	cJSON *root = NULL;
+	rc = pp_json_parse(text, len, d->path, PP_JSON_PRINTABLE, &root, err, errlen);
 	free(text);
+	if (rc != 0)
+		return rc;
 	if (!cJSON_IsObject(root)) {
 		cJSON_Delete(root);
 		return pp_err(err, errlen, PP_EINPUT, "%s: expected a JSON object at the top", d->path);

@@ -9,6 +9,7 @@
  */
 #include "config.h"
 #include "common/csv.h"
+#include "common/json.h"
 #include "common/pp.h"
 #include "sim/kernels_int.h"
 #include "sim/sim.h"
@@ -196,8 +197,12 @@ static int
 jsonl_req(const char *l, sim_request **arr, size_t *n, size_t *cap, const char *origin, size_t line, char *err,
 	  size_t errlen)
 {
-	/* require_null_terminated: "{...} junk" is an error, not a request followed by ignored text */
-	cJSON *o = cJSON_ParseWithOpts(l, NULL, 1);
+	/* strict (common/json.h): "{...} junk" is an error, not a request followed by ignored text,
+	 * and a key given twice is an error, not whichever copy a lookup finds */
+	cJSON *o = NULL;
+	int prc = pp_json_parse_at(l, strlen(l), origin, line > INT32_MAX ? INT32_MAX : (int)line, 0, &o, err, errlen);
+	if (prc != 0)
+		return prc;
 	const cJSON *a = o ? cJSON_GetObjectItem(o, "arrival_s") : NULL;
 	if (o && !a)
 		a = cJSON_GetObjectItem(o, "arrival");

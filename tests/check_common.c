@@ -4,9 +4,11 @@
  */
 #include "config.h"
 #include "common/csv.h"
+#include "common/json.h"
 #include "common/pp.h"
 #include "tests/testutil.h"
 
+#include <cJSON.h>
 #include <errno.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -195,6 +197,116 @@ START_TEST(output_rule)
 }
 END_TEST
 
+/* The printable form of hand-made texts (issue 16): control characters, DEL and bytes that are
+ * not UTF-8 become \xHH, C1 controls and bidirectional overrides \uHHHH; UTF-8 text stays. */
+START_TEST(printable_text)
+{
+	static const struct {
+		const char *in, *want;
+	} c[] = {
+		{"llama-3-8b", "llama-3-8b"},
+		{"a\x1b[31mb", "a\\x1b[31mb"},           /* ESC: the start of a terminal sequence */
+		{"two\nlines\ttab", "two\\x0alines\\x09tab"},
+		{"del\x7f", "del\\x7f"},
+		{"caf\xc3\xa9 \xe6\x97\xa5", "caf\xc3\xa9 \xe6\x97\xa5"}, /* é and a CJK character stay */
+		{"\xc2\x9b" "31m", "\\u009b31m"},          /* C1 CSI as UTF-8 */
+		{"x\xe2\x80\xaey", "x\\u202ey"},            /* right-to-left override */
+		{"bad\xff", "bad\\xff"},                    /* not UTF-8 at all */
+		{"\xc0\xaf", "\\xc0\\xaf"},                 /* an overlong '/' */
+		{"\xed\xa0\x80", "\\xed\\xa0\\x80"},        /* a UTF-16 surrogate */
+		{"\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80"}, /* above U+10FFFF */
+		{"cut\xe2\x80", "cut\\xe2\\x80"},           /* a sequence cut short at the end */
+		{"back\\slash `q` \"", "back\\slash `q` \""}, /* printable stays as it is */
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		pp_str s = {0};
+		pp_str_add_printable(&s, c[i].in);
+		ck_assert_msg(!strcmp(s.buf ? s.buf : "", c[i].want), "case %zu: \"%s\", expected \"%s\"", i, s.buf, c[i].want);
+		ck_assert(pp_is_printable(c[i].in, 0) == !strcmp(c[i].in, c[i].want));
+		ck_assert(pp_is_printable(s.buf ? s.buf : "", 0));
+		pp_str_free(&s);
+	}
+	/* a stream of lines keeps newline and tab, and holds back a sequence a write cut short */
+	pp_str s = {0};
+	ck_assert_uint_eq(pp_str_add_printable_n(&s, "ok\n\t\xc3", 5, PP_PRINT_LINES, false), 4);
+	ck_assert_str_eq(s.buf, "ok\n\t");
+	ck_assert_uint_eq(pp_str_add_printable_n(&s, "\xc3\xa9\x1b", 3, PP_PRINT_LINES, false), 3);
+	ck_assert_str_eq(s.buf, "ok\n\t\xc3\xa9\\x1b");
+	pp_str_free(&s);
+	/* the bounded copy cuts at a character boundary */
+	char buf[6];
+	ck_assert_str_eq(pp_printable("ab\xc3\xa9\xc3\xa9", buf, sizeof buf), "ab\xc3\xa9");
+	ck_assert_str_eq(pp_printable("\x01", buf, sizeof buf), "\\x01");
+}
+END_TEST
+
+/* One strict JSON reader (issue 16): trailing text and duplicate keys are refused with where
+ * they are; a byte order mark is skipped; NUL bytes are refused. */
+START_TEST(strict_json)
+{
+	char err[512];
+	cJSON *d;
+	ck_assert_int_eq(pp_json_parse("{\"a\": 1}", 8, "f.json", 0, &d, err, sizeof err), 0);
+	ck_assert_int_eq(cJSON_GetObjectItem(d, "a")->valueint, 1);
+	cJSON_Delete(d);
+	/* a byte order mark, then the same document */
+	ck_assert_int_eq(pp_json_parse("\xef\xbb\xbf{\"a\": 1}\n", 12, "f.json", 0, &d, err, sizeof err), 0);
+	cJSON_Delete(d);
+	/* text after the document: line 2, column 3 */
+	ck_assert_int_eq(pp_json_parse("{\"a\": 1}\n  x", 12, "f.json", 0, &d, err, sizeof err), PP_EINPUT);
+	ck_assert_ptr_null(d);
+	ck_assert_msg(strstr(err, "f.json:2:3: text after the JSON document near 'x'") != NULL, "%s", err);
+	ck_assert_int_eq(pp_json_parse("{} {}", 5, "f.json", 0, &d, err, sizeof err), PP_EINPUT);
+	ck_assert_msg(strstr(err, "f.json:1:4: text after the JSON document") != NULL, "%s", err);
+	/* a key twice, at the top and deeper (named with the object's JSON pointer) */
+	const char *dup1 = "{\"layers\": 2, \"hidden\": 8, \"layers\": 3}";
+	ck_assert_int_eq(pp_json_parse(dup1, strlen(dup1), "m.json", 0, &d, err, sizeof err), PP_EINPUT);
+	ck_assert_msg(strstr(err, "m.json: \"layers\" is given twice in the object at the top level") != NULL, "%s", err);
+	const char *dup2 = "{\"a\": [1, {\"moe\": {\"k\": 1, \"k\": 2}}]}";
+	ck_assert_int_eq(pp_json_parse(dup2, strlen(dup2), "m.json", 0, &d, err, sizeof err), PP_EINPUT);
+	ck_assert_msg(strstr(err, "\"k\" is given twice in the object at /a/1/moe") != NULL, "%s", err);
+	/* an object of many keys (the sorted path): k0..k39 and k17 again */
+	pp_str big = {0};
+	pp_str_add(&big, "{");
+	for (int i = 0; i < 40; i++)
+		pp_str_addf(&big, "\"k%d\": %d, ", i, i);
+	pp_str_add(&big, "\"k17\": 0}");
+	ck_assert_int_eq(pp_json_parse(big.buf, big.len, "b.json", 0, &d, err, sizeof err), PP_EINPUT);
+	ck_assert_msg(strstr(err, "\"k17\" is given twice") != NULL, "%s", err);
+	pp_str_free(&big);
+	/* a NUL byte, an empty text, a cut document */
+	ck_assert_int_eq(pp_json_parse("{\n \"a\"\0: 1}", 11, "n.json", 0, &d, err, sizeof err), PP_EINPUT);
+	ck_assert_msg(strstr(err, "n.json:2:5: binary data") != NULL, "%s", err);
+	ck_assert_int_eq(pp_json_parse("\xef\xbb\xbf", 3, "e.json", 0, &d, err, sizeof err), PP_EINPUT);
+	ck_assert_msg(strstr(err, "e.json: empty file") != NULL, "%s", err);
+	ck_assert_int_eq(pp_json_parse("{\"a\": ", 6, "c.json", 0, &d, err, sizeof err), PP_EINPUT);
+	ck_assert_msg(strstr(err, "c.json:1:7: not valid JSON (unexpected end of file)") != NULL, "%s", err);
+	/* a line of a JSONL file reports the file's line */
+	ck_assert_int_eq(pp_json_parse_at("{} x", 4, "t.jsonl", 42, 0, &d, err, sizeof err), PP_EINPUT);
+	ck_assert_msg(strstr(err, "t.jsonl:42:4: text after") != NULL, "%s", err);
+	/* printable strings on request */
+	const char *esc = "{\"n\\u001b\": \"a\\u001b[31m\"}";
+	ck_assert_int_eq(pp_json_parse(esc, strlen(esc), "p.json", PP_JSON_PRINTABLE, &d, err, sizeof err), 0);
+	ck_assert_str_eq(d->child->string, "n\\x1b");
+	ck_assert_str_eq(d->child->valuestring, "a\\x1b[31m");
+	ck_assert(pp_json_is_printable(d));
+	cJSON_Delete(d);
+}
+END_TEST
+
+/* The CSV reader skips a byte order mark as the JSON reader does. */
+START_TEST(csv_bom)
+{
+	char err[256];
+	pp_csv t;
+	const char *text = "\xef\xbb\xbf" "arrival_s,prompt_tokens\r\n0,5\r\n";
+	ck_assert_int_eq(pp_csv_parse(text, strlen(text), "t.csv", &t, err, sizeof err), 0);
+	ck_assert_int_eq(pp_csv_column(&t, "arrival_s"), 0);
+	ck_assert_str_eq(pp_csv_get(&t, 1, 1), "5");
+	pp_csv_free(&t);
+}
+END_TEST
+
 /* What the writer writes, the reader reads back field for field; only fields that need
  * quotes get them (RFC 4180 section 2). */
 START_TEST(csv_round_trip)
@@ -234,6 +346,9 @@ main(void)
 	tcase_add_test(tc, strings_and_overflow);
 	tcase_add_test(tc, atomic_write);
 	tcase_add_test(tc, output_rule);
+	tcase_add_test(tc, printable_text);
+	tcase_add_test(tc, strict_json);
+	tcase_add_test(tc, csv_bom);
 	tcase_add_test(tc, csv_round_trip);
 	suite_add_tcase(s, tc);
 	return test_run(s);

@@ -86,8 +86,8 @@ fractional-tokens.csv|fractional-tokens.csv:2:
 zero-output.csv|zero-output.csv:2:
 unterminated-quote.csv|unterminated-quote.csv:2: unterminated quoted field
 bad-line.jsonl|bad-line.jsonl:3: expected a JSON object
-trailing-junk.jsonl|trailing-junk.jsonl:1: expected a JSON object
-truncated.jsonl|truncated.jsonl:1: expected a JSON object
+trailing-junk.jsonl|trailing-junk.jsonl:1:60: text after the JSON document
+truncated.jsonl|truncated.jsonl:1:40: not valid JSON
 binary.csv|binary.csv: binary data
 CASES
 
