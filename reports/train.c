@@ -526,9 +526,13 @@ rep_sec_timeline(rep_report *r, const rep_doc *td, const rep_doc *sim)
 	if (c != NULL) {
 		c->height = 160 + 40 * rows;
 		pp_str_add(&c->gp, "set xlabel \"time in the step (s)\"\nset ytics (");
-		for (int row = 0; row < rows; row++)
-			pp_str_addf(&c->gp, "%s\"rank %d %s\" %d", row ? ", " : "", tr->pids[row / 2], row % 2 ? "comm" : "compute",
-				    rows - 1 - row);
+		for (int row = 0; row < rows; row++) {
+			char lbl[64];
+			snprintf(lbl, sizeof lbl, "rank %d %s", tr->pids[row / 2], row % 2 ? "comm" : "compute");
+			pp_str_add(&c->gp, row ? ", " : "");
+			rep_gp_quote(&c->gp, lbl);
+			pp_str_addf(&c->gp, " %d", rows - 1 - row);
+		}
 		pp_str_addf(&c->gp, ")\nset yrange [-0.6:%d.6]\nset xrange [0:%.9g]\nset grid noytics\n"
 				    "set key outside below horizontal\nset style fill solid 1.0 noborder\n",
 			    rows - 1, tr->end_s);

@@ -79,4 +79,63 @@ if [ "$as_user" != skip ]; then
 	[ "$(cat "$O/ro.sql")" = keep ] || fail "a read-only file was replaced"
 fi
 
+# ---- 2. strings from files never run in gnuplot, never reach a terminal raw ----------------------
+# Every string of every report fixture gets the payload (backquotes, system(), @macro, $datablock,
+# quotes, backslashes, newlines, '#', escape sequences, a bidi override, invalid UTF-8).
+python3 - "$top_srcdir/tests/data/report" "$TMPD/poison" <<'PY'
+import json, os, sys
+src, dst = sys.argv[1], sys.argv[2]
+payload = ' x`touch PWNED` @m "q\' \\ $data system("touch PWNED2") `touch PWNED3`\n#n\\\n\r\x1b[31m\u202e'
+def walk(x):
+    items = x.items() if isinstance(x, dict) else enumerate(x) if isinstance(x, list) else []
+    for k, v in list(items):
+        if isinstance(v, str) and k not in ('kind', 'ph'):
+            x[k] = v + payload
+        else:
+            walk(v)
+os.makedirs(dst)
+for f in sorted(os.listdir(src)):
+    if f.endswith('.json'):
+        d = json.load(open(os.path.join(src, f)))
+        walk(d)
+        # and a byte that is not UTF-8 after every bidi override
+        open(os.path.join(dst, f), 'wb').write(json.dumps(d).encode().replace(b'\\u202e', b'\\u202e\xff'))
+PY
+P=$TMPD/poison
+for f in plan-train-h100 plan-train-a100 sim-train serve-r2 plan-serve capacity validate; do
+	run 0 report --from "$P/$f.json" --out "$TMPD/rp-$f"
+done
+run 0 report --from "$P/plan-train-h100.json" --from "$P/plan-train-a100.json" --from "$P/sim-train.json" \
+	--trace "$P/sim-train-trace.json" --from "$P/serve-r2.json" --from "$P/serve-r4.json" --from "$P/serve-r8.json" \
+	--from "$P/plan-serve.json" --from "$P/capacity.json" --from "$P/validate.json" --out "$TMPD/rp-all"
+[ -z "$(find "$TMPD" -name 'PWNED*')" ] || fail "gnuplot ran a command from a document: $(find "$TMPD" -name 'PWNED*')"
+# nothing raw in what the report wrote for people and programs: no ESC, valid UTF-8
+for f in $(find "$TMPD"/rp-* -name '*.md' -o -name '*.html' -o -name '*.csv' -o -name '*.gp' -o -name '*.dat'); do
+	python3 -c "
+import sys
+b = open(sys.argv[1], 'rb').read()
+b.decode('utf-8')
+assert b'\x1b' not in b and b'\xc2\x9b' not in b and '\u202e'.encode() not in b
+" "$f" || fail "$f holds an escape sequence or invalid UTF-8"
+done
+# and the same names on the terminal and in --json: printable (a model file with such a name is
+# refused outright; the database and other documents are printed through one filter)
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+d['name'] = 'm\x1b[31mred\u202e\n'
+json.dump(d, open(sys.argv[2], 'w'))
+" "$top_srcdir/models/catalog/llama-3-8b.json" "$TMPD/esc-model.json"
+run_bad 1 '"name" must be printable UTF-8 text (no control characters), got "m\x1b[31mred\u202e\x0a"' \
+	model show "$TMPD/esc-model.json"
+run 0 report --from "$P/sim-train.json" --out "$TMPD/rp-tty"
+for f in out err; do
+	python3 -c "
+import sys
+b = open(sys.argv[1], 'rb').read()
+b.decode('utf-8')
+assert b'\x1b' not in b and '\u202e'.encode() not in b
+" "$TMPD/$f" || fail "report printed an escape sequence or invalid UTF-8 on std$f"
+done
+
 finish
