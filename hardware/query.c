@@ -146,10 +146,13 @@ hw_system_names(hw_db *db, char ***names, size_t *n, char *err, size_t errlen)
 		return hw_sqlerr(db, err, errlen, "listing systems");
 	/* One block: the pointer array followed by the strings. */
 	size_t count = 0, bytes = 0;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	int last;
+	while ((last = sqlite3_step(st)) == SQLITE_ROW) {
 		count++;
 		bytes += strlen(hw_col_text(st, 0)) + 1;
 	}
+	if (last != SQLITE_DONE)
+		return hw_finish(db, st, last, err, errlen, "listing systems");
 	sqlite3_reset(st);
 	char **arr = malloc((count + 1) * sizeof *arr + bytes);
 	if (arr == NULL) {
@@ -189,7 +192,8 @@ hw_list(hw_db *db, cJSON **out, char *err, size_t errlen)
 		cJSON_Delete(root);
 		return hw_sqlerr(db, err, errlen, "listing GPUs");
 	}
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	int last, rc;
+	while ((last = sqlite3_step(st)) == SQLITE_ROW) {
 		cJSON *g = cJSON_CreateObject();
 		cJSON_AddStringToObject(g, "name", hw_col_text(st, 0));
 		cJSON_AddStringToObject(g, "vendor", hw_col_text(st, 1));
@@ -201,7 +205,10 @@ hw_list(hw_db *db, cJSON **out, char *err, size_t errlen)
 		cJSON_AddStringToObject(g, "origin", hw_col_text(st, 7));
 		cJSON_AddItemToArray(gpus, g);
 	}
-	sqlite3_finalize(st);
+	if ((rc = hw_finish(db, st, last, err, errlen, "listing GPUs")) != 0) {
+		cJSON_Delete(root);
+		return rc;
+	}
 	if (sqlite3_prepare_v2(db->sql,
 			       "SELECT name, gpu, gpus_per_node, scaleup, scaleup_gbps, scaleup_domain, nics_per_node, nic_gbit,"
 			       " scaleout, description, origin FROM system ORDER BY name",
@@ -209,7 +216,7 @@ hw_list(hw_db *db, cJSON **out, char *err, size_t errlen)
 		cJSON_Delete(root);
 		return hw_sqlerr(db, err, errlen, "listing systems");
 	}
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while ((last = sqlite3_step(st)) == SQLITE_ROW) {
 		cJSON *s = cJSON_CreateObject();
 		cJSON_AddStringToObject(s, "name", hw_col_text(st, 0));
 		cJSON_AddStringToObject(s, "gpu", hw_col_text(st, 1));
@@ -224,7 +231,10 @@ hw_list(hw_db *db, cJSON **out, char *err, size_t errlen)
 		cJSON_AddStringToObject(s, "origin", hw_col_text(st, 10));
 		cJSON_AddItemToArray(systems, s);
 	}
-	sqlite3_finalize(st);
+	if ((rc = hw_finish(db, st, last, err, errlen, "listing systems")) != 0) {
+		cJSON_Delete(root);
+		return rc;
+	}
 	*out = root;
 	return 0;
 }
@@ -426,21 +436,26 @@ dump_table(hw_db *db, const char *tbl, const char *where, pp_str *out, char *err
 	if (sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL) != SQLITE_OK)
 		return hw_sqlerr(db, err, errlen, "exporting");
 	pp_str cols = {0}, sel = {0};
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	int last;
+	while ((last = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *c = hw_col_text(st, 1);
 		pp_str_addf(&cols, "%s%s", cols.len ? ", " : "", c);
 		pp_str_addf(&sel, "%squote(%s)", sel.len ? " || ', ' || " : "", c);
 	}
-	sqlite3_finalize(st);
+	int rc = hw_finish(db, st, last, err, errlen, "exporting");
+	if (rc != 0) {
+		pp_str_free(&cols);
+		pp_str_free(&sel);
+		return rc;
+	}
 	pp_str q = {0};
 	pp_str_addf(&q, "SELECT %s FROM %s WHERE %s ORDER BY rowid", sel.buf, tbl, where);
-	int rc = 0;
 	if (sqlite3_prepare_v2(db->sql, q.buf, -1, &st, NULL) != SQLITE_OK) {
 		rc = hw_sqlerr(db, err, errlen, "exporting");
 	} else {
-		while (sqlite3_step(st) == SQLITE_ROW)
+		while ((last = sqlite3_step(st)) == SQLITE_ROW)
 			pp_str_addf(out, "INSERT INTO %s(%s) VALUES(%s);\n", tbl, cols.buf, hw_col_text(st, 0));
-		sqlite3_finalize(st);
+		rc = hw_finish(db, st, last, err, errlen, "exporting");
 	}
 	pp_str_free(&q);
 	pp_str_free(&cols);
@@ -506,7 +521,8 @@ hw_prices(hw_db *db, const char *system, hw_price **out, size_t *n, char *err, s
 	sqlite3_bind_text(st, 2, sys.gpu.name, -1, SQLITE_TRANSIENT);
 	hw_price *arr = NULL;
 	size_t cap = 0, cnt = 0;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	int last;
+	while ((last = sqlite3_step(st)) == SQLITE_ROW) {
 		if (PP_GROW(arr, cap, cnt + 1) != 0) {
 			free(arr);
 			sqlite3_finalize(st);
@@ -531,7 +547,10 @@ hw_prices(hw_db *db, const char *system, hw_price **out, size_t *n, char *err, s
 		else if (!strcmp(p->unit, "node"))
 			p->usd_per_gpu = p->usd / per_node;
 	}
-	sqlite3_finalize(st);
+	if ((rc = hw_finish(db, st, last, err, errlen, "reading prices")) != 0) {
+		free(arr);
+		return rc;
+	}
 	*out = arr;
 	*n = cnt;
 	return 0;
@@ -627,6 +646,9 @@ hw_param_set(hw_db *db, const char *scope, const char *subject, const char *key,
 		return pp_err(err, errlen, PP_EIO, "%s: database is read-only", db->path);
 	int rc = hw_pdef_check(scope, key, value, err, errlen);
 	if (rc != 0)
+		return rc;
+	static const char *const touched[] = {"param", NULL};
+	if ((rc = hw_check_before_write(db, touched, err, errlen)) != 0)
 		return rc;
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db->sql,

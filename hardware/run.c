@@ -87,6 +87,9 @@ hw_run_begin(hw_db *db, const hw_run_info *info, hw_run **out, char *err, size_t
 	int rc = hw_system_get(db, info->system, &sys, err, errlen);
 	if (rc != 0)
 		return rc;
+	static const char *const touched[] = {"cal_run", "coll_meas", "gemm_meas", "membw_meas", NULL};
+	if ((rc = hw_check_before_write(db, touched, err, errlen)) != 0)
+		return rc;
 	if ((rc = hw_exec(db, "BEGIN IMMEDIATE", err, errlen, "starting a calibration run")) != 0)
 		return rc;
 	hw_run *r = calloc(1, sizeof *r);
@@ -274,7 +277,8 @@ hw_runs(hw_db *db, cJSON **out, char *err, size_t errlen)
 			       -1, &st, NULL) != SQLITE_OK)
 		return hw_sqlerr(db, err, errlen, "listing calibration runs");
 	cJSON *arr = cJSON_CreateArray();
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	int last;
+	while ((last = sqlite3_step(st)) == SQLITE_ROW) {
 		cJSON *x = cJSON_CreateObject();
 		cJSON_AddNumberToObject(x, "id", (double)sqlite3_column_int64(st, 0));
 		static const char *const keys[] = {"system", "kind", "host", "started", "ended", "status", "driver", "cuda", "nccl"};
@@ -288,7 +292,11 @@ hw_runs(hw_db *db, cJSON **out, char *err, size_t errlen)
 		cJSON_AddNumberToObject(x, "bandwidth_rows", sqlite3_column_int(st, 15));
 		cJSON_AddItemToArray(arr, x);
 	}
-	sqlite3_finalize(st);
+	int rc = hw_finish(db, st, last, err, errlen, "listing calibration runs");
+	if (rc != 0) {
+		cJSON_Delete(arr);
+		return rc;
+	}
 	*out = arr;
 	return 0;
 }
@@ -364,6 +372,10 @@ hw_validation_add(hw_db *db, const char *system, const char *plan_json, double p
 {
 	if (db->readonly)
 		return pp_err(err, errlen, PP_EIO, "%s: database is read-only: nothing was written", db->path);
+	static const char *const touched[] = {"validation_run", NULL};
+	int crc = hw_check_before_write(db, touched, err, errlen);
+	if (crc != 0)
+		return crc;
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db->sql,
 			       "INSERT INTO validation_run(system, plan_json, predicted_s, measured_s, steps, note)"
@@ -528,6 +540,9 @@ hw_validation_store(hw_db *db, const hw_validation *v, int64_t *id, char *err, s
 	int rc = hw_system_get(db, v->system, &sys, err, errlen);
 	if (rc != 0)
 		return rc;
+	static const char *const touched[] = {"validation_run", "validation_step", NULL};
+	if ((rc = hw_check_before_write(db, touched, err, errlen)) != 0)
+		return rc;
 	if ((rc = hw_exec(db, "BEGIN IMMEDIATE", err, errlen, "storing a validation run")) != 0)
 		return rc;
 	sqlite3_stmt *st = NULL;
@@ -604,7 +619,8 @@ hw_validations(hw_db *db, cJSON **out, char *err, size_t errlen)
 		return hw_sqlerr(db, err, errlen, "listing validation runs");
 	}
 	cJSON *arr = cJSON_CreateArray();
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	int last;
+	while ((last = sqlite3_step(st)) == SQLITE_ROW) {
 		cJSON *x = cJSON_CreateObject();
 		int64_t id = sqlite3_column_int64(st, 0);
 		double pred = sqlite3_column_double(st, 4), meas = sqlite3_column_double(st, 5);
@@ -636,7 +652,11 @@ hw_validations(hw_db *db, cJSON **out, char *err, size_t errlen)
 		cJSON_AddItemToArray(arr, x);
 	}
 	sqlite3_finalize(ss);
-	sqlite3_finalize(st);
+	int rc = hw_finish(db, st, last, err, errlen, "listing validation runs");
+	if (rc != 0) {
+		cJSON_Delete(arr);
+		return rc;
+	}
 	*out = arr;
 	return 0;
 }

@@ -228,6 +228,120 @@ START_TEST(corrupt_file_untouched)
 }
 END_TEST
 
+/* Issue 16, item 3: a schema version that is not a known one (negative ones indexed before the
+ * migrations array: leftover strings ran as SQL, -100000 and INT_MIN crashed) is refused before
+ * anything is read or written, whichever way the file is opened. */
+START_TEST(hostile_user_version)
+{
+	const char *dir = test_tmpdir("hwver");
+	static const long long versions[] = {-1, -2, -3, -4, -100000, -2147483647LL - 1, HW_SCHEMA_VERSION + 1, 2147483647};
+	for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++) {
+		char file[1200], sql[64];
+		snprintf(file, sizeof file, "%s/v%zu.db", dir, i);
+		hw_db *db;
+		ck_assert_int_eq(hw_open(file, 0, &db, err, sizeof err), 0);
+		hw_close(db);
+		snprintf(sql, sizeof sql, "PRAGMA user_version = %lld", versions[i]);
+		sql_exec(file, sql);
+		size_t len0, len1;
+		char *before = slurp(file, &len0);
+		for (int ro = 0; ro < 2; ro++) {
+			ck_assert_int_eq(hw_open(file, ro ? HW_OPEN_READONLY : 0, &db, err, sizeof err), PP_EDB);
+			char want[64];
+			snprintf(want, sizeof want, "schema version %lld ", versions[i]);
+			ck_assert_msg(strstr(err, want) != NULL && strstr(err, file) != NULL, "%s", err);
+		}
+		char *after = slurp(file, &len1);
+		ck_assert(len0 == len1 && memcmp(before, after, len0) == 0);
+		free(before);
+		free(after);
+		char journal[1300];
+		snprintf(journal, sizeof journal, "%s-journal", file);
+		ck_assert_int_ne(access(journal, F_OK), 0);
+	}
+	test_rmdir(dir);
+}
+END_TEST
+
+/* Garbage over a database's pages (the header intact) is found on open, said plainly with the
+ * path, and nothing is written; a file too large to check whole on open is checked table by
+ * table before a write. */
+START_TEST(damaged_pages_found)
+{
+	const char *dir = test_tmpdir("hwdmg");
+	char file[1200];
+	snprintf(file, sizeof file, "%s/d.db", dir);
+	hw_db *db;
+	ck_assert_int_eq(hw_open(file, 0, &db, err, sizeof err), 0);
+	hw_close(db);
+	size_t len;
+	char *img = slurp(file, &len);
+	ck_assert_uint_gt(len, 64 * 1024);
+	/* 8 KiB of garbage in the middle, as in the issue: hw list used to print half its tables */
+	for (size_t i = 0; i < 8192; i++)
+		img[len / 2 + i] = (char)(i * 151 + 3);
+	ck_assert_int_eq(pp_write_file_atomic(file, img, len, err, sizeof err), 0);
+	for (int ro = 0; ro < 2; ro++) {
+		ck_assert_int_eq(hw_open(file, ro ? HW_OPEN_READONLY : 0, &db, err, sizeof err), PP_EDB);
+		ck_assert_msg(strstr(err, file) && strstr(err, "the hardware database file is damaged"), "%s", err);
+	}
+	size_t len1;
+	char *after = slurp(file, &len1);
+	ck_assert(len1 == len && memcmp(after, img, len) == 0);
+	free(after);
+	free(img);
+
+	/* A file over the whole-file limit: a 70 MB table pads it; the calibration tables' first
+	 * page is then overwritten.  Opening works (reads of untouched tables are fine); a run's
+	 * write is refused with the damage named, and the file is unchanged. */
+	snprintf(file, sizeof file, "%s/big.db", dir);
+	ck_assert_int_eq(hw_open(file, 0, &db, err, sizeof err), 0);
+	hw_close(db);
+	sql_exec(file, "CREATE TABLE pad(x); INSERT INTO pad VALUES(zeroblob(70 * 1024 * 1024));");
+	long page = sql_count(NULL, file, "SELECT rootpage FROM sqlite_master WHERE name = 'coll_meas'");
+	long psize = sql_count(NULL, file, "PRAGMA page_size");
+	ck_assert_int_gt(page, 1);
+	FILE *f = fopen(file, "r+b");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fseek(f, (page - 1) * psize, SEEK_SET), 0);
+	for (long i = 0; i < psize; i++)
+		fputc((int)((i * 97 + 11) & 0xff), f);
+	ck_assert_int_eq(fclose(f), 0);
+	struct stat st0, st1;
+	ck_assert_int_eq(stat(file, &st0), 0);
+	ck_assert_int_gt(st0.st_size, (long long)64 << 20); /* HW_CHECK_WHOLE_BYTES, hw_int.h */
+	ck_assert_int_eq(hw_open(file, 0, &db, err, sizeof err), 0);
+	hw_run_info info = {.system = "dgx-a100", .kind = "import"};
+	hw_run *run;
+	ck_assert_int_eq(hw_run_begin(db, &info, &run, err, sizeof err), PP_EDB);
+	ck_assert_msg(strstr(err, file) && strstr(err, "damaged"), "%s", err);
+	hw_close(db);
+	ck_assert_int_eq(stat(file, &st1), 0);
+	ck_assert(st0.st_size == st1.st_size && st0.st_mtime == st1.st_mtime);
+	test_rmdir(dir);
+}
+END_TEST
+
+/* A database path that names a device, FIFO or socket is refused: /dev/null used to be read as
+ * an empty database and left /dev/null-journal. */
+START_TEST(database_not_a_file)
+{
+	const char *dir = test_tmpdir("hwdev");
+	char file[1200], journal[1300];
+	snprintf(file, sizeof file, "%s/fifo", dir);
+	ck_assert_int_eq(mkfifo(file, 0644), 0);
+	hw_db *db;
+	ck_assert_int_eq(hw_open(file, 0, &db, err, sizeof err), PP_EUSAGE);
+	ck_assert_msg(strstr(err, "is a FIFO, expected a database file") != NULL, "%s", err);
+	snprintf(journal, sizeof journal, "%s-journal", file);
+	ck_assert_int_ne(access(journal, F_OK), 0);
+	ck_assert_int_eq(hw_open("/dev/null", 0, &db, err, sizeof err), PP_EUSAGE);
+	ck_assert_msg(strstr(err, "/dev/null: is a character device") != NULL, "%s", err);
+	ck_assert_int_ne(access("/dev/null-journal", F_OK), 0);
+	test_rmdir(dir);
+}
+END_TEST
+
 START_TEST(readonly_database)
 {
 	const char *dir = test_tmpdir("hwro");
@@ -871,6 +985,9 @@ main(void)
 	tcase_add_test(tc, migrate_from_v1);
 	tcase_add_test(tc, newer_schema_refused);
 	tcase_add_test(tc, corrupt_file_untouched);
+	tcase_add_test(tc, hostile_user_version);
+	tcase_add_test(tc, damaged_pages_found);
+	tcase_add_test(tc, database_not_a_file);
 	tcase_add_test(tc, readonly_database);
 	tcase_add_test(tc, runs_land_whole_or_not_at_all);
 	tcase_add_test(tc, hostile_names);

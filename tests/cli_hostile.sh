@@ -138,4 +138,41 @@ assert b'\x1b' not in b and '\u202e'.encode() not in b
 " "$TMPD/$f" || fail "report printed an escape sequence or invalid UTF-8 on std$f"
 done
 
+# ---- 3, 4. a database from outside: unknown schema versions and damaged pages -------------------
+D=$TMPD/db
+mkdir "$D"
+PARAPLAN_DB="$D/fresh.db" "$PARAPLAN" hw list >/dev/null 2>&1 || fail "cannot make a fresh database"
+for v in -1 -3 -100000 -2147483648 2147483647; do
+	cp "$D/fresh.db" "$D/v.db"
+	python3 -c "
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1]); c.execute('PRAGMA user_version = %d' % int(sys.argv[2])); c.commit()
+" "$D/v.db" "$v"
+	sum=$(cksum <"$D/v.db")
+	for cmd in "hw list" "hw export" "import nccl-tests --system dgx-h100 $top_srcdir/tests/data/nccl-tests-samples.txt"; do
+		run_bad 1 "schema version $v " $cmd --db "$D/v.db"
+	done
+	[ "$(cksum <"$D/v.db")" = "$sum" ] || fail "user_version $v: the file was changed"
+	[ ! -e "$D/v.db-journal" ] || fail "user_version $v: a journal was left"
+done
+# 8 KiB of garbage in the middle of a fresh database: said plainly, with the path, nothing written
+cp "$D/fresh.db" "$D/dmg.db"
+python3 -c "
+import sys
+f = open(sys.argv[1], 'r+b'); n = f.seek(0, 2); f.seek(n // 2); f.write(bytes((i * 151 + 3) & 255 for i in range(8192)))
+" "$D/dmg.db"
+sum=$(cksum <"$D/dmg.db")
+run_bad 1 "$D/dmg.db: the hardware database file is damaged" hw list --db "$D/dmg.db"
+run_bad 1 "$D/dmg.db: the hardware database file is damaged" import nccl-tests --system dgx-h100 \
+	"$top_srcdir/tests/data/nccl-tests-samples.txt" --db "$D/dmg.db"
+[ "$(cksum <"$D/dmg.db")" = "$sum" ] || fail "a damaged database was written to"
+# a database path that is a device or a FIFO: refused, no journal beside it
+mkfifo "$D/fifo.db"
+PARAPLAN_DB="$D/fifo.db" run_bad 2 "fifo.db: is a FIFO, expected a database file" hw list
+[ ! -e "$D/fifo.db-journal" ] || fail "a journal beside a FIFO"
+if [ -e "$O/null" ]; then
+	PARAPLAN_DB="$O/null" run_bad 2 "null: is a character device, expected a database file" hw list
+	[ ! -e "$O/null-journal" ] || fail "a journal beside a device"
+fi
+
 finish
