@@ -175,4 +175,14 @@ if [ -e "$O/null" ]; then
 	[ ! -e "$O/null-journal" ] || fail "a journal beside a device"
 fi
 
+# ---- 5. the engine's clock: refused before it wraps; no MFU above 100%, no negative time ----------
+# (the old clock printed an MFU of 151.7% at 262,144 sequences and negative step times at the others)
+for mbgb in 16:262144 16:131072 64:1048576 256:4194304; do
+	run_bad 1 "the simulated time passed 53 days" simulate train --model gpt-1t --system dgx-h100 --gpus 1 --tp 1 \
+		--pp 1 --micro-batch ${mbgb%:*} --global-batch ${mbgb#*:} --seq 8192 --json
+done
+# what is printed is possible: a long but representable step (14.5 hours)
+run 0 simulate train --model gpt-1t --system dgx-h100 --gpus 1 --tp 1 --pp 1 --micro-batch 1 --global-batch 2048 --json
+json_check "$TMPD/out" "d['step_time_s'] > 3600 and 0 < d['mfu'] <= 1 and d['hfu'] <= 1"
+
 finish
