@@ -167,6 +167,7 @@ typedef struct pstate {
 	int dup_rank;
 	char **hosts;
 	size_t nhosts, hosts_cap;
+	size_t *host_slot, nslots; /* open addressing over hosts: index + 1, 0 empty */
 	char gpu_name[96], nccl[32];
 	/* the open table, if any */
 	nblock *cur;
@@ -184,6 +185,47 @@ reset_devices(pstate *p)
 	for (size_t i = 0; i < p->nhosts; i++)
 		free(p->hosts[i]);
 	p->nhosts = 0;
+	if (p->host_slot)
+		memset(p->host_slot, 0, p->nslots * sizeof *p->host_slot);
+}
+
+static uint64_t
+host_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+/* Adds host h to the run's set of hosts unless it is there.  A hash set, not a search of the
+ * list: a device list of 400,000 ranks on 50,000 hosts took a minute searched linearly. */
+static int
+add_host(pstate *p, const char *h)
+{
+	if (2 * (p->nhosts + 1) > p->nslots) {
+		size_t n = p->nslots ? 2 * p->nslots : 64;
+		size_t *slot = calloc(n, sizeof *slot);
+		if (slot == NULL)
+			return PP_ENOMEM;
+		for (size_t i = 0; i < p->nhosts; i++) {
+			size_t k = (size_t)(host_hash(p->hosts[i]) & (n - 1));
+			while (slot[k] != 0)
+				k = (k + 1) & (n - 1);
+			slot[k] = i + 1;
+		}
+		free(p->host_slot);
+		p->host_slot = slot;
+		p->nslots = n;
+	}
+	size_t k = (size_t)(host_hash(h) & (p->nslots - 1));
+	for (; p->host_slot[k] != 0; k = (k + 1) & (p->nslots - 1))
+		if (!strcmp(p->hosts[p->host_slot[k] - 1], h))
+			return 0;
+	if (PP_GROW(p->hosts, p->hosts_cap, p->nhosts + 1) != 0 || (p->hosts[p->nhosts] = strdup(h)) == NULL)
+		return PP_ENOMEM;
+	p->host_slot[k] = ++p->nhosts;
+	return 0;
 }
 
 static int
@@ -611,16 +653,8 @@ device_line(pstate *p, char **tok, int nt, const char *raw)
 	for (int i = 3; i + 1 < nt; i++) {
 		if (strcmp(tok[i], "on") != 0)
 			continue;
-		const char *h = tok[i + 1];
-		size_t j;
-		for (j = 0; j < p->nhosts; j++)
-			if (!strcmp(p->hosts[j], h))
-				break;
-		if (j == p->nhosts) {
-			if (PP_GROW(p->hosts, p->hosts_cap, p->nhosts + 1) != 0 || (p->hosts[p->nhosts] = strdup(h)) == NULL)
-				return pp_err(p->err, p->errlen, PP_ENOMEM, "out of memory");
-			p->nhosts++;
-		}
+		if (add_host(p, tok[i + 1]) != 0)
+			return pp_err(p->err, p->errlen, PP_ENOMEM, "out of memory");
 		break;
 	}
 	const char *br = strchr(raw, ']');
@@ -773,6 +807,7 @@ cal_nccl_parse(cal_nccl *log, const char *name, const char *text, const cal_nccl
 	free(buf);
 	reset_devices(&p);
 	free(p.hosts);
+	free(p.host_slot);
 	free(p.seen_rank);
 	if (rc != 0) {
 		while (log->n > first)
@@ -786,7 +821,7 @@ cal_nccl_read(cal_nccl *log, const char *path, const cal_nccl_opts *opts, char *
 {
 	char *text;
 	size_t len;
-	int rc = pp_read_file(path, MAX_LOG_BYTES, &text, &len, err, errlen);
+	int rc = pp_read_text(path, MAX_LOG_BYTES, &text, &len, err, errlen);
 	if (rc != 0)
 		return rc;
 	if (memchr(text, '\0', len) != NULL) {
@@ -800,6 +835,40 @@ cal_nccl_read(cal_nccl *log, const char *path, const cal_nccl_opts *opts, char *
 
 /* ---- storing ------------------------------------------------------------------------------- */
 
+/* A row is a measurement of this system only within what its hardware can do (1e300 us, or
+ * 0.00 GB/s, printed consistently, once reached the database and made serving predict a TTFT
+ * of 1e46 ms).  Above: a GPU moves at most its NVLink and its share of the node's NICs in each
+ * direction; nccl-tests' bus bandwidth, a ring's count, reaches twice that when a switch
+ * reduces in the network (NVLS, SHARP: all-reduce data crosses each link once each way), and
+ * 10% covers clocks and rounding.  Below: slower than a thousandth of that, after a second of
+ * latency, is no link working (real latencies are microseconds). */
+static int
+row_in_bounds(const nblock *b, const nrow *x, const hw_system *sys, char *err, size_t errlen)
+{
+	const hw_coll_row *r = &x->r;
+	double nic = sys->gpus_per_node > 0 ? (double)sys->nics_per_node * sys->nic_gbit / 8.0 / sys->gpus_per_node : 0.0;
+	double link = sys->scaleup_gbps + nic;
+	if (!(link > 0))
+		return 0; /* a system without link figures: nothing to hold the row to */
+	double hi = 2.2 * link, floor = 1e-3 * link;
+	const char *where = r->in_place ? "in-place" : "out-of-place";
+	if (r->busbw_gbps > hi || r->algbw_gbps > hi)
+		return pp_err(err, errlen, PP_EINPUT,
+			      "%s:%d: %s %s of %lld B at %.4g GB/s bus bandwidth (%.4g GB/s algorithm) is more than %s's "
+			      "GPUs can move (%.0f GB/s each way per GPU over NVLink and its share of the NICs, twice that "
+			      "for in-network reductions): a mangled log, or not %s",
+			      b->file, x->line, where, hw_coll_name(r->op), (long long)r->bytes, r->busbw_gbps, r->algbw_gbps,
+			      sys->name, link, sys->name);
+	double slowest_s = 1.0 + (double)r->bytes / (floor * 1e9);
+	if (r->time_s > slowest_s)
+		return pp_err(err, errlen, PP_EINPUT,
+			      "%s:%d: %s %s of %lld B in %.6g us is slower than %s's links could be (a thousandth of %.0f GB/s "
+			      "after a second of latency: at most %.6g us): not a measurement to keep",
+			      b->file, x->line, where, hw_coll_name(r->op), (long long)r->bytes, r->time_s * 1e6, sys->name,
+			      link, slowest_s * 1e6);
+	return 0;
+}
+
 int
 cal_nccl_store(const cal_nccl *log, hw_db *db, const char *system, const char *note, int64_t *run_id, char *err,
 	       size_t errlen)
@@ -807,6 +876,23 @@ cal_nccl_store(const cal_nccl *log, hw_db *db, const char *system, const char *n
 	*run_id = 0;
 	if (log->n == 0)
 		return pp_err(err, errlen, PP_EINPUT, "nothing to import: no nccl-tests result tables");
+	size_t rows = 0, skipped = 0;
+	for (size_t i = 0; i < log->n; i++) {
+		rows += log->blocks[i].nrows;
+		skipped += log->blocks[i].skipped;
+	}
+	if (rows == 0)
+		return pp_err(err, errlen, PP_EINPUT,
+			      "%s: nothing to import: all %zu half-rows were skipped (size 0 or N/A), no measurement is left",
+			      log->blocks[0].file, skipped);
+	hw_system sys;
+	int rc = hw_system_get(db, system, &sys, err, errlen);
+	if (rc != 0)
+		return rc;
+	for (size_t i = 0; i < log->n; i++)
+		for (size_t j = 0; j < log->blocks[i].nrows; j++)
+			if ((rc = row_in_bounds(&log->blocks[i], &log->blocks[i].rows[j], &sys, err, errlen)) != 0)
+				return rc;
 	hw_run_info info = {.system = system, .kind = "import"};
 	int nodes = 0, per = -1;
 	pp_str files = {0};
@@ -836,7 +922,7 @@ cal_nccl_store(const cal_nccl *log, hw_db *db, const char *system, const char *n
 	}
 	info.note = note ? note : files.buf;
 	hw_run *run;
-	int rc = hw_run_begin(db, &info, &run, err, errlen);
+	rc = hw_run_begin(db, &info, &run, err, errlen);
 	pp_str_free(&files);
 	if (rc != 0)
 		return rc;

@@ -269,7 +269,7 @@ int
 cal_replay_plan_read(const char *path, cal_replay_plan *out, char *err, size_t errlen)
 {
 	char *text = NULL;
-	int rc = pp_read_file(path, (size_t)256 << 20, &text, NULL, err, errlen);
+	int rc = pp_read_text(path, (size_t)256 << 20, &text, NULL, err, errlen);
 	if (rc != 0) {
 		free(text);
 		return rc == PP_ENOMEM ? rc : PP_EUSAGE;

@@ -131,7 +131,7 @@ read_inputs(const cli_strs *data, bool serving, inputs *in)
 		} else {
 			char err[1024];
 			size_t len;
-			int rc = pp_read_file(names[i], 64 << 20, &in->owned[in->n], &len, err, sizeof err);
+			int rc = pp_read_text(names[i], 64 << 20, &in->owned[in->n], &len, err, sizeof err);
 			if (rc != 0) {
 				in->n++;
 				inputs_free(in);

@@ -47,8 +47,8 @@ pp_grow(void **pp, size_t *cap, size_t need, size_t elsz)
 	return 0;
 }
 
-int
-pp_read_file(const char *path, size_t maxlen, char **out, size_t *len, char *err, size_t errlen)
+static int
+read_all(const char *path, size_t maxlen, bool text, char **out, size_t *len, char *err, size_t errlen)
 {
 	*out = NULL;
 	if (len)
@@ -62,6 +62,10 @@ pp_read_file(const char *path, size_t maxlen, char **out, size_t *len, char *err
 		fclose(f);
 		return pp_err(err, errlen, PP_EINPUT, "%s: is a directory, expected a file", path);
 	}
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > (uint64_t)maxlen) {
+		fclose(f);
+		return pp_err(err, errlen, PP_EINPUT, "%s: file is larger than %zu bytes", path, maxlen);
+	}
 	size_t cap = 0, n = 0;
 	char *buf = NULL;
 	for (;;) {
@@ -71,6 +75,13 @@ pp_read_file(const char *path, size_t maxlen, char **out, size_t *len, char *err
 			return pp_err(err, errlen, PP_ENOMEM, "%s: out of memory", path);
 		}
 		size_t got = fread(buf + n, 1, cap - n - 1, f);
+		const char *nul = text ? memchr(buf + n, '\0', got) : NULL;
+		if (nul != NULL) {
+			size_t at = (size_t)(nul - buf);
+			free(buf);
+			fclose(f);
+			return pp_err(err, errlen, PP_EINPUT, "%s: binary data (a NUL byte at byte %zu), expected text", path, at);
+		}
 		n += got;
 		if (n > maxlen) {
 			free(buf);
@@ -146,6 +157,18 @@ pp_output_check(const char *flag, const char *path, char *err, size_t errlen)
 	struct stat st;
 	bool exists;
 	return output_target(flag, path, &st, &exists, err, errlen);
+}
+
+int
+pp_read_file(const char *path, size_t maxlen, char **out, size_t *len, char *err, size_t errlen)
+{
+	return read_all(path, maxlen, false, out, len, err, errlen);
+}
+
+int
+pp_read_text(const char *path, size_t maxlen, char **out, size_t *len, char *err, size_t errlen)
+{
+	return read_all(path, maxlen, true, out, len, err, errlen);
 }
 
 int

@@ -45,8 +45,13 @@ int pp_grow(void **pp, size_t *cap, size_t need, size_t elsz);
 #define PP_GROW(arr, cap, need) pp_grow((void **)&(arr), &(cap), (need), sizeof *(arr))
 
 /* Reads a whole file (at most maxlen bytes; larger files are an error) into a NUL-terminated
- * buffer.  *out is owned by the caller. */
+ * buffer.  *out is owned by the caller.  A regular file larger than maxlen is refused before it
+ * is read. */
 int pp_read_file(const char *path, size_t maxlen, char **out, size_t *len, char *err, size_t errlen);
+/* The same for a text input (a model, a log, a trace, a CSV or JSON document): a NUL byte is
+ * refused as soon as it is read ("binary data"), so /dev/zero or a binary file costs one read,
+ * not maxlen bytes of memory. */
+int pp_read_text(const char *path, size_t maxlen, char **out, size_t *len, char *err, size_t errlen);
 
 /* The one rule for every file paraplan writes (--out, --trace, exports, the files of a report):
  * the target is a new path in an existing directory, or an existing regular file that we may

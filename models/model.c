@@ -546,7 +546,7 @@ model_load(const char *spec, model **out, char *err, size_t errlen)
 	}
 	char *text;
 	size_t len;
-	int rc = pp_read_file(spec, FILE_MAX, &text, &len, err, errlen);
+	int rc = pp_read_text(spec, FILE_MAX, &text, &len, err, errlen);
 	if (rc != 0)
 		return rc;
 	rc = model_parse(text, len, spec, out, err, errlen);

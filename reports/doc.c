@@ -337,7 +337,7 @@ rep_doc_load(rep_doc *d, char *err, size_t errlen)
 {
 	char *text;
 	size_t len;
-	int rc = pp_read_file(d->path, MAX_DOC_BYTES, &text, &len, err, errlen);
+	int rc = pp_read_text(d->path, MAX_DOC_BYTES, &text, &len, err, errlen);
 	if (rc != 0)
 		return rc == PP_EIO ? PP_EINPUT : rc;
 	const char *slash = strrchr(d->path, '/');

@@ -296,7 +296,7 @@ sim_trace_load(const char *path, sim_request **out, size_t *nout, char *err, siz
 	*nout = 0;
 	char *text;
 	size_t len;
-	int rc = pp_read_file(path, (size_t)256 << 20, &text, &len, err, errlen);
+	int rc = pp_read_text(path, (size_t)256 << 20, &text, &len, err, errlen);
 	if (rc != 0)
 		return rc;
 	rc = sim_trace_parse(text, len, path, out, nout, err, errlen);

@@ -110,14 +110,20 @@ run 0 report --from "$P/plan-train-h100.json" --from "$P/plan-train-a100.json" -
 	--from "$P/plan-serve.json" --from "$P/capacity.json" --from "$P/validate.json" --out "$TMPD/rp-all"
 [ -z "$(find "$TMPD" -name 'PWNED*')" ] || fail "gnuplot ran a command from a document: $(find "$TMPD" -name 'PWNED*')"
 # nothing raw in what the report wrote for people and programs: no ESC, valid UTF-8
-for f in $(find "$TMPD"/rp-* -name '*.md' -o -name '*.html' -o -name '*.csv' -o -name '*.gp' -o -name '*.dat'); do
-	python3 -c "
+python3 - $(find "$TMPD"/rp-* -name '*.md' -o -name '*.html' -o -name '*.csv' -o -name '*.gp' -o -name '*.dat') <<'PY' ||
 import sys
-b = open(sys.argv[1], 'rb').read()
-b.decode('utf-8')
-assert b'\x1b' not in b and b'\xc2\x9b' not in b and '\u202e'.encode() not in b
-" "$f" || fail "$f holds an escape sequence or invalid UTF-8"
-done
+bad = 0
+for f in sys.argv[1:]:
+    b = open(f, 'rb').read()
+    try:
+        b.decode('utf-8')
+        assert b'\x1b' not in b and b'\xc2\x9b' not in b and '\u202e'.encode() not in b
+    except (UnicodeDecodeError, AssertionError):
+        print("%s holds an escape sequence or invalid UTF-8" % f, file=sys.stderr)
+        bad += 1
+sys.exit(1 if bad else 0)
+PY
+	fail "a report file holds an escape sequence or invalid UTF-8"
 # and the same names on the terminal and in --json: printable (a model file with such a name is
 # refused outright; the database and other documents are printed through one filter)
 python3 -c "
@@ -184,5 +190,58 @@ done
 # what is printed is possible: a long but representable step (14.5 hours)
 run 0 simulate train --model gpt-1t --system dgx-h100 --gpus 1 --tp 1 --pp 1 --micro-batch 1 --global-batch 2048 --json
 json_check "$TMPD/out" "d['step_time_s'] > 3600 and 0 < d['mfu'] <= 1 and d['hfu'] <= 1"
+
+# ---- 6. nccl-tests rows outside what the system can do ---------------------------------------------
+# all_reduce on 8 ranks of dgx-h100 (500 GB/s per GPU each way): 1e300 us was "consistent" at
+# 0.00 GB/s; 18,790 GB/s of bus bandwidth is more than NVLink and the NICs carry
+nccl_row() { # TIME_US ALGBW BUSBW
+	printf '# Collective test starting: all_reduce_perf\n# nThread 1 nGpus 8\n#\n'
+	printf '#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n'
+	printf '   1073741824  268435456  float  sum  -1  %s  %s  %s  0  %s  %s  %s  0\n' "$1" "$2" "$3" "$1" "$2" "$3"
+}
+nccl_row 1e300 0.00 0.00 >"$TMPD/slow.log"
+run_bad 1 "slow.log:5: out-of-place all_reduce of 1073741824 B in 1e+300 us is slower than dgx-h100's links" \
+	import nccl-tests --system dgx-h100 "$TMPD/slow.log"
+nccl_row 100.0 10737.42 18790.48 >"$TMPD/fast.log"
+run_bad 1 "fast.log:5: out-of-place all_reduce of 1073741824 B at 1.879e+04 GB/s bus bandwidth" \
+	import nccl-tests --system dgx-h100 "$TMPD/fast.log"
+printf '# Collective test starting: all_reduce_perf\n# nThread 1 nGpus 8\n#\n#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n           0             0     float     sum      -1     0.10    0.00    0.00      0     0.09    0.00    0.00      0\n' >"$TMPD/zeros.log"
+run_bad 1 "zeros.log: nothing to import: all 2 half-rows were skipped" import nccl-tests --system dgx-h100 "$TMPD/zeros.log"
+
+# ---- 10. a large device list is linear; /dev/zero is refused at its first read --------------------
+python3 - "$TMPD/ranks.log" <<'PY'
+import sys
+with open(sys.argv[1], 'w') as f:
+    f.write('# Collective test starting: all_reduce_perf\n# nThread 1 nGpus 1\n#\n# Using devices\n')
+    for r in range(400000):
+        f.write('#  Rank %6d Group  0 Pid %6d on node%05d device  %d [0x%02x] NVIDIA H100 80GB HBM3\n' % (r, r, r // 8, r % 8, r % 8))
+    f.write('#\n#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n')
+    f.write('   8  2  float  sum  -1  100.0  0.00  0.00  0  100.0  0.00  0.00  0\n')
+PY
+# (a linear search of the hosts took 61 s)
+timeout 20 "$PARAPLAN" import nccl-tests --system dgx-h100 "$TMPD/ranks.log" --json >"$TMPD/out" 2>"$TMPD/err" ||
+	fail "400,000 ranks not imported in 20 s: $(cat "$TMPD/err")"
+json_check "$TMPD/out" "d['blocks'][0]['ranks'] == 400000 and d['blocks'][0]['nodes'] == 50000"
+# /dev/zero is refused at its first read, in a few MB (it once buffered 1 GiB): the peak
+# resident memory of each command, from getrusage
+for cmd in "import nccl-tests --system dgx-h100 /dev/zero" "model show /dev/zero" \
+	"report --from /dev/zero --out $TMPD/zero-report" "validate --file /dev/zero"; do
+	python3 - "$PARAPLAN" $cmd >"$TMPD/out" 2>"$TMPD/err" <<'PY'
+import resource, subprocess, sys
+def rss(args):
+    # peak resident memory (MB) of one run, in a child of its own so that runs do not mix
+    code = ("import resource,subprocess,sys; p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, "
+            "stderr=subprocess.PIPE, timeout=30); sys.stderr.write(p.stderr.decode(errors='replace')); "
+            "print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)")
+    out = subprocess.run([sys.executable, "-c", code] + args, stdout=subprocess.PIPE, timeout=60).stdout.split()
+    return int(out[0]), float(out[1])
+_, base = rss([sys.argv[1], "version"])
+code, mb = rss(sys.argv[1:])
+assert code == 1, "exit %d" % code
+assert mb - base < 64, "%.0f MB resident, %.0f MB more than 'paraplan version'" % (mb, mb - base)
+PY
+	[ $? = 0 ] || fail "$cmd: $(tail -3 "$TMPD/err")"
+	grep -qF "/dev/zero: binary data (a NUL byte at byte 0)" "$TMPD/err" || fail "$cmd: $(cat "$TMPD/err")"
+done
 
 finish
