@@ -835,38 +835,16 @@ cal_nccl_read(cal_nccl *log, const char *path, const cal_nccl_opts *opts, char *
 
 /* ---- storing ------------------------------------------------------------------------------- */
 
-/* A row is a measurement of this system only within what its hardware can do (1e300 us, or
- * 0.00 GB/s, printed consistently, once reached the database and made serving predict a TTFT
- * of 1e46 ms).  Above: a GPU moves at most its NVLink and its share of the node's NICs in each
- * direction; nccl-tests' bus bandwidth, a ring's count, reaches twice that when a switch
- * reduces in the network (NVLS, SHARP: all-reduce data crosses each link once each way), and
- * 10% covers clocks and rounding.  Below: slower than a thousandth of that, after a second of
- * latency, is no link working (real latencies are microseconds). */
+/* A row is a measurement of this system only within what its hardware can do
+ * (hw_coll_row_check): 1e300 us, printed consistently as 0.00 GB/s, once reached the database
+ * and made serving predict a TTFT of 1e46 ms.  Checked before anything is written, so the
+ * message can name the line. */
 static int
 row_in_bounds(const nblock *b, const nrow *x, const hw_system *sys, char *err, size_t errlen)
 {
-	const hw_coll_row *r = &x->r;
-	double nic = sys->gpus_per_node > 0 ? (double)sys->nics_per_node * sys->nic_gbit / 8.0 / sys->gpus_per_node : 0.0;
-	double link = sys->scaleup_gbps + nic;
-	if (!(link > 0))
-		return 0; /* a system without link figures: nothing to hold the row to */
-	double hi = 2.2 * link, floor = 1e-3 * link;
-	const char *where = r->in_place ? "in-place" : "out-of-place";
-	if (r->busbw_gbps > hi || r->algbw_gbps > hi)
-		return pp_err(err, errlen, PP_EINPUT,
-			      "%s:%d: %s %s of %lld B at %.4g GB/s bus bandwidth (%.4g GB/s algorithm) is more than %s's "
-			      "GPUs can move (%.0f GB/s each way per GPU over NVLink and its share of the NICs, twice that "
-			      "for in-network reductions): a mangled log, or not %s",
-			      b->file, x->line, where, hw_coll_name(r->op), (long long)r->bytes, r->busbw_gbps, r->algbw_gbps,
-			      sys->name, link, sys->name);
-	double slowest_s = 1.0 + (double)r->bytes / (floor * 1e9);
-	if (r->time_s > slowest_s)
-		return pp_err(err, errlen, PP_EINPUT,
-			      "%s:%d: %s %s of %lld B in %.6g us is slower than %s's links could be (a thousandth of %.0f GB/s "
-			      "after a second of latency: at most %.6g us): not a measurement to keep",
-			      b->file, x->line, where, hw_coll_name(r->op), (long long)r->bytes, r->time_s * 1e6, sys->name,
-			      link, slowest_s * 1e6);
-	return 0;
+	char why[600];
+	int rc = hw_coll_row_check(sys, &x->r, why, sizeof why);
+	return rc == 0 ? 0 : pp_err(err, errlen, rc, "%s:%d: %s", b->file, x->line, why);
 }
 
 int

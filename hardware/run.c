@@ -42,6 +42,32 @@ hw_coll_parse(const char *s, hw_coll *out)
 }
 
 /* nccl-tests doc/PERFORMANCE.md: busbw = algbw x factor. */
+int
+hw_coll_row_check(const hw_system *sys, const hw_coll_row *r, char *err, size_t errlen)
+{
+	double nic = sys->gpus_per_node > 0 ? (double)sys->nics_per_node * sys->nic_gbit / 8.0 / sys->gpus_per_node : 0.0;
+	double link = sys->scaleup_gbps + nic;
+	if (!(link > 0))
+		return 0; /* a system without link figures: nothing to hold the row to */
+	double hi = 2.2 * link, floor = 1e-3 * link;
+	const char *where = r->in_place ? "in-place" : "out-of-place";
+	if (!(r->busbw_gbps <= hi) || !(r->algbw_gbps <= hi))
+		return pp_err(err, errlen, PP_EINPUT,
+			      "%s %s of %lld B at %.4g GB/s bus bandwidth (%.4g GB/s algorithm) is more than %s's GPUs can "
+			      "move (%.0f GB/s each way per GPU over NVLink and its share of the NICs, twice that for "
+			      "in-network reductions): a mangled log, or not %s",
+			      where, hw_coll_name(r->op), (long long)r->bytes, r->busbw_gbps, r->algbw_gbps, sys->name, link,
+			      sys->name);
+	double slowest_s = 1.0 + (double)r->bytes / (floor * 1e9);
+	if (!(r->time_s <= slowest_s))
+		return pp_err(err, errlen, PP_EINPUT,
+			      "%s %s of %lld B in %.6g us is slower than %s's links could be (a thousandth of %.0f GB/s after "
+			      "a second of latency: at most %.6g us): not a measurement to keep",
+			      where, hw_coll_name(r->op), (long long)r->bytes, r->time_s * 1e6, sys->name, link,
+			      slowest_s * 1e6);
+	return 0;
+}
+
 double
 hw_coll_busbw_factor(hw_coll op, int ranks)
 {
@@ -63,6 +89,7 @@ hw_coll_busbw_factor(hw_coll op, int ranks)
 
 struct hw_run {
 	hw_db *db;
+	hw_system sys; /* every row is held to what its hardware can do */
 	int64_t id;
 	sqlite3_stmt *coll, *gemm, *membw;
 	long rows;
@@ -98,6 +125,7 @@ hw_run_begin(hw_db *db, const hw_run_info *info, hw_run **out, char *err, size_t
 		return pp_err(err, errlen, PP_ENOMEM, "out of memory");
 	}
 	r->db = db;
+	r->sys = sys;
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db->sql,
 			       "INSERT INTO cal_run(system, kind, host, driver, cuda, nccl, gpu_name, nodes, gpus_per_node,"
@@ -166,6 +194,9 @@ hw_run_add_coll(hw_run *r, const hw_coll_row *row, char *err, size_t errlen)
 	    !isfinite(row->algbw_gbps) || !isfinite(row->busbw_gbps))
 		return pp_err(err, errlen, PP_ERANGE, "collective row of %lld bytes: sizes, ranks and time must be positive",
 			      (long long)row->bytes);
+	int rc = hw_coll_row_check(&r->sys, row, err, errlen);
+	if (rc != 0)
+		return rc;
 	sqlite3_stmt *st = r->coll;
 	sqlite3_bind_int64(st, 1, r->id);
 	sqlite3_bind_text(st, 2, hw_coll_name(row->op), -1, SQLITE_STATIC);

@@ -342,6 +342,40 @@ START_TEST(database_not_a_file)
 }
 END_TEST
 
+/* Every collective row stored, whoever measured it, is held to the system's links
+ * (hw_coll_row_check): dgx-h100 moves 450 + 8 x 400 / 8 / 8 = 500 GB/s per GPU each way. */
+START_TEST(coll_rows_within_links)
+{
+	hw_db *db;
+	ck_assert_int_eq(hw_open(":memory:", 0, &db, err, sizeof err), 0);
+	hw_system sys;
+	ck_assert_int_eq(hw_system_get(db, "dgx-h100", &sys, err, sizeof err), 0);
+	hw_coll_row r = {.op = HW_ALL_REDUCE, .ranks = 8, .nodes = 1, .bytes = 1 << 30};
+	r.algbw_gbps = 600.0;
+	r.busbw_gbps = 1050.0; /* under 2.2 x 500 */
+	r.time_s = (double)r.bytes / 600e9;
+	ck_assert_int_eq(hw_coll_row_check(&sys, &r, err, sizeof err), 0);
+	r.busbw_gbps = 1101.0;
+	ck_assert_int_eq(hw_coll_row_check(&sys, &r, err, sizeof err), PP_EINPUT);
+	ck_assert_msg(strstr(err, "(500 GB/s each way per GPU") != NULL, "%s", err);
+	/* a thousandth of 500 GB/s after a second: 1 GiB may take 1 + 2.147 s, not 3.2 s */
+	r.busbw_gbps = 0.5;
+	r.algbw_gbps = 0.3;
+	r.time_s = 3.1;
+	ck_assert_int_eq(hw_coll_row_check(&sys, &r, err, sizeof err), 0);
+	r.time_s = 3.2;
+	ck_assert_int_eq(hw_coll_row_check(&sys, &r, err, sizeof err), PP_EINPUT);
+	ck_assert_msg(strstr(err, "slower than dgx-h100's links") != NULL, "%s", err);
+	/* the store refuses it too (calibration writes through it) */
+	hw_run_info info = {.system = "dgx-h100", .kind = "import"};
+	hw_run *run;
+	ck_assert_int_eq(hw_run_begin(db, &info, &run, err, sizeof err), 0);
+	ck_assert_int_eq(hw_run_add_coll(run, &r, err, sizeof err), PP_EINPUT);
+	hw_run_abort(run);
+	hw_close(db);
+}
+END_TEST
+
 START_TEST(readonly_database)
 {
 	const char *dir = test_tmpdir("hwro");
@@ -988,6 +1022,7 @@ main(void)
 	tcase_add_test(tc, hostile_user_version);
 	tcase_add_test(tc, damaged_pages_found);
 	tcase_add_test(tc, database_not_a_file);
+	tcase_add_test(tc, coll_rows_within_links);
 	tcase_add_test(tc, readonly_database);
 	tcase_add_test(tc, runs_land_whole_or_not_at_all);
 	tcase_add_test(tc, hostile_names);
