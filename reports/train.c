@@ -332,6 +332,18 @@ rep_sec_plan_train(rep_report *r, rep_doc *d, double tokens)
 		}
 		return;
 	}
+	/* the search found layouts: the plan names its winner, the first candidate of the first
+	 * count (planner/result.c); a plan without one is not a plan's output */
+	if (!rep_has(d, "/winner")) {
+		rep_fail(r, PP_EINPUT, "%s: \"/winner\" is missing: a plan whose search found layouts names its winner", d->path);
+		return;
+	}
+	double ws = rep_num(r, d, "/winner/step_time_s"), cs = rep_num(r, d, "/counts/0/candidates/0/step_time_s");
+	if (rep_ok(r) && fabs(ws - cs) > 1e-9 * cs) {
+		rep_fail(r, PP_EINPUT, "%s: \"/winner/step_time_s\" (%.9g s) is not the first candidate's (%.9g s)", d->path, ws,
+			 cs);
+		return;
+	}
 	const char *w = "/counts/0/candidates/0";
 	char cfg[64];
 	snprintf(cfg, sizeof cfg, "%s/config", w);

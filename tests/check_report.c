@@ -451,6 +451,83 @@ START_TEST(gnuplot_quoting)
 }
 END_TEST
 
+/* Issue 16, item 7: numbers a report would show as answers are held to what their field can
+ * be: a step of -1 s or 0, a negative throughput, an MFU of 180%, a plan without a winner, a
+ * trace event at 1e300 us.  Each fixture with one field changed must be refused, naming it. */
+static cJSON *
+fixture_json(const char *name)
+{
+	char rel[64], *text;
+	size_t len;
+	snprintf(rel, sizeof rel, "report/%s", name);
+	ck_assert_int_eq(pp_read_file(test_data(rel), 1 << 26, &text, &len, err, sizeof err), 0);
+	cJSON *d = cJSON_Parse(text);
+	free(text);
+	ck_assert_ptr_nonnull(d);
+	return d;
+}
+
+START_TEST(impossible_numbers_refused)
+{
+	const char *dir = test_tmpdir("report-impossible");
+	static const struct {
+		const char *file, *ptr; /* the member set, as /a/b/c (no array indexes but the first candidate) */
+		double v;
+		bool remove;
+		const char *want;
+	} c[] = {
+		{"sim-train.json", "step_time_s", -1, false, "\"/step_time_s\" must be a positive time of at most 1e9 s, got -1"},
+		{"sim-train.json", "step_time_s", 0, false, "\"/step_time_s\" must be a positive time"},
+		{"sim-train.json", "tokens_per_s", -5, false, "\"/tokens_per_s\" must be a positive rate, got -5"},
+		{"sim-train.json", "mfu", 1.8, false, "\"/mfu\" must be a fraction from 0 to 1, got 1.8"},
+		{"serve-r2.json", "ttft_s", -0.5, false, "must be a time from 0 to 1e9 s"},
+		{"plan-train-h100.json", "winner", 0, true, "\"/winner\" is missing"},
+		{"plan-train-h100.json", "winner/step_time_s", 1.0, false, "is not the first candidate's"},
+		{"plan-train-h100.json", "counts/0/candidates/0/step_time_s", -1, false, "must be a positive time"},
+		{"plan-train-h100.json", "counts/0/candidates/0/config/tp", 2.5, false, "must be a whole number, at least 1, got 2.5"},
+		{"sim-train-trace.json", "traceEvents/22/ts", 1e300, false, "\"/traceEvents/22/ts\" must be a number of microseconds from 0 to 1e15"},
+	};
+	rep_opts o;
+	rep_opts_init(&o);
+	o.gnuplot = "";
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		cJSON *d = fixture_json(c[i].file);
+		/* walk to the parent of the member */
+		char path[128];
+		snprintf(path, sizeof path, "%s", c[i].ptr);
+		cJSON *x = d;
+		char *tok = path, *slash;
+		while ((slash = strchr(tok, '/')) != NULL) {
+			*slash = '\0';
+			x = cJSON_IsArray(x) ? cJSON_GetArrayItem(x, atoi(tok)) : cJSON_GetObjectItem(x, tok);
+			ck_assert_ptr_nonnull(x);
+			tok = slash + 1;
+		}
+		if (c[i].remove) {
+			cJSON_DeleteItemFromObject(x, tok);
+		} else {
+			cJSON *old = cJSON_IsArray(x) ? cJSON_GetArrayItem(x, atoi(tok)) : cJSON_GetObjectItem(x, tok);
+			ck_assert_msg(old != NULL, "case %zu: no %s", i, c[i].ptr);
+			if (cJSON_IsObject(old)) /* a statistics object ("ttft_s"): its P99 */
+				old = cJSON_GetObjectItem(old, "p99");
+			cJSON_SetNumberValue(old, c[i].v);
+		}
+		char *text = cJSON_Print(d);
+		cJSON_Delete(d);
+		char name[32];
+		snprintf(name, sizeof name, "case%zu.json", i);
+		const char *p = write_doc(dir, name, text);
+		free(text);
+		rep_report *r = NULL;
+		int rc = rep_build(&p, 1, &o, &r, err, sizeof err);
+		ck_assert_msg(rc == PP_EINPUT, "case %zu (%s) accepted", i, c[i].ptr);
+		ck_assert_msg(strstr(err, name) && strstr(err, c[i].want), "case %zu: %s", i, err);
+		ck_assert_ptr_null(r);
+	}
+	test_rmdir(dir);
+}
+END_TEST
+
 /* Bad documents: PP_EINPUT naming the file and the field; a bad command line: PP_EUSAGE; and
  * nothing written. */
 START_TEST(bad_input)
@@ -533,6 +610,7 @@ main(void)
 	tcase_add_test(tc, charts);
 	tcase_add_test(tc, bad_input);
 	tcase_add_test(tc, gnuplot_quoting);
+	tcase_add_test(tc, impossible_numbers_refused);
 	suite_add_tcase(s, tc);
 	return test_run(s);
 }

@@ -244,4 +244,32 @@ PY
 	grep -qF "/dev/zero: binary data (a NUL byte at byte 0)" "$TMPD/err" || fail "$cmd: $(cat "$TMPD/err")"
 done
 
+# ---- 7. a report of impossible numbers is refused; --max-mape over no rows fails ------------------
+R=$top_srcdir/tests/data/report
+for change in "step_time_s=-1" "step_time_s=0" "tokens_per_s=-5" "mfu=1.8"; do
+	python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1])); k, v = sys.argv[2].split('='); d[k] = float(v)
+json.dump(d, open(sys.argv[3], 'w'))
+" "$R/sim-train.json" "$change" "$TMPD/impossible.json"
+	run_bad 1 "impossible.json: \"/${change%=*}\" must be" report --from "$TMPD/impossible.json" --out "$TMPD/rep-impossible"
+	[ ! -e "$TMPD/rep-impossible" ] || fail "$change: a report was written"
+done
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1])); del d['winner']; json.dump(d, open(sys.argv[2], 'w'))
+" "$R/plan-train-h100.json" "$TMPD/nowinner.json"
+run_bad 1 'nowinner.json: "/winner" is missing' report --from "$TMPD/nowinner.json" --out "$TMPD/rep-nowinner"
+# (the table of skipped rows is still printed: it says why)
+run 1 validate --file "$top_srcdir/tests/data/bad/validate/all-skipped.csv" --max-mape 1
+expect_err "no row was validated (every row was skipped): --max-mape 1.0% cannot pass"
+expect_out "Skipped 5 rows"
+# --fit: a --set it would ignore, names past the 16th, empty names
+run_bad 2 "--fit fits on every training row: --set h100 applies without --fit" validate --fit h100-sxm --set h100
+run_bad 2 "--fit takes at most 16 names" validate --fit a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q
+run_bad 2 "got an empty name" validate --fit h100-sxm,,a100-sxm4-80gb
+# the straggler's message names the flag that exists
+run_bad 2 "--straggler RANK:FACTOR: the rank (99) must be below --gpus (8)" simulate train --model llama-3-8b \
+	--system dgx-h100 --gpus 8 --tp 8 --pp 1 --micro-batch 1 --global-batch 8 --full --straggler 99:2
+
 finish
