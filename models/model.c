@@ -321,6 +321,54 @@ hf_int(const reader *r, const cJSON *root, const char *a, const char *b, bool re
 	return get_int(r, root, key, true, 0, 0, DIM_MAX * 8, out);
 }
 
+/* The keys of a Hugging Face config are held to what our own format allows, before they are
+ * read, in one pass of its own (the readers per model type need not repeat it):
+ *   - a size, count or rank, when given, is a positive integer: num_key_value_heads 0,
+ *     num_local_experts 0, kv_lora_rank 0 or moe_layer_freq 0 once loaded as another model (or
+ *     divided by zero) where our format refuses them;
+ *   - the expert count, given under several spellings, is one number;
+ *   - a shared-expert width is a whole number of expert widths (integer division truncated a
+ *     narrower one to no shared expert at all). */
+static int
+hf_strict(const cJSON *root, const char *origin, char *err, size_t errlen)
+{
+	static const char *const positive[] = {
+		"hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim",
+		"intermediate_size", "vocab_size", "max_position_embeddings", "n_embd", "n_layer", "n_head", "n_inner",
+		"n_positions", "n_ctx", "num_local_experts", "n_routed_experts", "num_experts", "num_experts_per_tok",
+		"moe_intermediate_size", "moe_layer_freq", "decoder_sparse_step", "shared_expert_intermediate_size",
+		"kv_lora_rank", "q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", NULL,
+	};
+	for (size_t i = 0; positive[i] != NULL; i++) {
+		const cJSON *v = hf_get(root, positive[i], NULL);
+		if (v != NULL && cJSON_IsNumber(v) && !(v->valuedouble >= 1))
+			return pp_err(err, errlen, PP_EINPUT, "%s: \"%s\" must be a positive integer, got %.17g", origin,
+				      positive[i], v->valuedouble);
+	}
+	static const char *const experts[] = {"num_local_experts", "n_routed_experts", "num_experts"};
+	const char *first = NULL;
+	double n = 0;
+	for (size_t i = 0; i < 3; i++) {
+		const cJSON *v = hf_get(root, experts[i], NULL);
+		if (v == NULL || !cJSON_IsNumber(v))
+			continue;
+		if (first != NULL && v->valuedouble != n)
+			return pp_err(err, errlen, PP_EINPUT, "%s: \"%s\" (%.17g) and \"%s\" (%.17g) give different expert counts",
+				      origin, first, n, experts[i], v->valuedouble);
+		first = experts[i];
+		n = v->valuedouble;
+	}
+	const cJSON *sh = hf_get(root, "shared_expert_intermediate_size", NULL);
+	const cJSON *ex = hf_get(root, "moe_intermediate_size", "intermediate_size"); /* an expert's width, as read */
+	if (first != NULL && cJSON_IsNumber(sh) && cJSON_IsNumber(ex) && hf_get(root, "n_shared_experts", NULL) == NULL &&
+	    fmod(sh->valuedouble, ex->valuedouble) != 0)
+		return pp_err(err, errlen, PP_EINPUT,
+			      "%s: \"shared_expert_intermediate_size\" (%.17g) must be a whole number of experts' width "
+			      "(%.17g): paraplan counts shared experts in expert widths",
+			      origin, sh->valuedouble, ex->valuedouble);
+	return 0;
+}
+
 static int
 parse_hf(const cJSON *root, const char *origin, const char *model_type, model *m, char *err, size_t errlen)
 {
@@ -336,6 +384,8 @@ parse_hf(const cJSON *root, const char *origin, const char *model_type, model *m
 	pp_printable(src, m->source, sizeof m->source);
 	t->causal = true;
 	t->moe_every = 1;
+	if ((rc = hf_strict(root, origin, err, errlen)) != 0)
+		return rc;
 
 	bool llama_like = !strcmp(mt, "llama") || !strcmp(mt, "mistral") || !strcmp(mt, "mixtral") ||
 			  !strcmp(mt, "qwen2") || !strcmp(mt, "qwen2_moe") || !strcmp(mt, "qwen3") ||

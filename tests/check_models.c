@@ -511,6 +511,83 @@ START_TEST(huggingface_moe_fields)
 }
 END_TEST
 
+/* Issue 16, item 8: a Hugging Face config is held to what our own format refuses, and its text
+ * to the rules of every JSON reader.  Each fixture with one key changed (or text added): */
+static int
+load_edited(const char *fixture, const char *key, const char *json_value, const char *extra, char *e, size_t n)
+{
+	char *text;
+	size_t len;
+	ck_assert_int_eq(pp_read_file(test_data(fixture), 1 << 20, &text, &len, e, n), 0);
+	cJSON *d = cJSON_Parse(text);
+	free(text);
+	ck_assert_ptr_nonnull(d);
+	if (key != NULL) {
+		cJSON_DeleteItemFromObject(d, key);
+		cJSON_AddItemToObject(d, key, cJSON_Parse(json_value));
+	}
+	char *out = cJSON_Print(d);
+	cJSON_Delete(d);
+	pp_str s = {0};
+	pp_str_add(&s, out);
+	if (extra != NULL) {
+		if (!strncmp(extra, "BOM", 3)) { /* a byte order mark first */
+			pp_str b = {0};
+			pp_str_add(&b, "\xef\xbb\xbf");
+			pp_str_add(&b, s.buf);
+			pp_str_free(&s);
+			s = b;
+		} else if (!strncmp(extra, "DUP:", 4)) { /* the last member given twice */
+			char *close = strrchr(s.buf, '}');
+			*close = '\0';
+			pp_str t = {0};
+			pp_str_addf(&t, "%s, %s}", s.buf, extra + 4);
+			pp_str_free(&s);
+			s = t;
+		} else {
+			pp_str_add(&s, extra);
+		}
+	}
+	free(out);
+	model *m = NULL;
+	int rc = model_parse(s.buf, s.len, "config.json", &m, e, n);
+	model_free(m);
+	pp_str_free(&s);
+	return rc;
+}
+
+START_TEST(huggingface_strict)
+{
+	static const struct {
+		const char *fixture, *key, *value, *extra, *want;
+	} c[] = {
+		{"hf/mixtral-8x7b-config.json", "num_local_experts", "0", NULL, "\"num_local_experts\" must be a positive integer, got 0"},
+		{"hf/llama-3-8b-config.json", "num_key_value_heads", "0", NULL, "\"num_key_value_heads\" must be a positive integer, got 0"},
+		{"hf/deepseek-v3-config.json", "kv_lora_rank", "0", NULL, "\"kv_lora_rank\" must be a positive integer, got 0"},
+		{"hf/deepseek-v3-config.json", "moe_layer_freq", "0", NULL, "\"moe_layer_freq\" must be a positive integer, got 0"},
+		{"hf/deepseek-v3-config.json", "num_experts", "64", NULL,
+		 "\"n_routed_experts\" (256) and \"num_experts\" (64) give different expert counts"},
+		/* 1000 of width 14336 (Mixtral's experts): truncated to no shared expert at all */
+		{"hf/mixtral-8x7b-config.json", "shared_expert_intermediate_size", "1000", NULL,
+		 "\"shared_expert_intermediate_size\" (1000) must be a whole number of experts' width (14336)"},
+		{"hf/llama-3-8b-config.json", NULL, NULL, "\n{\"more\": 1}", "config.json:26:1: text after the JSON document"},
+		{"hf/llama-3-8b-config.json", NULL, NULL, "DUP:\"vocab_size\": 1", "\"vocab_size\" is given twice in the object at the top level"},
+	};
+	char e[512];
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		ck_assert_msg(load_edited(c[i].fixture, c[i].key, c[i].value, c[i].extra, e, sizeof e) == PP_EINPUT, "case %zu loaded",
+			      i);
+		ck_assert_msg(strstr(e, c[i].want) != NULL, "case %zu: %s", i, e);
+	}
+	/* what stays fine: a byte order mark, the expert count under two names that agree, and a
+	 * shared width of two experts */
+	ck_assert_msg(load_edited("hf/llama-3-8b-config.json", NULL, NULL, "BOM", e, sizeof e) == 0, "%s", e);
+	ck_assert_msg(load_edited("hf/deepseek-v3-config.json", "num_experts", "256", NULL, e, sizeof e) == 0, "%s", e);
+	ck_assert_msg(load_edited("hf/mixtral-8x7b-config.json", "shared_expert_intermediate_size", "28672", NULL, e,
+				  sizeof e) == 0, "%s", e);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -534,6 +611,7 @@ main(void)
 	tcase_add_test(tc, huggingface_matches_catalog);
 	tcase_add_test(tc, huggingface_llama);
 	tcase_add_test(tc, huggingface_moe_fields);
+	tcase_add_test(tc, huggingface_strict);
 	suite_add_tcase(s, tc);
 	return test_run(s);
 }
