@@ -268,4 +268,22 @@ expect_out "0 of 5 rows predicted"
 run_bad 2 "--straggler RANK:FACTOR: the rank (99) must be below --gpus (8)" simulate train --model llama-3-8b \
 	--system dgx-h100 --gpus 8 --tp 8 --pp 1 --micro-batch 1 --global-batch 8 --full --straggler 99:2
 
+# ---- 9. simulate serve's memory does not grow with the output tokens ------------------------------
+# one request in flight at a time, 1,000 tokens each: an ITL sample per token; 1.5 and 6 million
+# tokens (the ITL samples alone took about 20 bytes a token: 90 MB more)
+python3 - "$PARAPLAN" <<'PY' || fail "simulate serve's memory grows with its output tokens"
+import resource, subprocess, sys
+def rss(n):
+    code = ("import resource,subprocess,sys; p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, timeout=300); "
+            "print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)")
+    args = [sys.argv[1], "simulate", "serve", "--model", "llama-3-8b", "--system", "dgx-h100", "--tp", "1",
+            "--rate", "0.01", "--requests", str(n), "--output-len", "1000", "--prompt-len", "100"]
+    out = subprocess.run([sys.executable, "-c", code] + args, stdout=subprocess.PIPE, timeout=600).stdout.split()
+    assert out[0] == b"0", "exit " + out[0].decode()
+    return float(out[1])
+small, big = rss(1500), rss(6000)
+print("resident: %.0f MB for 1.5M tokens, %.0f MB for 6M" % (small, big), file=sys.stderr)
+assert big - small < 16, "%.0f MB more for 4.5 million more tokens" % (big - small)
+PY
+
 finish
