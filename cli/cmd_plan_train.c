@@ -66,7 +66,9 @@ print_plan(const cJSON *doc, double secs)
 		fprintf(stderr, "%.0f GPUs: searched %.0f layouts/s\n", cli_num(cnt, "gpus"), secs > 0 ? total / secs : 0.0);
 		const cJSON *cands = cJSON_GetObjectItem(cnt, "candidates");
 		if (cJSON_GetArraySize(cands) == 0) {
-			if (cli_num(cnt, "smallest_footprint_bytes") > 0) {
+			if (cli_str(cnt, "simulation_failed")[0] != '\0') {
+				printf("no layout: those that fit could not be simulated: %s\n", cli_str(cnt, "simulation_failed"));
+			} else if (cli_num(cnt, "smallest_footprint_bytes") > 0) {
 				char a[32], b[32];
 				printf("no layout fits: the smallest needs %s per GPU of %s; use more GPUs or a GPU with more memory\n",
 				       cli_bytes(cli_num(cnt, "smallest_footprint_bytes"), a, sizeof a),
@@ -489,11 +491,27 @@ cmd_plan_train(int argc, char **argv)
 			}
 			if (json && printing && (!have_export || out_path != NULL))
 				cli_print_json(doc);
-			if (status == 0 && w == NULL) {
+			/* A scaling curve (several counts) is a result when some count has a layout: it says
+			 * which counts have none, and fails only when none has one. */
+			pp_str none = {0};
+			int nnone = 0, ncounts = 0;
+			const cJSON *cnt;
+			cJSON_ArrayForEach(cnt, cJSON_GetObjectItem(doc, "counts"))
+			{
+				ncounts++;
+				if (cJSON_GetArraySize(cJSON_GetObjectItem(cnt, "candidates")) == 0)
+					pp_str_addf(&none, "%s%.0f", nnone++ ? ", " : "", cli_num(cnt, "gpus"));
+			}
+			if (status == 0 && nnone == ncounts) {
 				if (printing)
 					cli_error("no layout of %s fits on %s: see the smallest footprint above", model_name(m), system);
 				status = 1;
+			} else if (status == 0 && nnone > 0 && printing) {
+				fprintf(stderr, "notice: no layout on %s of the %d GPU counts (%s GPUs); the others have one (see each "
+						"count above)\n",
+					nnone == 1 ? "one" : "some", ncounts, none.buf ? none.buf : "");
 			}
+			pp_str_free(&none);
 			cJSON_Delete(doc);
 			if (plan_train_interrupted(r))
 				fprintf(stderr, "interrupted: printed the best found so far\n");

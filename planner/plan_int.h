@@ -17,7 +17,7 @@ typedef struct plan_cand {
 	double usd_per_mtok;
 	sim_mem mem;         /* worst stage */
 	sim_metrics metrics; /* when simulated */
-	char why[160];       /* why it lost to the winner */
+	char why[160];       /* why it lost to the winner; why its simulation failed (CAND_INVALID after it) */
 	uint32_t key_rank;   /* its plan_key's place in the sorted keys (ties are equal keys) */
 } plan_cand;
 
@@ -27,6 +27,7 @@ typedef struct plan_count_result {
 	size_t ncands, nbest;
 	size_t enumerated, invalid, oom, estimated, simulated;
 	double min_oom_bytes, capacity; /* the smallest footprint that did not fit */
+	char sim_failed[160]; /* no layout left and simulations failed: the first one's reason */
 } plan_count_result;
 
 struct plan_train_result {

@@ -286,4 +286,18 @@ print("resident: %.0f MB for 1.5M tokens, %.0f MB for 6M" % (small, big), file=s
 assert big - small < 16, "%.0f MB more for 4.5 million more tokens" % (big - small)
 PY
 
+# ---- 11. a scaling curve says which counts have no layout, and is a result when others do ---------
+# (--gpus 1..100000 ended "no layout fits" with exit 1 although 2 to 65,536 GPUs plan fine; the
+# whole range to 2^24 took 172 s and 4 GB)
+timeout 120 "$PARAPLAN" plan train --model llama-3-8b --system dgx-h100 --gpus 1..16777216 --global-batch 512 --json \
+	>"$TMPD/out" 2>"$TMPD/err"
+[ $? = 0 ] || fail "plan train --gpus 1..16777216: $(tail -3 "$TMPD/err")"
+keep_json plan train --gpus 1..16777216
+grep -qF "notice: no layout on some of the 25 GPU counts (1, 524288, 1048576, 2097152, 4194304, 8388608, 16777216 GPUs)" \
+	"$TMPD/err" || fail "the counts without a layout are not named: $(tail -2 "$TMPD/err")"
+json_check "$TMPD/out" "[len(c['candidates']) > 0 for c in d['counts']] == [False] + [True] * 18 + [False] * 6"
+# a count whose layouts fit but cannot be simulated says so, not that nothing fits
+run 1 plan train --model llama-3-8b --system dgx-h100 --gpus 16 --global-batch 16777216
+expect_out "no layout: those that fit could not be simulated: 1048576 micro-batches per step is more than the simulator handles"
+
 finish
