@@ -300,4 +300,44 @@ json_check "$TMPD/out" "[len(c['candidates']) > 0 for c in d['counts']] == [Fals
 run 1 plan train --model llama-3-8b --system dgx-h100 --gpus 16 --global-batch 16777216
 expect_out "no layout: those that fit could not be simulated: 1048576 micro-batches per step is more than the simulator handles"
 
+# ---- smaller: names from a database, empty list items, byte order marks ---------------------------
+# a GPU and a system whose names carry an escape sequence, a bidi override and a byte that is not
+# UTF-8: the table and --json print their printable form
+cp "$D/fresh.db" "$D/names.db"
+python3 - "$D/names.db" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+cols = [r[1] for r in c.execute("PRAGMA table_info(system)")]
+row = list(c.execute("SELECT * FROM system WHERE name = 'dgx-h100'").fetchone())
+i = cols.index('name')
+row[i] = b'evil\x1b[31m\xe2\x80\xae\xff'  # stored as TEXT (CAST) with its bytes as they are
+marks = ",".join("CAST(? AS TEXT)" if k == i else "?" for k in range(len(cols)))
+c.execute("INSERT INTO system(%s) VALUES(%s)" % (",".join(cols), marks), row)
+c.commit()
+PY
+for j in "" --json; do
+	run 0 hw list $j --db "$D/names.db"
+	python3 -c "
+import sys
+b = open(sys.argv[1], 'rb').read()
+b.decode('utf-8')
+assert b'\x1b' not in b and '\u202e'.encode() not in b, 'raw'
+assert b'evil\\\\x1b[31m\\\\u202e\\\\xff' in b or b'evil\\\\\\\\x1b[31m\\\\\\\\u202e\\\\\\\\xff' in b, 'escaped form missing'
+" "$TMPD/out" || fail "hw list $j printed a name from the database raw"
+done
+# empty items of a list flag
+run_bad 2 '--systems must be a comma list' plan train --model llama-3-8b --tokens 1T --days 30 --global-batch 512 --systems ,
+run_bad 2 '--dtypes must be a comma list' plan train --model llama-3-8b --system dgx-h100 --gpus 8 --global-batch 64 \
+	--dtypes ,,,
+# a byte order mark (spreadsheets write one) is read by every text reader, as by the model reader
+printf '\357\273\277arrival_s,prompt_tokens,output_tokens\n0,10,10\n1,10,10\n' >"$TMPD/bom.csv"
+run 0 simulate serve --model llama-3-8b --system dgx-h100 --tp 1 --arrival "trace:$TMPD/bom.csv" --json
+json_check "$TMPD/out" "d['simulation']['completed'] == 2"
+{ printf '\357\273\277'; cat "$top_srcdir/tests/data/bad/validate/absurd-values.csv"; } >"$TMPD/bom-validate.csv"
+run 0 validate --data "$TMPD/bom-validate.csv" --json
+{ printf '\357\273\277'; cat "$top_srcdir/models/catalog/llama-3-8b.json"; } >"$TMPD/bom-model.json"
+run 0 model show "$TMPD/bom-model.json"
+{ printf '\357\273\277'; nccl_row 2000.0 536.87 939.52; } >"$TMPD/bom-nccl.log"
+run 0 import nccl-tests --system dgx-h100 "$TMPD/bom-nccl.log"
+
 finish
