@@ -57,6 +57,35 @@ hw_col_text(sqlite3_stmt *st, int col)
 
 /* ---- GPUs and systems ---------------------------------------------------------------------- */
 
+/* A database may come from outside (--db, PARAPLAN_DB) with its CHECK constraints dropped: every
+ * figure read is held to what hardware can be, well beyond any GPU or system made (a GPU of 1 PB
+ * of memory, 1 PB/s, 1 EFLOP/s; a node of 65,536 GPUs), so that a figure of 1e300 or a negative
+ * bandwidth is refused with its name instead of turning into predictions. */
+static int
+figure_ok(hw_db *db, const char *what, const char *name, const char *field, double v, double lo, double hi, bool lo_open,
+	  char *err, size_t errlen)
+{
+	if ((lo_open ? v > lo : v >= lo) && v <= hi)
+		return 0;
+	char shown[64];
+	return pp_err(err, errlen, PP_EDB, "%s: %s \"%s\": \"%s\" is %.6g, outside %s%g to %g: not a figure hardware has", db->path,
+		      what, pp_printable(name, shown, sizeof shown), field, v, lo_open ? "above " : "", lo, hi);
+}
+
+static int
+gpu_plausible(hw_db *db, const hw_gpu *g, char *err, size_t errlen)
+{
+	int rc;
+	if ((rc = figure_ok(db, "GPU", g->name, "memory_bytes", g->memory_bytes, 0, 1e15, true, err, errlen)) != 0 ||
+	    (rc = figure_ok(db, "GPU", g->name, "hbm_gbps", g->hbm_gbps, 0, 1e6, true, err, errlen)) != 0 ||
+	    (rc = figure_ok(db, "GPU", g->name, "l2_bytes", g->l2_bytes, 0, 1e12, false, err, errlen)) != 0)
+		return rc;
+	for (int i = 0; i < HW_NDTYPES; i++)
+		if ((rc = figure_ok(db, "GPU", g->name, "peak TFLOP/s", g->peak_tflops[i], 0, 1e6, false, err, errlen)) != 0)
+			return rc;
+	return 0;
+}
+
 int
 hw_gpu_read(hw_db *db, const char *name, hw_gpu *out, char *err, size_t errlen)
 {
@@ -89,7 +118,7 @@ hw_gpu_read(hw_db *db, const char *name, hw_gpu *out, char *err, size_t errlen)
 	for (int i = 0; i < HW_NDTYPES; i++)
 		out->peak_tflops[i] = sqlite3_column_double(st, 9 + i);
 	sqlite3_finalize(st);
-	return 0;
+	return gpu_plausible(db, out, err, errlen);
 }
 
 int
@@ -133,7 +162,21 @@ hw_system_get(hw_db *db, const char *name, hw_system *out, char *err, size_t err
 	out->oversubscription = sqlite3_column_double(st, 12);
 	out->node_power_kw = sqlite3_column_double(st, 13);
 	sqlite3_finalize(st);
-	return hw_gpu_read(db, gpu, &out->gpu, err, errlen);
+	int rc;
+	const char *n = out->name;
+	if ((rc = figure_ok(db, "system", n, "gpus_per_node", out->gpus_per_node, 1, 65536, false, err, errlen)) != 0 ||
+	    (rc = figure_ok(db, "system", n, "scaleup_gbps", out->scaleup_gbps, 0, 1e5, false, err, errlen)) != 0 ||
+	    (rc = figure_ok(db, "system", n, "scaleup_domain", out->scaleup_domain, 1, 1e6, false, err, errlen)) != 0 ||
+	    (rc = figure_ok(db, "system", n, "nics_per_node", out->nics_per_node, 0, 65536, false, err, errlen)) != 0 ||
+	    (rc = figure_ok(db, "system", n, "nic_gbit", out->nic_gbit, 0, 1e6, false, err, errlen)) != 0 ||
+	    (rc = figure_ok(db, "system", n, "scaleup_latency_us", out->scaleup_latency_us, 0, 1e6, false, err, errlen)) != 0 ||
+	    (rc = figure_ok(db, "system", n, "scaleout_latency_us", out->scaleout_latency_us, 0, 1e6, false, err, errlen)) != 0 ||
+	    (rc = figure_ok(db, "system", n, "oversubscription", out->oversubscription, 0, 1e3, false, err, errlen)) != 0 ||
+	    (rc = figure_ok(db, "system", n, "node_power_kw", out->node_power_kw, 0, 1e4, false, err, errlen)) != 0)
+		return rc;
+	if ((rc = hw_gpu_read(db, gpu, &out->gpu, err, errlen)) != 0)
+		return rc;
+	return gpu_plausible(db, &out->gpu, err, errlen);
 }
 
 int

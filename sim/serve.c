@@ -178,9 +178,11 @@ static int
 add_req(sim_request **arr, size_t *n, size_t *cap, double at, double p, double o, const char *path, size_t line,
 	char *err, size_t errlen)
 {
-	if (!isfinite(at) || at < 0 || !(p >= 1) || !(o >= 1) || p > 1e7 || o > 1e7 || p != floor(p) || o != floor(o))
+	/* at most 1e9 s (31 years), as every time paraplan reads: an arrival at 1e300 s was run */
+	if (!(at >= 0) || at > 1e9 || !(p >= 1) || !(o >= 1) || p > 1e7 || o > 1e7 || p != floor(p) || o != floor(o))
 		return pp_err(err, errlen, PP_EINPUT,
-			      "%s:%zu: arrival must be >= 0 and prompt/output tokens integers from 1 to 10000000", path, line);
+			      "%s:%zu: arrival must be from 0 to 1e9 s and prompt/output tokens integers from 1 to 10000000",
+			      path, line);
 	if (*n > 0 && at < (*arr)[*n - 1].arrival_s)
 		return pp_err(err, errlen, PP_EINPUT, "%s:%zu: arrival times must not decrease", path, line);
 	if (PP_GROW(*arr, *cap, *n + 1) != 0)

@@ -376,6 +376,46 @@ START_TEST(coll_rows_within_links)
 }
 END_TEST
 
+/* A database from outside holds figures no hardware has: a GPU's 1e300 GB/s is refused with its
+ * name when the system is read; a collective row of 1e300 us (stored before the import checked
+ * rows, or by another program) is left out of the cost model, whose prediction stays the one
+ * without it. */
+START_TEST(implausible_figures_from_a_database)
+{
+	const char *dir = test_tmpdir("hwfig");
+	char file[1200];
+	snprintf(file, sizeof file, "%s/f.db", dir);
+	hw_db *db;
+	ck_assert_int_eq(hw_open(file, 0, &db, err, sizeof err), 0);
+	hw_cost *c;
+	ck_assert_int_eq(hw_cost_new(db, "dgx-h100", &c, err, sizeof err), 0);
+	hw_prov p;
+	double t0 = hw_cost_coll_time(c, HW_ALL_REDUCE, 8, 8, 1073741824.0, &p);
+	hw_cost_free(c);
+	hw_close(db);
+	sql_exec(file, "INSERT INTO cal_run(id, system, kind, started, status) VALUES(77, 'dgx-h100', 'import', 'now', "
+		       "'complete');"
+		       "INSERT INTO coll_meas(run_id, op, ranks, nodes, bytes, time_s, algbw_gbps, busbw_gbps) "
+		       "VALUES(77, 'all_reduce', 8, 1, 1073741824, 1e294, 1.07e-294, 1.9e-294),"
+		       "      (77, 'all_reduce', 8, 1, 2147483648, 1e294, 2.1e-294, 3.8e-294);");
+	ck_assert_int_eq(hw_open(file, 0, &db, err, sizeof err), 0);
+	ck_assert_int_eq(hw_cost_new(db, "dgx-h100", &c, err, sizeof err), 0);
+	double t1 = hw_cost_coll_time(c, HW_ALL_REDUCE, 8, 8, 1073741824.0, &p);
+	ck_assert_rel(t1, t0, 1e-12);
+	ck_assert(t1 < 1.0);
+	hw_cost_free(c);
+	hw_close(db);
+	sql_exec(file, "UPDATE gpu SET hbm_gbps = 1e300 WHERE name = 'h100-sxm'");
+	ck_assert_int_eq(hw_open(file, 0, &db, err, sizeof err), 0);
+	hw_system sys;
+	ck_assert_int_eq(hw_system_get(db, "dgx-h100", &sys, err, sizeof err), PP_EDB);
+	ck_assert_msg(strstr(err, "GPU \"h100-sxm\": \"hbm_gbps\" is 1e+300") != NULL, "%s", err);
+	ck_assert_int_ne(hw_cost_new(db, "dgx-h100", &c, err, sizeof err), 0);
+	hw_close(db);
+	test_rmdir(dir);
+}
+END_TEST
+
 START_TEST(readonly_database)
 {
 	const char *dir = test_tmpdir("hwro");
@@ -1023,6 +1063,7 @@ main(void)
 	tcase_add_test(tc, damaged_pages_found);
 	tcase_add_test(tc, database_not_a_file);
 	tcase_add_test(tc, coll_rows_within_links);
+	tcase_add_test(tc, implausible_figures_from_a_database);
 	tcase_add_test(tc, readonly_database);
 	tcase_add_test(tc, runs_land_whole_or_not_at_all);
 	tcase_add_test(tc, hostile_names);

@@ -86,10 +86,11 @@ empty.csv|empty.csv: the header must name arrival_s, prompt_tokens and output_to
 header-only.csv|header-only.csv: no requests in the trace
 missing-column.csv|missing-column.csv: the header must name arrival_s
 decreasing.csv|decreasing.csv:4: arrival times must not decrease
-negative-arrival.csv|negative-arrival.csv:2: arrival must be >= 0
+negative-arrival.csv|negative-arrival.csv:2: arrival must be from 0 to 1e9 s
+arrival-1e300.csv|arrival-1e300.csv:3: arrival must be from 0 to 1e9 s
 nan-arrival.csv|nan-arrival.csv:2: expected numbers
 infinite-arrival.csv|infinite-arrival.csv:2: expected numbers
-prompt-too-long.csv|prompt-too-long.csv:2: arrival must be >= 0 and prompt/output tokens integers from 1 to 10000000
+prompt-too-long.csv|prompt-too-long.csv:2: arrival must be from 0 to 1e9 s and prompt/output tokens integers from 1 to 10000000
 fractional-tokens.csv|fractional-tokens.csv:2:
 zero-output.csv|zero-output.csv:2:
 unterminated-quote.csv|unterminated-quote.csv:2: unterminated quoted field
