@@ -94,6 +94,13 @@ cli_output_start(void)
 	stderr = e;
 }
 
+/* The unfiltered stderr, for the progress line's own control characters only. */
+static FILE *
+tty(void)
+{
+	return cli_tty != NULL ? cli_tty : stderr;
+}
+
 int
 cli_output_finish(void)
 {
@@ -209,9 +216,9 @@ cli_progress_cb(void *arg, size_t done, size_t total)
 	if (!p->tty)
 		return;
 	if (total == 0)
-		fprintf(cli_tty, "\r%zu evaluated (%.1f s)  ", done, cli_now_s() - p->t0);
+		fprintf(tty(), "\r%zu evaluated (%.1f s)  ", done, cli_now_s() - p->t0);
 	else
-		fprintf(cli_tty, "\r[%-30.*s] %3.0f%% (%zu/%zu)  ", (int)(30 * done / (total ? total : 1)),
+		fprintf(tty(), "\r[%-30.*s] %3.0f%% (%zu/%zu)  ", (int)(30 * done / (total ? total : 1)),
 			"==============================", 100.0 * (double)done / (double)total, done, total);
 }
 
@@ -219,7 +226,7 @@ void
 cli_progress_end(cli_progress *p)
 {
 	if (p->tty)
-		fputs("\r\033[K", cli_tty);
+		fputs("\r\033[K", tty());
 }
 
 static volatile sig_atomic_t stop_flag;
