@@ -28,6 +28,7 @@
  */
 #include "config.h"
 #include "calibrate/cal.h"
+#include "common/json.h"
 #include "common/pp.h"
 
 #include <cJSON.h>
@@ -166,6 +167,7 @@ typedef struct pstate {
 	int dup_rank;
 	char **hosts;
 	size_t nhosts, hosts_cap;
+	size_t *host_slot, nslots; /* open addressing over hosts: index + 1, 0 empty */
 	char gpu_name[96], nccl[32];
 	/* the open table, if any */
 	nblock *cur;
@@ -183,6 +185,47 @@ reset_devices(pstate *p)
 	for (size_t i = 0; i < p->nhosts; i++)
 		free(p->hosts[i]);
 	p->nhosts = 0;
+	if (p->host_slot)
+		memset(p->host_slot, 0, p->nslots * sizeof *p->host_slot);
+}
+
+static uint64_t
+host_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+/* Adds host h to the run's set of hosts unless it is there.  A hash set, not a search of the
+ * list: a device list of 400,000 ranks on 50,000 hosts took a minute searched linearly. */
+static int
+add_host(pstate *p, const char *h)
+{
+	if (2 * (p->nhosts + 1) > p->nslots) {
+		size_t n = p->nslots ? 2 * p->nslots : 64;
+		size_t *slot = calloc(n, sizeof *slot);
+		if (slot == NULL)
+			return PP_ENOMEM;
+		for (size_t i = 0; i < p->nhosts; i++) {
+			size_t k = (size_t)(host_hash(p->hosts[i]) & (n - 1));
+			while (slot[k] != 0)
+				k = (k + 1) & (n - 1);
+			slot[k] = i + 1;
+		}
+		free(p->host_slot);
+		p->host_slot = slot;
+		p->nslots = n;
+	}
+	size_t k = (size_t)(host_hash(h) & (p->nslots - 1));
+	for (; p->host_slot[k] != 0; k = (k + 1) & (p->nslots - 1))
+		if (!strcmp(p->hosts[p->host_slot[k] - 1], h))
+			return 0;
+	if (PP_GROW(p->hosts, p->hosts_cap, p->nhosts + 1) != 0 || (p->hosts[p->nhosts] = strdup(h)) == NULL)
+		return PP_ENOMEM;
+	p->host_slot[k] = ++p->nhosts;
+	return 0;
 }
 
 static int
@@ -661,16 +704,8 @@ device_line(pstate *p, char **tok, int nt, const char *raw)
 	for (int i = 3; i + 1 < nt; i++) {
 		if (strcmp(tok[i], "on") != 0)
 			continue;
-		const char *h = tok[i + 1];
-		size_t j;
-		for (j = 0; j < p->nhosts; j++)
-			if (!strcmp(p->hosts[j], h))
-				break;
-		if (j == p->nhosts) {
-			if (PP_GROW(p->hosts, p->hosts_cap, p->nhosts + 1) != 0 || (p->hosts[p->nhosts] = strdup(h)) == NULL)
-				return pp_err(p->err, p->errlen, PP_ENOMEM, "out of memory");
-			p->nhosts++;
-		}
+		if (add_host(p, tok[i + 1]) != 0)
+			return pp_err(p->err, p->errlen, PP_ENOMEM, "out of memory");
 		break;
 	}
 	const char *br = strchr(raw, ']');
@@ -798,7 +833,7 @@ cal_nccl_parse(cal_nccl *log, const char *name, const char *text, const cal_nccl
 	int rc = 0;
 	char *buf = NULL;
 	size_t cap = 0;
-	const char *s = text;
+	const char *s = text + pp_skip_bom(text, strnlen(text, 3)); /* as every text reader does */
 	while (*s) {
 		size_t n = strcspn(s, "\n");
 		if (PP_GROW(buf, cap, n + 1) != 0) {
@@ -823,6 +858,7 @@ cal_nccl_parse(cal_nccl *log, const char *name, const char *text, const cal_nccl
 	free(buf);
 	reset_devices(&p);
 	free(p.hosts);
+	free(p.host_slot);
 	free(p.seen_rank);
 	if (rc != 0) {
 		while (log->n > first)
@@ -836,7 +872,7 @@ cal_nccl_read(cal_nccl *log, const char *path, const cal_nccl_opts *opts, char *
 {
 	char *text;
 	size_t len;
-	int rc = pp_read_file(path, MAX_LOG_BYTES, &text, &len, err, errlen);
+	int rc = pp_read_text(path, MAX_LOG_BYTES, &text, &len, err, errlen);
 	if (rc != 0)
 		return rc;
 	if (memchr(text, '\0', len) != NULL) {
@@ -850,6 +886,18 @@ cal_nccl_read(cal_nccl *log, const char *path, const cal_nccl_opts *opts, char *
 
 /* ---- storing ------------------------------------------------------------------------------- */
 
+/* A row is a measurement of this system only within what its hardware can do
+ * (hw_coll_row_check): 1e300 us, printed consistently as 0.00 GB/s, once reached the database
+ * and made serving predict a TTFT of 1e46 ms.  Checked before anything is written, so the
+ * message can name the line. */
+static int
+row_in_bounds(const nblock *b, const nrow *x, const hw_system *sys, char *err, size_t errlen)
+{
+	char why[600];
+	int rc = hw_coll_row_check(sys, &x->r, why, sizeof why);
+	return rc == 0 ? 0 : pp_err(err, errlen, rc, "%s:%d: %s", b->file, x->line, why);
+}
+
 int
 cal_nccl_store(const cal_nccl *log, hw_db *db, const char *system, const char *note, int64_t *run_id, char *err,
 	       size_t errlen)
@@ -857,6 +905,23 @@ cal_nccl_store(const cal_nccl *log, hw_db *db, const char *system, const char *n
 	*run_id = 0;
 	if (log->n == 0)
 		return pp_err(err, errlen, PP_EINPUT, "nothing to import: no nccl-tests result tables");
+	size_t rows = 0, skipped = 0;
+	for (size_t i = 0; i < log->n; i++) {
+		rows += log->blocks[i].nrows;
+		skipped += log->blocks[i].skipped;
+	}
+	if (rows == 0)
+		return pp_err(err, errlen, PP_EINPUT,
+			      "%s: nothing to import: all %zu half-rows were skipped (size 0 or N/A), no measurement is left",
+			      log->blocks[0].file, skipped);
+	hw_system sys;
+	int rc = hw_system_get(db, system, &sys, err, errlen);
+	if (rc != 0)
+		return rc;
+	for (size_t i = 0; i < log->n; i++)
+		for (size_t j = 0; j < log->blocks[i].nrows; j++)
+			if ((rc = row_in_bounds(&log->blocks[i], &log->blocks[i].rows[j], &sys, err, errlen)) != 0)
+				return rc;
 	hw_run_info info = {.system = system, .kind = "import"};
 	int nodes = 0, per = -1;
 	pp_str files = {0};
@@ -886,7 +951,7 @@ cal_nccl_store(const cal_nccl *log, hw_db *db, const char *system, const char *n
 	}
 	info.note = note ? note : files.buf;
 	hw_run *run;
-	int rc = hw_run_begin(db, &info, &run, err, errlen);
+	rc = hw_run_begin(db, &info, &run, err, errlen);
 	pp_str_free(&files);
 	if (rc != 0)
 		return rc;

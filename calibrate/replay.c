@@ -15,6 +15,7 @@
  */
 #include "config.h"
 #include "calibrate/cal.h"
+#include "common/json.h"
 #include "common/pp.h"
 
 #include <cJSON.h>
@@ -207,17 +208,12 @@ int
 cal_replay_plan_parse(const char *name, const char *text, cal_replay_plan *out, char *err, size_t errlen)
 {
 	memset(out, 0, sizeof *out);
-	cJSON *doc = cJSON_Parse(text);
-	if (doc == NULL) {
-		const char *at = cJSON_GetErrorPtr();
-		int line = 1;
-		for (const char *p = text; at != NULL && p < at && *p; p++)
-			line += *p == '\n';
-		return pp_err(err, errlen, PP_EUSAGE,
-			      "%s:%d: not a JSON document (expected the --json output of 'paraplan plan train' or "
-			      "'paraplan simulate train')",
-			      name, line);
-	}
+	cJSON *doc = NULL;
+	char why[512];
+	int prc = pp_json_parse(text, strlen(text), name, 0, &doc, why, sizeof why);
+	if (prc != 0)
+		return pp_err(err, errlen, prc == PP_ENOMEM ? prc : PP_EUSAGE,
+			      "%s (expected the --json output of 'paraplan plan train' or 'paraplan simulate train')", why);
 	pctx x = {name, "", err, errlen};
 	int rc = 0;
 	const char *kind = NULL, *mspec = NULL, *system = NULL;
@@ -279,7 +275,7 @@ int
 cal_replay_plan_read(const char *path, cal_replay_plan *out, char *err, size_t errlen)
 {
 	char *text = NULL;
-	int rc = pp_read_file(path, (size_t)256 << 20, &text, NULL, err, errlen);
+	int rc = pp_read_text(path, (size_t)256 << 20, &text, NULL, err, errlen);
 	if (rc != 0) {
 		free(text);
 		return rc == PP_ENOMEM ? rc : PP_EUSAGE;

@@ -4,8 +4,10 @@
  */
 #include "config.h"
 #include "cli/cli.h"
+#include "common/json.h"
 
 #include <cJSON.h>
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -13,6 +15,104 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+/* ---- the output filter ---------------------------------------------------------------------- */
+
+FILE *cli_tty;
+
+typedef struct filter {
+	int fd;
+	char pend[4]; /* the start of a UTF-8 sequence that the last write cut short */
+	size_t npend;
+} filter;
+
+static filter out_filter = {1, {0}, 0}, err_filter = {2, {0}, 0};
+
+static int
+write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int
+filter_put(filter *f, const char *buf, size_t n, bool final)
+{
+	const char *text = buf;
+	char *joined = NULL;
+	if (f->npend > 0) {
+		joined = malloc(f->npend + n);
+		if (joined == NULL)
+			return -1;
+		memcpy(joined, f->pend, f->npend);
+		memcpy(joined + f->npend, buf, n);
+		text = joined;
+		n += f->npend;
+		f->npend = 0;
+	}
+	pp_str s = {0};
+	size_t used = pp_str_add_printable_n(&s, text, n, PP_PRINT_LINES, final);
+	/* at most 3 bytes are held back: the longest incomplete UTF-8 sequence */
+	memcpy(f->pend, text + used, n - used);
+	f->npend = n - used;
+	free(joined);
+	int rc = s.oom ? -1 : write_all(f->fd, s.buf ? s.buf : "", s.len);
+	pp_str_free(&s);
+	return rc;
+}
+
+static ssize_t
+filter_write(void *cookie, const char *buf, size_t n)
+{
+	return filter_put(cookie, buf, n, false) == 0 ? (ssize_t)n : -1;
+}
+
+void
+cli_output_start(void)
+{
+	cookie_io_functions_t io = {.write = filter_write};
+	cli_tty = stderr;
+	FILE *o = fopencookie(&out_filter, "w", io);
+	FILE *e = fopencookie(&err_filter, "w", io);
+	if (o == NULL || e == NULL) {
+		if (o != NULL)
+			fclose(o);
+		if (e != NULL)
+			fclose(e);
+		return; /* out of memory at start-up: print unfiltered rather than not at all */
+	}
+	setvbuf(o, NULL, isatty(1) ? _IOLBF : _IOFBF, BUFSIZ);
+	setvbuf(e, NULL, _IONBF, 0);
+	stdout = o;
+	stderr = e;
+}
+
+/* The unfiltered stderr, for the progress line's own control characters only. */
+static FILE *
+tty(void)
+{
+	return cli_tty != NULL ? cli_tty : stderr;
+}
+
+int
+cli_output_finish(void)
+{
+	int rc = fflush(stdout) != 0 || ferror(stdout) ? -1 : 0;
+	/* a text that ends inside a UTF-8 sequence: its last bytes, escaped */
+	if (rc == 0 && out_filter.npend > 0)
+		rc = filter_put(&out_filter, "", 0, true);
+	if (err_filter.npend > 0)
+		filter_put(&err_filter, "", 0, true);
+	return rc;
+}
 
 void
 cli_error(const char *fmt, ...)
@@ -128,10 +228,11 @@ cli_progress_cb(void *arg, size_t done, size_t total)
 	pthread_mutex_lock(&progress_lock);
 	double now = cli_now_s(), el = now - p->t0;
 	if (p->tty) {
+		/* the bar's own carriage return goes to the unfiltered stderr (tty()) */
 		if (total == 0)
-			fprintf(stderr, "\r%zu evaluated (%.1f s)  ", done, el);
+			fprintf(tty(), "\r%zu evaluated (%.1f s)  ", done, el);
 		else
-			fprintf(stderr, "\r[%-30.*s] %3.0f%% (%zu/%zu)  ", (int)(30 * (done < total ? done : total) / total),
+			fprintf(tty(), "\r[%-30.*s] %3.0f%% (%zu/%zu)  ", (int)(30 * (done < total ? done : total) / total),
 				"==============================", 100.0 * (double)done / (double)total, done, total);
 	} else if (now - p->last >= p->interval_s) {
 		/* a log, a pipe into tee, CI: a whole line now and then, never a carriage return */
@@ -150,7 +251,7 @@ void
 cli_progress_end(cli_progress *p)
 {
 	if (p->tty)
-		fputs("\r\033[K", stderr);
+		fputs("\r\033[K", tty());
 	else if (p->lines > 0)
 		fprintf(stderr, "progress: done in %.0f s\n", cli_now_s() - p->t0);
 }
@@ -210,6 +311,18 @@ cli_load_model(const char *spec, model **out, char *err, size_t errlen)
 }
 
 int
+cli_opt_out(const cli_opt *o, const char *val, char *err, size_t errlen)
+{
+	char flag[64];
+	snprintf(flag, sizeof flag, "--%s", o->name);
+	int rc = pp_output_check(flag, val, err, errlen);
+	if (rc != 0)
+		return PP_EUSAGE; /* the message names the flag and the path; exit status 2 */
+	*(const char **)o->target = val;
+	return 0;
+}
+
+int
 cli_open_db(const char *path, unsigned flags, hw_db **out)
 {
 	char err[512];
@@ -259,7 +372,20 @@ cli_print_json(cJSON *doc, const char *schema)
 			return;
 		}
 	}
+	/* Names from files and databases are printed as their printable form (pp.h): JSON must be
+	 * UTF-8, and whoever prints a value would otherwise run its escape sequences. */
+	cJSON *copy = NULL;
+	if (doc != NULL && !pp_json_is_printable(doc)) {
+		copy = cJSON_Duplicate(doc, true);
+		if (copy == NULL || pp_json_make_printable(copy) != 0) {
+			cJSON_Delete(copy);
+			cli_error("out of memory while printing JSON");
+			return;
+		}
+		doc = copy;
+	}
 	char *s = cJSON_Print(doc);
+	cJSON_Delete(copy);
 	if (s == NULL) {
 		cli_error("out of memory while printing JSON");
 		return;

@@ -43,6 +43,16 @@ int cmd_replay(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 
+/* Terminal safety: every byte the program prints on stdout and stderr passes through a filter
+ * that writes the printable form of the text (pp_str_add_printable_n with PP_PRINT_LINES), so
+ * a name from a file or a database can never send escape sequences or invalid UTF-8 to a
+ * terminal, whichever printf it reaches.  cli_output_start installs it (first thing in main);
+ * cli_output_finish flushes it and returns nonzero when stdout could not be written.  cli_tty
+ * is the unfiltered stderr, for the progress line's own \r and erase-line sequence only. */
+void cli_output_start(void);
+int cli_output_finish(void);
+extern FILE *cli_tty;
+
 /* Prints "error: <message>" to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints "error: <message>" and a pointer to the command's --help; returns 2. */
@@ -89,6 +99,11 @@ int cli_opt_dist(const cli_opt *o, const char *val, char *err, size_t errlen);  
 #define OPT_SCHEDULE(N, A, P, H) {N, A, cli_opt_schedule, CLI_TARGET(sim_schedule, P), 0, 0, H, 0, NULL, NULL}
 #define OPT_RECOMPUTE(N, A, P, H) {N, A, cli_opt_recompute, CLI_TARGET(sim_recompute, P), 0, 0, H, 0, NULL, NULL}
 #define OPT_DIST(N, A, P, H) {N, A, cli_opt_dist, CLI_TARGET(sim_dist, P), 0, 0, H, 0, NULL, NULL}
+/* A file the command will write (--out FILE, --trace FILE): the path is held, when it is read,
+ * to the rule every written file follows (pp_output_check: a new path or a regular file we may
+ * write), so a refusal comes before any work. */
+int cli_opt_out(const cli_opt *o, const char *val, char *err, size_t errlen);       /* const char ** */
+#define OPT_OUT(N, A, P, H) {N, A, cli_opt_out, CLI_TARGET(const char *, P), 0, 0, H, 0, NULL, NULL}
 
 /* model_load, then what the model's loader could not model (model_warnings) on stderr, a
  * "warning: " line each; returns model_load's code. */

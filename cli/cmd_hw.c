@@ -341,7 +341,7 @@ cmd_hw(int argc, char **argv)
 	const cli_opt opts[] = {
 		OPT_DB(&db_path),
 		OPT_JSON(&json),
-		OPT_STR("out", "FILE", &out_path, "hw export: write to FILE (atomically) instead of stdout"),
+		OPT_OUT("out", "FILE", &out_path, "hw export: write to FILE (atomically) instead of stdout"),
 		OPT_STR("system", "S", &system, "hw export: only system S's rows (its runs, parameters, prices, validations)"),
 		OPT_SWITCH("sql", &sql_dump,
 			   "hw export: the whole user data as SQL with its row ids, to recreate it in a new, empty database "

@@ -162,7 +162,9 @@ print_plan(const cJSON *doc, double secs)
 		const cJSON *cands = cJSON_GetObjectItem(cnt, "candidates");
 		double headroom = cli_num(doc, "memory_headroom");
 		if (cJSON_GetArraySize(cands) == 0) {
-			if (cli_num(cnt, "smallest_footprint_bytes") > 0) {
+			if (cli_str(cnt, "simulation_failed")[0] != '\0') {
+				printf("no layout: those that fit could not be simulated: %s\n", cli_str(cnt, "simulation_failed"));
+			} else if (cli_num(cnt, "smallest_footprint_bytes") > 0) {
 				char a[32], b[32], l[32];
 				printf("no layout fits: the smallest needs %s per GPU, and the limit is %s (%s less %.0f%% headroom, "
 				       "--memory-headroom); use more GPUs or a GPU with more memory\n",
@@ -526,7 +528,7 @@ cmd_plan_train(int argc, char **argv)
 		OPT_STR("export", "KIND", &export_s,
 			"print the winner's launch configuration: megatron, nemo, torchtitan, deepspeed, torchrun or slurm "
 			"(one per GPU count of a sweep); it ranks what that framework runs unless --framework says otherwise"),
-		OPT_STR("out", "FILE", &out_path,
+		OPT_OUT("out", "FILE", &out_path,
 			"with --export: write it to FILE (atomically; a sweep's to FILE with -<N>gpus before its extension) "
 			"and print the table"),
 		OPT_NUM("tokens", "T", &co.tokens, 1.0, 1e18, "capacity planning: tokens to train (15T = 15e12)"),
@@ -679,18 +681,36 @@ cmd_plan_train(int argc, char **argv)
 			}
 			if (json && printing && (!have_export || out_path != NULL))
 				cli_print_json(doc, PLAN_TRAIN_SCHEMA);
-			if (status == 0 && w == NULL) {
+			/* A scaling curve (several counts) is a result when some count has a layout: it says
+			 * which counts have none, and fails only when none has one. */
+			pp_str none = {0};
+			int nnone = 0, ncounts = 0;
+			bool none_valid = true;
+			const cJSON *cnt;
+			cJSON_ArrayForEach(cnt, cJSON_GetObjectItem(doc, "counts"))
+			{
+				ncounts++;
+				if (cJSON_GetArraySize(cJSON_GetObjectItem(cnt, "candidates")) == 0)
+					pp_str_addf(&none, "%s%.0f", nnone++ ? ", " : "", cli_num(cnt, "gpus"));
+				if (cli_num(cnt, "out_of_memory") != 0 || cli_num(cnt, "estimated") != 0)
+					none_valid = false;
+			}
+			if (status == 0 && nnone == ncounts) {
 				/* nothing valid at all is the command line's fault (a pinned degree that does not
 				 * divide, a batch that does not split): 2; valid layouts that do not fit: 1 */
 				const cJSON *c0 = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "counts"), 0);
-				bool none_valid = cli_num(c0, "out_of_memory") == 0 && cli_num(c0, "estimated") == 0;
 				if (printing && none_valid)
 					cli_error("no valid layout of %s on %s: %s", model_name(m), system,
 						  cli_str(c0, "invalid_reason")[0] ? cli_str(c0, "invalid_reason") : "see above");
 				else if (printing)
 					cli_error("no layout of %s fits on %s: see the smallest footprint above", model_name(m), system);
 				status = none_valid ? 2 : 1;
+			} else if (status == 0 && nnone > 0 && printing) {
+				fprintf(stderr, "notice: no layout on %s of the %d GPU counts (%s GPUs); the others have one (see each "
+						"count above)\n",
+					nnone == 1 ? "one" : "some", ncounts, none.buf ? none.buf : "");
 			}
+			pp_str_free(&none);
 			cJSON_Delete(doc);
 			if (plan_train_interrupted(r))
 				fprintf(stderr, "interrupted: printed the best found so far\n");

@@ -141,7 +141,7 @@ read_inputs(const cli_strs *data, bool serving, inputs *in)
 		} else {
 			char err[1024];
 			size_t len;
-			int rc = pp_read_file(names[i], 64 << 20, &in->owned[in->n], &len, err, sizeof err);
+			int rc = pp_read_text(names[i], 64 << 20, &in->owned[in->n], &len, err, sizeof err);
 			if (rc != 0) {
 				in->n++;
 				inputs_free(in);
@@ -173,8 +173,11 @@ serving_cmd(hw_db *db, const inputs *in, bool fit, bool save, const cli_strs *sy
 		names[systems->n] = NULL;
 		rc = val_serving_fit(db, s->text, s->len, s->origin, names, max_evals, &doc, err, sizeof err);
 		if (rc == 0 && save) {
+			/* one transaction: two fits saved at once leave one's parameters or the other's,
+			 * never a mix (each row alone was its own write) */
 			const cJSON *g, *v;
 			const char *method = cli_str(doc, "method");
+			rc = hw_exec_simple(db, "BEGIN IMMEDIATE", err, sizeof err);
 			cJSON_ArrayForEach(g, cJSON_GetObjectItem(doc, "systems"))
 			{
 				cJSON_ArrayForEach(v, cJSON_GetObjectItem(doc, "parameters"))
@@ -184,6 +187,10 @@ serving_cmd(hw_db *db, const inputs *in, bool fit, bool save, const cli_strs *sy
 								  s->origin, 0, err, sizeof err);
 				}
 			}
+			if (rc == 0)
+				rc = hw_exec_simple(db, "COMMIT", err, sizeof err);
+			else
+				hw_exec_simple(db, "ROLLBACK", NULL, 0);
 		}
 		if (rc != 0)
 			status = cli_fail(rc, err);

@@ -24,8 +24,8 @@ const cmd_entry cli_commands[] = {
 	{NULL, NULL, NULL},
 };
 
-int
-main(int argc, char **argv)
+static int
+dispatch(int argc, char **argv)
 {
 	if (argc < 2) {
 		/* a bare 'paraplan' is a command line that does nothing: usage, and the usage status */
@@ -37,20 +37,26 @@ main(int argc, char **argv)
 		return cmd_help(1, argv);
 	if (!strcmp(name, "--version"))
 		return cmd_version(1, argv);
-	for (const cmd_entry *c = cli_commands; c->name != NULL; c++) {
-		if (strcmp(c->name, name) != 0)
-			continue;
-		int status = c->run(argc - 1, argv + 1);
-		/* A result that did not reach stdout (a full disk, a closed pipe) is a failed run, not a
-		 * silent success with half a table. */
-		if (fflush(stdout) != 0 || ferror(stdout)) {
-			int e = errno;
-			fprintf(stderr, "error: cannot write the output: %s\n", strerror(e ? e : EIO));
-			return status ? status : 1;
-		}
-		return status;
-	}
+	for (const cmd_entry *c = cli_commands; c->name != NULL; c++)
+		if (strcmp(c->name, name) == 0)
+			return c->run(argc - 1, argv + 1);
 	cli_error("unknown command \"%s\"", name);
 	fprintf(stderr, "(see 'paraplan help' for the commands)\n");
 	return 2;
+}
+
+int
+main(int argc, char **argv)
+{
+	/* Everything printed goes through the terminal-safe filter (cli.h). */
+	cli_output_start();
+	int status = dispatch(argc, argv);
+	/* A result that did not reach stdout (a full disk, a closed pipe) is a failed run, not a
+	 * silent success with half a table. */
+	if (cli_output_finish() != 0) {
+		int e = errno;
+		fprintf(stderr, "error: cannot write the output: %s\n", strerror(e ? e : EIO));
+		return status ? status : 1;
+	}
+	return status;
 }

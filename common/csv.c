@@ -4,6 +4,7 @@
  */
 #include "config.h"
 #include "common/csv.h"
+#include "common/json.h"
 #include "common/pp.h"
 
 #include <stdbool.h>
@@ -36,7 +37,8 @@ pp_csv_parse(const char *text, size_t len, const char *origin, pp_csv *out, char
 	size_t *counts = NULL, *lines = NULL, ccap = 0, lcap = 0, nrows = 0;
 	if (buf == NULL)
 		return pp_err(err, errlen, PP_ENOMEM, "out of memory");
-	size_t o = 0, i = 0, line = 1;
+	/* a UTF-8 byte order mark (spreadsheets write one) is skipped, as the JSON reader does */
+	size_t o = 0, i = pp_skip_bom(text, len), line = 1;
 	while (i < len) {
 		/* skip blank lines */
 		if (text[i] == '\n' || text[i] == '\r') {

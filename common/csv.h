@@ -22,7 +22,7 @@ typedef struct pp_csv {
 } pp_csv;
 
 /* Parses text of len bytes.  `origin` names the input in messages ("file.csv:12: ...").
- * Blank lines are skipped.  Returns 0 or PP_EINPUT (an unterminated quote, binary data). */
+ * Blank lines and a UTF-8 byte order mark at the start are skipped.  Returns 0 or PP_EINPUT (an unterminated quote, binary data). */
 int pp_csv_parse(const char *text, size_t len, const char *origin, pp_csv *out, char *err, size_t errlen);
 void pp_csv_free(pp_csv *t);
 /* Index of the header field named `name` in row 0, or -1. */

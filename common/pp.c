@@ -47,8 +47,8 @@ pp_grow(void **pp, size_t *cap, size_t need, size_t elsz)
 	return 0;
 }
 
-int
-pp_read_file(const char *path, size_t maxlen, char **out, size_t *len, char *err, size_t errlen)
+static int
+read_all(const char *path, size_t maxlen, bool text, char **out, size_t *len, char *err, size_t errlen)
 {
 	*out = NULL;
 	if (len)
@@ -62,6 +62,10 @@ pp_read_file(const char *path, size_t maxlen, char **out, size_t *len, char *err
 		fclose(f);
 		return pp_err(err, errlen, PP_EINPUT, "%s: is a directory, expected a file", path);
 	}
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > (uint64_t)maxlen) {
+		fclose(f);
+		return pp_err(err, errlen, PP_EINPUT, "%s: file is larger than %zu bytes", path, maxlen);
+	}
 	size_t cap = 0, n = 0;
 	char *buf = NULL;
 	for (;;) {
@@ -71,6 +75,13 @@ pp_read_file(const char *path, size_t maxlen, char **out, size_t *len, char *err
 			return pp_err(err, errlen, PP_ENOMEM, "%s: out of memory", path);
 		}
 		size_t got = fread(buf + n, 1, cap - n - 1, f);
+		const char *nul = text ? memchr(buf + n, '\0', got) : NULL;
+		if (nul != NULL) {
+			size_t at = (size_t)(nul - buf);
+			free(buf);
+			fclose(f);
+			return pp_err(err, errlen, PP_EINPUT, "%s: binary data (a NUL byte at byte %zu), expected text", path, at);
+		}
 		n += got;
 		if (n > maxlen) {
 			free(buf);
@@ -94,9 +105,80 @@ pp_read_file(const char *path, size_t maxlen, char **out, size_t *len, char *err
 	return 0;
 }
 
+static const char *
+kind_of(mode_t m)
+{
+	if (S_ISLNK(m))
+		return "a symbolic link";
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISCHR(m))
+		return "a character device";
+	if (S_ISBLK(m))
+		return "a block device";
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISSOCK(m))
+		return "a socket";
+	return "not a regular file";
+}
+
+/* pp_output_check, also telling whether the target exists (and its status when it does). */
+static int
+output_target(const char *flag, const char *path, struct stat *st, bool *exists, char *err, size_t errlen)
+{
+	const char *f = flag ? flag : "", *sp = flag ? " " : "";
+	*exists = false;
+	if (path == NULL || path[0] == '\0')
+		return pp_err(err, errlen, PP_EUSAGE, "%s%sthe output path is empty", f, sp);
+	/* lstat, not stat: the last component must itself be the file we replace */
+	if (lstat(path, st) != 0) {
+		if (errno == ENOENT)
+			return 0; /* a new file (a missing directory is reported when it is created) */
+		return pp_err(err, errlen, PP_EIO, "%s%s%s: %s", f, sp, path, strerror(errno));
+	}
+	*exists = true;
+	if (!S_ISREG(st->st_mode))
+		return pp_err(err, errlen, PP_EUSAGE,
+			      "%s%s%s is %s: paraplan writes only a new file or replaces a regular file (choose another path)",
+			      f, sp, path, kind_of(st->st_mode));
+	/* the effective ids decide, as they would for open(O_WRONLY) */
+	if (faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) != 0)
+		return pp_err(err, errlen, PP_EUSAGE,
+			      "%s%s%s exists and may not be written (%s): paraplan replaces only a file it may write "
+			      "(remove it or choose another path)",
+			      f, sp, path, strerror(errno));
+	return 0;
+}
+
+int
+pp_output_check(const char *flag, const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	bool exists;
+	return output_target(flag, path, &st, &exists, err, errlen);
+}
+
+int
+pp_read_file(const char *path, size_t maxlen, char **out, size_t *len, char *err, size_t errlen)
+{
+	return read_all(path, maxlen, false, out, len, err, errlen);
+}
+
+int
+pp_read_text(const char *path, size_t maxlen, char **out, size_t *len, char *err, size_t errlen)
+{
+	return read_all(path, maxlen, true, out, len, err, errlen);
+}
+
 int
 pp_write_file_atomic(const char *path, const void *data, size_t len, char *err, size_t errlen)
 {
+	struct stat st;
+	bool exists;
+	int rc = output_target(NULL, path, &st, &exists, err, errlen);
+	if (rc != 0)
+		return rc;
 	size_t plen = strlen(path);
 	char *tmp = malloc(plen + 16);
 	if (tmp == NULL)
@@ -124,10 +206,11 @@ pp_write_file_atomic(const char *path, const void *data, size_t len, char *err, 
 		p += w;
 		left -= (size_t)w;
 	}
-	/* mkstemp makes the file 0600; a report or export should be readable like any file. */
+	/* mkstemp makes the file 0600; a report or export should be readable like any file, and a
+	 * replaced file keeps the permissions its owner gave it. */
 	mode_t um = umask(0);
 	umask(um);
-	(void)fchmod(fd, 0666 & ~um);
+	(void)fchmod(fd, exists ? st.st_mode & 0777 : 0666 & ~um);
 	if (fsync(fd) != 0 && errno != EINVAL) {
 		int e = errno;
 		close(fd);
@@ -135,11 +218,13 @@ pp_write_file_atomic(const char *path, const void *data, size_t len, char *err, 
 		free(tmp);
 		return pp_err(err, errlen, PP_EIO, "%s: fsync failed: %s", path, strerror(e));
 	}
-	if (close(fd) != 0 || rename(tmp, path) != 0) {
+	/* Look again just before the rename: what appeared at path meanwhile obeys the same rule
+	 * (this narrows the window; rename(2) offers no "replace only a regular file"). */
+	if (close(fd) != 0 || (rc = output_target(NULL, path, &st, &exists, err, errlen)) != 0 || rename(tmp, path) != 0) {
 		int e = errno;
 		unlink(tmp);
 		free(tmp);
-		return pp_err(err, errlen, PP_EIO, "%s: cannot write: %s", path, strerror(e));
+		return rc != 0 ? rc : pp_err(err, errlen, PP_EIO, "%s: cannot write: %s", path, strerror(e));
 	}
 	free(tmp);
 	return 0;
@@ -245,6 +330,129 @@ pp_str_free(pp_str *s)
 	s->buf = NULL;
 	s->len = s->cap = 0;
 	s->oom = false;
+}
+
+/* ---- printable text ------------------------------------------------------------------------ */
+
+/* Length of the valid UTF-8 sequence at t (n bytes available) and its code point; 0 when the
+ * bytes there are not one (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF),
+ * -1 when they may be the start of one that n cuts short. */
+static int
+utf8_seq(const unsigned char *t, size_t n, uint32_t *cp)
+{
+	unsigned char c = t[0];
+	int len;
+	unsigned char lo = 0x80, hi = 0xBF;
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	} else if (c >= 0xC2 && c <= 0xDF) {
+		len = 2;
+		*cp = c & 0x1F;
+	} else if (c >= 0xE0 && c <= 0xEF) {
+		len = 3;
+		*cp = c & 0x0F;
+		if (c == 0xE0)
+			lo = 0xA0;
+		else if (c == 0xED)
+			hi = 0x9F;
+	} else if (c >= 0xF0 && c <= 0xF4) {
+		len = 4;
+		*cp = c & 0x07;
+		if (c == 0xF0)
+			lo = 0x90;
+		else if (c == 0xF4)
+			hi = 0x8F;
+	} else {
+		return 0;
+	}
+	for (int i = 1; i < len; i++) {
+		if ((size_t)i >= n)
+			return -1;
+		unsigned char b = t[i];
+		if (b < (i == 1 ? lo : 0x80) || b > (i == 1 ? hi : 0xBF))
+			return 0;
+		*cp = (*cp << 6) | (b & 0x3F);
+	}
+	return len;
+}
+
+static bool
+cp_shown(uint32_t cp, unsigned flags)
+{
+	if (cp == '\n' || cp == '\t')
+		return (flags & PP_PRINT_LINES) != 0;
+	if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F))
+		return false;
+	return !((cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069));
+}
+
+size_t
+pp_str_add_printable_n(pp_str *s, const char *text, size_t n, unsigned flags, bool final)
+{
+	const unsigned char *t = (const unsigned char *)text;
+	size_t i = 0, run = 0; /* run: bytes from i - run on that are shown as they are */
+	while (i < n) {
+		uint32_t cp = 0;
+		int len = utf8_seq(t + i, n - i, &cp);
+		if (len < 0 && !final)
+			break;
+		if (len > 0 && cp_shown(cp, flags)) {
+			i += (size_t)len;
+			run += (size_t)len;
+			continue;
+		}
+		pp_str_addn(s, text + i - run, run);
+		run = 0;
+		if (len > 1) {
+			pp_str_addf(s, "\\u%04x", (unsigned)cp);
+			i += (size_t)len;
+		} else {
+			pp_str_addf(s, "\\x%02x", t[i]);
+			i++;
+		}
+	}
+	pp_str_addn(s, text + i - run, run);
+	return i;
+}
+
+void
+pp_str_add_printable(pp_str *s, const char *text)
+{
+	pp_str_add_printable_n(s, text, strlen(text), 0, true);
+}
+
+bool
+pp_is_printable(const char *text, unsigned flags)
+{
+	const unsigned char *t = (const unsigned char *)text;
+	size_t n = strlen(text);
+	for (size_t i = 0; i < n;) {
+		uint32_t cp;
+		int len = utf8_seq(t + i, n - i, &cp);
+		if (len <= 0 || !cp_shown(cp, flags))
+			return false;
+		i += (size_t)len;
+	}
+	return true;
+}
+
+const char *
+pp_printable(const char *text, char *buf, size_t n)
+{
+	if (n == 0)
+		return buf;
+	pp_str s = {0};
+	pp_str_add_printable(&s, text ? text : "");
+	size_t len = s.len < n ? s.len : n - 1;
+	/* cut at a UTF-8 character boundary */
+	while (len > 0 && len < s.len && (((unsigned char)s.buf[len] & 0xC0) == 0x80))
+		len--;
+	if (s.buf != NULL)
+		memcpy(buf, s.buf, len);
+	buf[len] = '\0';
+	pp_str_free(&s);
+	return buf;
 }
 
 static const char *

@@ -45,11 +45,28 @@ int pp_grow(void **pp, size_t *cap, size_t need, size_t elsz);
 #define PP_GROW(arr, cap, need) pp_grow((void **)&(arr), &(cap), (need), sizeof *(arr))
 
 /* Reads a whole file (at most maxlen bytes; larger files are an error) into a NUL-terminated
- * buffer.  *out is owned by the caller. */
+ * buffer.  *out is owned by the caller.  A regular file larger than maxlen is refused before it
+ * is read. */
 int pp_read_file(const char *path, size_t maxlen, char **out, size_t *len, char *err, size_t errlen);
+/* The same for a text input (a model, a log, a trace, a CSV or JSON document): a NUL byte is
+ * refused as soon as it is read ("binary data"), so /dev/zero or a binary file costs one read,
+ * not maxlen bytes of memory. */
+int pp_read_text(const char *path, size_t maxlen, char **out, size_t *len, char *err, size_t errlen);
 
-/* Writes len bytes to path atomically: a temporary file beside it, fsync, rename.  On any
- * failure nothing is left behind and an existing file at path is untouched. */
+/* The one rule for every file paraplan writes (--out, --trace, exports, the files of a report):
+ * the target is a new path in an existing directory, or an existing regular file that we may
+ * write, which is then replaced.  Anything else is refused with the reason: a symbolic link
+ * (the rename would replace the link, and following it would write where the link points), a
+ * directory, a device, a FIFO or a socket (run as root, a rename over /dev/full turned it into
+ * a plain file), a file we may not write (a rename in a writable folder would replace a
+ * read-only file).  `flag` names the option in the message ("--out"), or is NULL.
+ * Returns 0, PP_EUSAGE (the path names something we must not replace) or PP_EIO. */
+int pp_output_check(const char *flag, const char *path, char *err, size_t errlen);
+
+/* Writes len bytes to path atomically: a temporary file beside it, fsync, rename.  The target
+ * must pass pp_output_check (checked again just before the rename); a replaced file keeps its
+ * permission bits.  On any failure nothing is left behind and an existing file at path is
+ * untouched. */
 int pp_write_file_atomic(const char *path, const void *data, size_t len, char *err, size_t errlen);
 
 /* Makes a directory and its parents (like mkdir -p). */
@@ -68,6 +85,24 @@ void pp_str_addf(pp_str *s, const char *fmt, ...) __attribute__((format(printf, 
 void pp_str_vaddf(pp_str *s, const char *fmt, va_list ap);
 char *pp_str_detach(pp_str *s); /* hands buf to the caller ("" when empty); s is reset */
 void pp_str_free(pp_str *s);
+
+/* Printable text.  Names and text from files and databases reach terminals, JSON and charts;
+ * a terminal runs the escape sequences in them, and JSON must be UTF-8.  The printable form of
+ * a text is valid UTF-8 without control characters: each C0 control, DEL and byte that is not
+ * part of a valid UTF-8 sequence becomes \xHH (its value), each C1 control and bidirectional
+ * override (U+0080..U+009F, U+202A..U+202E, U+2066..U+2069, which reorder or restyle what a
+ * terminal shows) becomes \uHHHH.  Everything else, backslashes included, is kept as is.
+ * PP_PRINT_LINES keeps newline and tab (a stream of lines rather than one name). */
+enum { PP_PRINT_LINES = 1 };
+/* Appends the printable form of n bytes of text to s and returns how many bytes it consumed:
+ * n, or fewer when `final` is false and the text ends inside what may be an incomplete UTF-8
+ * sequence (pass those bytes again with what follows them). */
+size_t pp_str_add_printable_n(pp_str *s, const char *text, size_t n, unsigned flags, bool final);
+void pp_str_add_printable(pp_str *s, const char *text); /* a whole NUL-terminated name */
+/* Whether text is its own printable form. */
+bool pp_is_printable(const char *text, unsigned flags);
+/* The printable form of text in buf (truncated at a character boundary to fit n bytes). */
+const char *pp_printable(const char *text, char *buf, size_t n);
 
 /* Number parsing for flags and fields.  Accept surrounding blanks, reject trailing junk.
  * pp_parse_count accepts the suffixes K, M, G, T, P (powers of 1000) and Ki, Mi, Gi, Ti

@@ -145,6 +145,13 @@ load_curves(hw_db *db, hw_cost *c, char *err, size_t errlen)
 			continue;
 		int ranks = sqlite3_column_int(st, 1), nodes = sqlite3_column_int(st, 2);
 		double bytes = sqlite3_column_double(st, 3), bw = sqlite3_column_double(st, 4) * 1e9;
+		/* a database made elsewhere (or before the check) may hold rows no link can measure:
+		 * they are left out, as the store refuses them (hw_coll_row_check) */
+		double f = hw_coll_busbw_factor(op, ranks);
+		hw_coll_row chk = {.op = op, .ranks = ranks, .nodes = nodes, .bytes = (int64_t)bytes, .busbw_gbps = bw * 1e-9,
+				   .algbw_gbps = f > 0 ? bw * 1e-9 / f : 0, .time_s = f > 0 && bw > 0 ? bytes * f / bw : 0};
+		if (ranks < 1 || nodes < 1 || !(bytes >= 1) || !(bytes <= 1e18) || hw_coll_row_check(&c->sys, &chk, NULL, 0) != 0)
+			continue;
 		if (cur == NULL || cur->op != op || cur->ranks != ranks || cur->nodes != nodes) {
 			if (PP_GROW(c->curves, cap, c->ncurves + 1) != 0)
 				goto oom;

@@ -172,6 +172,71 @@ static const char *const migrations[HW_SCHEMA_VERSION] = {schema_v1, schema_v2, 
 /* ---- helpers ------------------------------------------------------------------------------- */
 
 int
+hw_damaged(hw_db *db, char *err, size_t errlen, const char *why)
+{
+	return pp_err(err, errlen, PP_EDB,
+		      "%s: the hardware database file is damaged (%s); nothing was written to it: restore it from a copy, "
+		      "or move it away to start from the defaults",
+		      db->path, why);
+}
+
+int
+hw_check_pages(hw_db *db, const char *table, char *err, size_t errlen)
+{
+	/* quick_check: every b-tree page well formed and every record well sized, in time linear in
+	 * the size of what it checks (integrity_check also cross-checks indexes, far slower) */
+	char sql[128];
+	if (table == NULL)
+		snprintf(sql, sizeof sql, "PRAGMA quick_check(1)");
+	else
+		snprintf(sql, sizeof sql, "PRAGMA quick_check(\"%s\")", table);
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL) != SQLITE_OK)
+		return hw_sqlerr(db, err, errlen, "checking the file");
+	int s = sqlite3_step(st);
+	char first[256] = "";
+	if (s == SQLITE_ROW && sqlite3_column_text(st, 0) != NULL) {
+		/* "*** in database main ***\nPage 27: btreeInitPage() returns error code 11": one line */
+		const char *t = (const char *)sqlite3_column_text(st, 0);
+		if (!strncmp(t, "*** ", 4) && strchr(t, '\n') != NULL)
+			t = strchr(t, '\n') + 1;
+		pp_strlcpy(first, t, sizeof first);
+		for (char *c = first; *c; c++)
+			if (*c == '\n')
+				*c = ' ';
+	}
+	int code = sqlite3_errcode(db->sql);
+	sqlite3_finalize(st);
+	if (s == SQLITE_ROW && !strcmp(first, "ok"))
+		return 0;
+	if (s == SQLITE_ROW)
+		return hw_damaged(db, err, errlen, first);
+	if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)
+		return hw_damaged(db, err, errlen, sqlite3_errstr(code));
+	return hw_sqlerr(db, err, errlen, "checking the file");
+}
+
+int
+hw_finish(hw_db *db, sqlite3_stmt *st, int last, char *err, size_t errlen, const char *what)
+{
+	sqlite3_finalize(st); /* sets the connection's error to the failed step's */
+	return last == SQLITE_DONE ? 0 : hw_sqlerr(db, err, errlen, what);
+}
+
+int
+hw_check_before_write(hw_db *db, const char *const *tables, char *err, size_t errlen)
+{
+	if (db->checked)
+		return 0;
+	for (size_t i = 0; tables[i] != NULL; i++) {
+		int rc = hw_check_pages(db, tables[i], err, errlen);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+int
 hw_sqlerr(hw_db *db, char *err, size_t errlen, const char *what)
 {
 	int code = sqlite3_errcode(db->sql);
@@ -186,6 +251,8 @@ hw_sqlerr(hw_db *db, char *err, size_t errlen, const char *what)
 		return pp_err(err, errlen, rc, "%s: %s: disk is full, nothing was written", db->path, what);
 	if (code == SQLITE_READONLY)
 		return pp_err(err, errlen, rc, "%s: %s: database is read-only", db->path, what);
+	if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)
+		return hw_damaged(db, err, errlen, msg);
 	/* SQLite's "disk I/O error" alone does not say that the file grew past a size limit or
 	 * that permission was denied: add what the operating system said. */
 	int sys = sqlite3_system_errno(db->sql);
@@ -202,7 +269,7 @@ hw_exec(hw_db *db, const char *sql, char *err, size_t errlen, const char *what)
 		int code = sqlite3_errcode(db->sql);
 		int rc;
 		if (code == SQLITE_BUSY || code == SQLITE_LOCKED || code == SQLITE_FULL || code == SQLITE_READONLY ||
-		    code == SQLITE_IOERR || code == SQLITE_CANTOPEN)
+		    code == SQLITE_IOERR || code == SQLITE_CANTOPEN || code == SQLITE_CORRUPT || code == SQLITE_NOTADB)
 			rc = hw_sqlerr(db, err, errlen, what);
 		else
 			rc = pp_err(err, errlen, PP_EDB, "%s: %s: %s", db->path, what, msg ? msg : "error");
@@ -270,6 +337,8 @@ hw_defaults_sql(void)
 static int
 migrate(hw_db *db, int from, char *err, size_t errlen)
 {
+	if (from < 0) /* prepare refuses it; never index before the array */
+		return pp_err(err, errlen, PP_EDB, "%s: schema version %d is not one paraplan writes", db->path, from);
 	for (int v = from; v < HW_SCHEMA_VERSION; v++) {
 		char what[64];
 		snprintf(what, sizeof what, "migrating the schema to version %d", v + 1);
@@ -296,7 +365,11 @@ static int
 load_defaults(hw_db *db, const char *hash, char *err, size_t errlen)
 {
 	const char *what = "loading the default hardware data";
-	int rc = hw_exec(db, "BEGIN IMMEDIATE", err, errlen, what);
+	static const char *const touched[] = {"meta", "gpu", "system", "price", "figure_source", "profile", "param", NULL};
+	int rc = hw_check_before_write(db, touched, err, errlen);
+	if (rc != 0)
+		return rc;
+	rc = hw_exec(db, "BEGIN IMMEDIATE", err, errlen, what);
 	if (rc != 0)
 		return rc;
 	char sql[256];
@@ -390,6 +463,14 @@ prepare(hw_db *db, bool readonly, char *err, size_t errlen)
 	int rc = user_version(db, &v, err, errlen);
 	if (rc != 0)
 		return rc;
+	/* Any version but a known one is refused before anything else is read or written: the
+	 * version indexes the migrations (a negative one read before the array: leftover strings
+	 * ran as SQL, -100000 crashed). */
+	if (v < 0)
+		return pp_err(err, errlen, PP_EDB,
+			      "%s: schema version %d is not one paraplan writes (0 to %d): not a paraplan hardware database, "
+			      "or a damaged one; it was left untouched",
+			      db->path, v, HW_SCHEMA_VERSION);
 	if (v > HW_SCHEMA_VERSION)
 		return pp_err(err, errlen, PP_EDB,
 			      "%s: schema version %d was written by a newer paraplan (this one knows up to %d): "
@@ -477,6 +558,23 @@ open_conn(hw_db *db, int flags, char *err, size_t errlen)
 	/* temporary tables and indexes in memory: they are small, and a full disk or a file
 	 * size limit must not fail a command that writes nothing */
 	sqlite3_exec(db->sql, "PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY", NULL, NULL, NULL);
+	/* Damage is found, not used as if whole: every page read (by a query or on the way to a
+	 * write) has its cells' sizes checked, and a file small enough to check in a blink (every
+	 * database paraplan itself makes: defaults 0.2 MB, a big calibration some MB) is checked
+	 * whole on open.  A larger one is checked table by table before each write (run.c). */
+	sqlite3_exec(db->sql, "PRAGMA cell_size_check = ON", NULL, NULL, NULL);
+	struct stat st;
+	if (flags & SQLITE_OPEN_MEMORY) {
+		db->checked = true; /* made here and now: nothing from outside */
+	} else if (stat(db->path, &st) == 0 && st.st_size <= HW_CHECK_WHOLE_BYTES) {
+		int rc = hw_check_pages(db, NULL, err, errlen);
+		if (rc != 0) {
+			sqlite3_close(db->sql);
+			db->sql = NULL;
+			return rc;
+		}
+		db->checked = true;
+	}
 	return 0;
 }
 
@@ -544,6 +642,15 @@ hw_open(const char *path, unsigned flags, hw_db **out, char *err, size_t errlen)
 	bool exists = stat(path, &st) == 0;
 	if (exists && S_ISDIR(st.st_mode))
 		return pp_err(err, errlen, PP_EUSAGE, "%s: is a directory, expected a database file", path);
+	/* A device, FIFO or socket is no database: SQLite would read /dev/null as an empty one,
+	 * migrate it and leave /dev/null-journal behind. */
+	if (exists && !S_ISREG(st.st_mode))
+		return pp_err(err, errlen, PP_EUSAGE, "%s: is %s, expected a database file", path,
+			      S_ISCHR(st.st_mode)    ? "a character device"
+			      : S_ISBLK(st.st_mode)  ? "a block device"
+			      : S_ISFIFO(st.st_mode) ? "a FIFO"
+			      : S_ISSOCK(st.st_mode) ? "a socket"
+						     : "not a regular file");
 	if (!exists && readonly)
 		return pp_err(err, errlen, PP_ENOTFOUND, "%s: no such database", path);
 	if (exists && !readonly && access(path, W_OK) != 0)

@@ -297,6 +297,14 @@ typedef struct hw_coll_row {
 	const char *dtype, *algorithm, *origin;
 } hw_coll_row;
 
+/* Whether a measured collective row is physically possible on the system: 0, or PP_EINPUT with
+ * what is wrong in err ("out-of-place all_reduce of B bytes at X GB/s ...").  Above: a GPU
+ * moves at most its NVLink and its share of the node's NICs each way, and a bus bandwidth
+ * (nccl-tests' ring count) reaches twice that when a switch reduces in the network (NVLS,
+ * SHARP); 10% more for clocks and rounding.  Below: slower than a thousandth of that after a
+ * second of latency is no link at work.  Every collective row stored passes it. */
+int hw_coll_row_check(const hw_system *sys, const hw_coll_row *row, char *err, size_t errlen);
+
 typedef struct hw_run hw_run;
 /* A run is one write transaction: rows added to it appear together at hw_run_commit, or not at
  * all (hw_run_abort, an error, or the process dying before the commit). */

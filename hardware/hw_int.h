@@ -15,10 +15,25 @@ struct hw_db {
 	const char *notice;  /* static text, or NULL */
 	bool readonly;
 	bool stale_defaults; /* read-only file whose defaults are older than this build's */
+	bool checked;        /* the whole file passed quick_check when it was opened */
 };
 
 /* Formats the connection's last error as "<path>: <what>: <message>"; returns a PP_E code. */
 int hw_sqlerr(hw_db *db, char *err, size_t errlen, const char *what);
+/* "PATH: the hardware database file is damaged (WHY) ...": PP_EDB. */
+int hw_damaged(hw_db *db, char *err, size_t errlen, const char *why);
+/* PRAGMA quick_check of the whole file (table NULL) or of one table and its indexes: 0, or
+ * hw_damaged's message.  A file of at most HW_CHECK_WHOLE_BYTES is checked whole when opened
+ * (db->checked); hw_check_before_write checks a larger one's tables before a write. */
+#define HW_CHECK_WHOLE_BYTES ((long long)64 << 20)
+int hw_check_pages(hw_db *db, const char *table, char *err, size_t errlen);
+/* Before a write transaction: nothing when the whole file was checked on open, else a
+ * quick_check of each table the write touches (a NULL-terminated list). */
+int hw_check_before_write(hw_db *db, const char *const *tables, char *err, size_t errlen);
+/* Finalizes a statement whose rows were read with `while ((last = sqlite3_step(st)) ==
+ * SQLITE_ROW)`: 0 when the rows ended (last is SQLITE_DONE), else hw_sqlerr's message for what
+ * stopped them (a damaged page read half-way must not look like the end of a table). */
+int hw_finish(hw_db *db, sqlite3_stmt *st, int last, char *err, size_t errlen, const char *what);
 /* Runs SQL without results; on failure formats the error as hw_sqlerr does. */
 int hw_exec(hw_db *db, const char *sql, char *err, size_t errlen, const char *what);
 

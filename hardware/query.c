@@ -57,6 +57,35 @@ hw_col_text(sqlite3_stmt *st, int col)
 
 /* ---- GPUs and systems ---------------------------------------------------------------------- */
 
+/* A database may come from outside (--db, PARAPLAN_DB) with its CHECK constraints dropped: every
+ * figure read is held to what hardware can be, well beyond any GPU or system made (a GPU of 1 PB
+ * of memory, 1 PB/s, 1 EFLOP/s; a node of 65,536 GPUs), so that a figure of 1e300 or a negative
+ * bandwidth is refused with its name instead of turning into predictions. */
+static int
+figure_ok(hw_db *db, const char *what, const char *name, const char *field, double v, double lo, double hi, bool lo_open,
+	  char *err, size_t errlen)
+{
+	if ((lo_open ? v > lo : v >= lo) && v <= hi)
+		return 0;
+	char shown[64];
+	return pp_err(err, errlen, PP_EDB, "%s: %s \"%s\": \"%s\" is %.6g, outside %s%g to %g: not a figure hardware has", db->path,
+		      what, pp_printable(name, shown, sizeof shown), field, v, lo_open ? "above " : "", lo, hi);
+}
+
+static int
+gpu_plausible(hw_db *db, const hw_gpu *g, char *err, size_t errlen)
+{
+	int rc;
+	if ((rc = figure_ok(db, "GPU", g->name, "memory_bytes", g->memory_bytes, 0, 1e15, true, err, errlen)) != 0 ||
+	    (rc = figure_ok(db, "GPU", g->name, "hbm_gbps", g->hbm_gbps, 0, 1e6, true, err, errlen)) != 0 ||
+	    (rc = figure_ok(db, "GPU", g->name, "l2_bytes", g->l2_bytes, 0, 1e12, false, err, errlen)) != 0)
+		return rc;
+	for (int i = 0; i < HW_NDTYPES; i++)
+		if ((rc = figure_ok(db, "GPU", g->name, "peak TFLOP/s", g->peak_tflops[i], 0, 1e6, false, err, errlen)) != 0)
+			return rc;
+	return 0;
+}
+
 int
 hw_gpu_read(hw_db *db, const char *name, hw_gpu *out, char *err, size_t errlen)
 {
@@ -89,7 +118,7 @@ hw_gpu_read(hw_db *db, const char *name, hw_gpu *out, char *err, size_t errlen)
 	for (int i = 0; i < HW_NDTYPES; i++)
 		out->peak_tflops[i] = sqlite3_column_double(st, 9 + i);
 	sqlite3_finalize(st);
-	return 0;
+	return gpu_plausible(db, out, err, errlen);
 }
 
 int
@@ -133,7 +162,21 @@ hw_system_get(hw_db *db, const char *name, hw_system *out, char *err, size_t err
 	out->oversubscription = sqlite3_column_double(st, 12);
 	out->node_power_kw = sqlite3_column_double(st, 13);
 	sqlite3_finalize(st);
-	return hw_gpu_read(db, gpu, &out->gpu, err, errlen);
+	int rc;
+	const char *n = out->name;
+	if ((rc = figure_ok(db, "system", n, "gpus_per_node", out->gpus_per_node, 1, 65536, false, err, errlen)) != 0 ||
+	    (rc = figure_ok(db, "system", n, "scaleup_gbps", out->scaleup_gbps, 0, 1e5, false, err, errlen)) != 0 ||
+	    (rc = figure_ok(db, "system", n, "scaleup_domain", out->scaleup_domain, 1, 1e6, false, err, errlen)) != 0 ||
+	    (rc = figure_ok(db, "system", n, "nics_per_node", out->nics_per_node, 0, 65536, false, err, errlen)) != 0 ||
+	    (rc = figure_ok(db, "system", n, "nic_gbit", out->nic_gbit, 0, 1e6, false, err, errlen)) != 0 ||
+	    (rc = figure_ok(db, "system", n, "scaleup_latency_us", out->scaleup_latency_us, 0, 1e6, false, err, errlen)) != 0 ||
+	    (rc = figure_ok(db, "system", n, "scaleout_latency_us", out->scaleout_latency_us, 0, 1e6, false, err, errlen)) != 0 ||
+	    (rc = figure_ok(db, "system", n, "oversubscription", out->oversubscription, 0, 1e3, false, err, errlen)) != 0 ||
+	    (rc = figure_ok(db, "system", n, "node_power_kw", out->node_power_kw, 0, 1e4, false, err, errlen)) != 0)
+		return rc;
+	if ((rc = hw_gpu_read(db, gpu, &out->gpu, err, errlen)) != 0)
+		return rc;
+	return gpu_plausible(db, &out->gpu, err, errlen);
 }
 
 int
@@ -146,10 +189,13 @@ hw_system_names(hw_db *db, char ***names, size_t *n, char *err, size_t errlen)
 		return hw_sqlerr(db, err, errlen, "listing systems");
 	/* One block: the pointer array followed by the strings. */
 	size_t count = 0, bytes = 0;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	int last;
+	while ((last = sqlite3_step(st)) == SQLITE_ROW) {
 		count++;
 		bytes += strlen(hw_col_text(st, 0)) + 1;
 	}
+	if (last != SQLITE_DONE)
+		return hw_finish(db, st, last, err, errlen, "listing systems");
 	sqlite3_reset(st);
 	char **arr = malloc((count + 1) * sizeof *arr + bytes);
 	if (arr == NULL) {
@@ -189,7 +235,8 @@ hw_list(hw_db *db, cJSON **out, char *err, size_t errlen)
 		cJSON_Delete(root);
 		return hw_sqlerr(db, err, errlen, "listing GPUs");
 	}
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	int last, rc;
+	while ((last = sqlite3_step(st)) == SQLITE_ROW) {
 		cJSON *g = cJSON_CreateObject();
 		cJSON_AddStringToObject(g, "name", hw_col_text(st, 0));
 		cJSON_AddStringToObject(g, "vendor", hw_col_text(st, 1));
@@ -201,7 +248,10 @@ hw_list(hw_db *db, cJSON **out, char *err, size_t errlen)
 		cJSON_AddStringToObject(g, "origin", hw_col_text(st, 7));
 		cJSON_AddItemToArray(gpus, g);
 	}
-	sqlite3_finalize(st);
+	if ((rc = hw_finish(db, st, last, err, errlen, "listing GPUs")) != 0) {
+		cJSON_Delete(root);
+		return rc;
+	}
 	if (sqlite3_prepare_v2(db->sql,
 			       "SELECT name, gpu, gpus_per_node, scaleup, scaleup_gbps, scaleup_domain, nics_per_node, nic_gbit,"
 			       " scaleout, description, origin FROM system ORDER BY name",
@@ -209,7 +259,7 @@ hw_list(hw_db *db, cJSON **out, char *err, size_t errlen)
 		cJSON_Delete(root);
 		return hw_sqlerr(db, err, errlen, "listing systems");
 	}
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while ((last = sqlite3_step(st)) == SQLITE_ROW) {
 		cJSON *s = cJSON_CreateObject();
 		cJSON_AddStringToObject(s, "name", hw_col_text(st, 0));
 		cJSON_AddStringToObject(s, "gpu", hw_col_text(st, 1));
@@ -224,7 +274,10 @@ hw_list(hw_db *db, cJSON **out, char *err, size_t errlen)
 		cJSON_AddStringToObject(s, "origin", hw_col_text(st, 10));
 		cJSON_AddItemToArray(systems, s);
 	}
-	sqlite3_finalize(st);
+	if ((rc = hw_finish(db, st, last, err, errlen, "listing systems")) != 0) {
+		cJSON_Delete(root);
+		return rc;
+	}
 	*out = root;
 	return 0;
 }
@@ -426,21 +479,26 @@ dump_table(hw_db *db, const char *tbl, const char *where, pp_str *out, char *err
 	if (sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL) != SQLITE_OK)
 		return hw_sqlerr(db, err, errlen, "exporting");
 	pp_str cols = {0}, sel = {0};
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	int last;
+	while ((last = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *c = hw_col_text(st, 1);
 		pp_str_addf(&cols, "%s%s", cols.len ? ", " : "", c);
 		pp_str_addf(&sel, "%squote(%s)", sel.len ? " || ', ' || " : "", c);
 	}
-	sqlite3_finalize(st);
+	int rc = hw_finish(db, st, last, err, errlen, "exporting");
+	if (rc != 0) {
+		pp_str_free(&cols);
+		pp_str_free(&sel);
+		return rc;
+	}
 	pp_str q = {0};
 	pp_str_addf(&q, "SELECT %s FROM %s WHERE %s ORDER BY rowid", sel.buf, tbl, where);
-	int rc = 0;
 	if (sqlite3_prepare_v2(db->sql, q.buf, -1, &st, NULL) != SQLITE_OK) {
 		rc = hw_sqlerr(db, err, errlen, "exporting");
 	} else {
-		while (sqlite3_step(st) == SQLITE_ROW)
+		while ((last = sqlite3_step(st)) == SQLITE_ROW)
 			pp_str_addf(out, "INSERT INTO %s(%s) VALUES(%s);\n", tbl, cols.buf, hw_col_text(st, 0));
-		sqlite3_finalize(st);
+		rc = hw_finish(db, st, last, err, errlen, "exporting");
 	}
 	pp_str_free(&q);
 	pp_str_free(&cols);
@@ -506,7 +564,8 @@ hw_prices(hw_db *db, const char *system, hw_price **out, size_t *n, char *err, s
 	sqlite3_bind_text(st, 2, sys.gpu.name, -1, SQLITE_TRANSIENT);
 	hw_price *arr = NULL;
 	size_t cap = 0, cnt = 0;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	int last;
+	while ((last = sqlite3_step(st)) == SQLITE_ROW) {
 		if (PP_GROW(arr, cap, cnt + 1) != 0) {
 			free(arr);
 			sqlite3_finalize(st);
@@ -531,7 +590,10 @@ hw_prices(hw_db *db, const char *system, hw_price **out, size_t *n, char *err, s
 		else if (!strcmp(p->unit, "node"))
 			p->usd_per_gpu = p->usd / per_node;
 	}
-	sqlite3_finalize(st);
+	if ((rc = hw_finish(db, st, last, err, errlen, "reading prices")) != 0) {
+		free(arr);
+		return rc;
+	}
 	*out = arr;
 	*n = cnt;
 	return 0;
@@ -627,6 +689,9 @@ hw_param_set(hw_db *db, const char *scope, const char *subject, const char *key,
 		return pp_err(err, errlen, PP_EIO, "%s: database is read-only", db->path);
 	int rc = hw_pdef_check(scope, key, value, err, errlen);
 	if (rc != 0)
+		return rc;
+	static const char *const touched[] = {"param", NULL};
+	if ((rc = hw_check_before_write(db, touched, err, errlen)) != 0)
 		return rc;
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db->sql,

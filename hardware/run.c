@@ -4,6 +4,7 @@
  */
 #include "config.h"
 #include "hardware/hw_int.h"
+#include "common/json.h"
 
 #include <cJSON.h>
 #include <math.h>
@@ -41,6 +42,32 @@ hw_coll_parse(const char *s, hw_coll *out)
 }
 
 /* nccl-tests doc/PERFORMANCE.md: busbw = algbw x factor. */
+int
+hw_coll_row_check(const hw_system *sys, const hw_coll_row *r, char *err, size_t errlen)
+{
+	double nic = sys->gpus_per_node > 0 ? (double)sys->nics_per_node * sys->nic_gbit / 8.0 / sys->gpus_per_node : 0.0;
+	double link = sys->scaleup_gbps + nic;
+	if (!(link > 0))
+		return 0; /* a system without link figures: nothing to hold the row to */
+	double hi = 2.2 * link, floor = 1e-3 * link;
+	const char *where = r->in_place ? "in-place" : "out-of-place";
+	if (!(r->busbw_gbps <= hi) || !(r->algbw_gbps <= hi))
+		return pp_err(err, errlen, PP_EINPUT,
+			      "%s %s of %lld B at %.4g GB/s bus bandwidth (%.4g GB/s algorithm) is more than %s's GPUs can "
+			      "move (%.0f GB/s each way per GPU over NVLink and its share of the NICs, twice that for "
+			      "in-network reductions): a mangled log, or not %s",
+			      where, hw_coll_name(r->op), (long long)r->bytes, r->busbw_gbps, r->algbw_gbps, sys->name, link,
+			      sys->name);
+	double slowest_s = 1.0 + (double)r->bytes / (floor * 1e9);
+	if (!(r->time_s <= slowest_s))
+		return pp_err(err, errlen, PP_EINPUT,
+			      "%s %s of %lld B in %.6g us is slower than %s's links could be (a thousandth of %.0f GB/s after "
+			      "a second of latency: at most %.6g us): not a measurement to keep",
+			      where, hw_coll_name(r->op), (long long)r->bytes, r->time_s * 1e6, sys->name, link,
+			      slowest_s * 1e6);
+	return 0;
+}
+
 double
 hw_coll_busbw_factor(hw_coll op, int ranks)
 {
@@ -62,6 +89,7 @@ hw_coll_busbw_factor(hw_coll op, int ranks)
 
 struct hw_run {
 	hw_db *db;
+	hw_system sys; /* every row is held to what its hardware can do */
 	int64_t id;
 	sqlite3_stmt *coll, *gemm, *membw;
 	long rows;
@@ -86,6 +114,9 @@ hw_run_begin(hw_db *db, const hw_run_info *info, hw_run **out, char *err, size_t
 	int rc = hw_system_get(db, info->system, &sys, err, errlen);
 	if (rc != 0)
 		return rc;
+	static const char *const touched[] = {"cal_run", "coll_meas", "gemm_meas", "membw_meas", NULL};
+	if ((rc = hw_check_before_write(db, touched, err, errlen)) != 0)
+		return rc;
 	if ((rc = hw_exec(db, "BEGIN IMMEDIATE", err, errlen, "starting a calibration run")) != 0)
 		return rc;
 	hw_run *r = calloc(1, sizeof *r);
@@ -94,6 +125,7 @@ hw_run_begin(hw_db *db, const hw_run_info *info, hw_run **out, char *err, size_t
 		return pp_err(err, errlen, PP_ENOMEM, "out of memory");
 	}
 	r->db = db;
+	r->sys = sys;
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db->sql,
 			       "INSERT INTO cal_run(system, kind, host, driver, cuda, nccl, gpu_name, nodes, gpus_per_node,"
@@ -162,6 +194,9 @@ hw_run_add_coll(hw_run *r, const hw_coll_row *row, char *err, size_t errlen)
 	    !isfinite(row->algbw_gbps) || !isfinite(row->busbw_gbps))
 		return pp_err(err, errlen, PP_ERANGE, "collective row of %lld bytes: sizes, ranks and time must be positive",
 			      (long long)row->bytes);
+	int rc = hw_coll_row_check(&r->sys, row, err, errlen);
+	if (rc != 0)
+		return rc;
 	sqlite3_stmt *st = r->coll;
 	sqlite3_bind_int64(st, 1, r->id);
 	sqlite3_bind_text(st, 2, hw_coll_name(row->op), -1, SQLITE_STATIC);
@@ -273,7 +308,8 @@ hw_runs(hw_db *db, cJSON **out, char *err, size_t errlen)
 			       -1, &st, NULL) != SQLITE_OK)
 		return hw_sqlerr(db, err, errlen, "listing calibration runs");
 	cJSON *arr = cJSON_CreateArray();
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	int last;
+	while ((last = sqlite3_step(st)) == SQLITE_ROW) {
 		cJSON *x = cJSON_CreateObject();
 		cJSON_AddNumberToObject(x, "id", (double)sqlite3_column_int64(st, 0));
 		static const char *const keys[] = {"system", "kind", "host", "started", "ended", "status", "driver", "cuda", "nccl"};
@@ -287,7 +323,11 @@ hw_runs(hw_db *db, cJSON **out, char *err, size_t errlen)
 		cJSON_AddNumberToObject(x, "bandwidth_rows", sqlite3_column_int(st, 15));
 		cJSON_AddItemToArray(arr, x);
 	}
-	sqlite3_finalize(st);
+	int rc = hw_finish(db, st, last, err, errlen, "listing calibration runs");
+	if (rc != 0) {
+		cJSON_Delete(arr);
+		return rc;
+	}
 	*out = arr;
 	return 0;
 }
@@ -363,6 +403,10 @@ hw_validation_add(hw_db *db, const char *system, const char *plan_json, double p
 {
 	if (db->readonly)
 		return pp_err(err, errlen, PP_EIO, "%s: database is read-only: nothing was written", db->path);
+	static const char *const touched[] = {"validation_run", NULL};
+	int crc = hw_check_before_write(db, touched, err, errlen);
+	if (crc != 0)
+		return crc;
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db->sql,
 			       "INSERT INTO validation_run(system, plan_json, predicted_s, measured_s, steps, note)"
@@ -527,6 +571,9 @@ hw_validation_store(hw_db *db, const hw_validation *v, int64_t *id, char *err, s
 	int rc = hw_system_get(db, v->system, &sys, err, errlen);
 	if (rc != 0)
 		return rc;
+	static const char *const touched[] = {"validation_run", "validation_step", NULL};
+	if ((rc = hw_check_before_write(db, touched, err, errlen)) != 0)
+		return rc;
 	if ((rc = hw_exec(db, "BEGIN IMMEDIATE", err, errlen, "storing a validation run")) != 0)
 		return rc;
 	sqlite3_stmt *st = NULL;
@@ -603,7 +650,8 @@ hw_validations(hw_db *db, cJSON **out, char *err, size_t errlen)
 		return hw_sqlerr(db, err, errlen, "listing validation runs");
 	}
 	cJSON *arr = cJSON_CreateArray();
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	int last;
+	while ((last = sqlite3_step(st)) == SQLITE_ROW) {
 		cJSON *x = cJSON_CreateObject();
 		int64_t id = sqlite3_column_int64(st, 0);
 		double pred = sqlite3_column_double(st, 4), meas = sqlite3_column_double(st, 5);
@@ -621,8 +669,12 @@ hw_validations(hw_db *db, cJSON **out, char *err, size_t errlen)
 		static const char *const keys[] = {"host", "gpu_name", "driver", "cuda", "nccl", "note"};
 		for (int i = 0; i < 6; i++)
 			cJSON_AddStringToObject(x, keys[i], hw_col_text(st, 10 + i));
-		cJSON *plan = cJSON_Parse(hw_col_text(st, 16));
-		cJSON_AddItemToObject(x, "plan", plan ? plan : cJSON_CreateNull());
+		/* the stored plan, read as strictly as any JSON from outside (a database may be) */
+		const char *ptext = hw_col_text(st, 16);
+		cJSON *plan = NULL;
+		if (pp_json_parse(ptext, strlen(ptext), "plan", 0, &plan, NULL, 0) != 0)
+			plan = cJSON_CreateObject();
+		cJSON_AddItemToObject(x, "plan", plan);
 		cJSON *steps = cJSON_AddArrayToObject(x, "step_s");
 		sqlite3_reset(ss);
 		sqlite3_bind_int64(ss, 1, id);
@@ -631,7 +683,11 @@ hw_validations(hw_db *db, cJSON **out, char *err, size_t errlen)
 		cJSON_AddItemToArray(arr, x);
 	}
 	sqlite3_finalize(ss);
-	sqlite3_finalize(st);
+	int rc = hw_finish(db, st, last, err, errlen, "listing validation runs");
+	if (rc != 0) {
+		cJSON_Delete(arr);
+		return rc;
+	}
 	*out = arr;
 	return 0;
 }

@@ -342,7 +342,7 @@ model_cnn_parse(model *m, const cJSON *root, const char *origin, char *err, size
 		const char *t = ty->valuestring;
 		char nm[40];
 		if (cJSON_IsString(nmj))
-			pp_strlcpy(nm, nmj->valuestring, sizeof nm);
+			pp_printable(nmj->valuestring, nm, sizeof nm);
 		else
 			snprintf(nm, sizeof nm, "%s%d", t, i);
 		int64_t out, k, s, pad, blocks, width;
@@ -403,7 +403,7 @@ model_cnn_parse(model *m, const cJSON *root, const char *origin, char *err, size
 				return rc;
 			char st[32];
 			if (cJSON_IsString(nmj))
-				pp_strlcpy(st, nmj->valuestring, sizeof st);
+				pp_printable(nmj->valuestring, st, sizeof st);
 			else
 				snprintf(st, sizeof st, "layer%d", ++stage);
 			for (int64_t j = 0; j < blocks; j++)

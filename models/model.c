@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include "models/model_int.h"
+#include "common/json.h"
 
 #include <cJSON.h>
 #include <ctype.h>
@@ -132,6 +133,12 @@ get_str(const reader *r, const cJSON *obj, const char *key, const char **out)
 		return 0;
 	if (!cJSON_IsString(v))
 		return pp_err(r->err, r->errlen, PP_EINPUT, "%s: \"%s%s\" must be a string", r->origin, r->prefix, key);
+	if (!pp_is_printable(v->valuestring, 0)) {
+		char shown[64];
+		return pp_err(r->err, r->errlen, PP_EINPUT,
+			      "%s: \"%s%s\" must be printable UTF-8 text (no control characters), got \"%s\"", r->origin,
+			      r->prefix, key, pp_printable(v->valuestring, shown, sizeof shown));
+	}
 	*out = v->valuestring;
 	return 0;
 }
@@ -232,10 +239,10 @@ parse_ours(const cJSON *root, const char *origin, model *m, char *err, size_t er
 
 	if ((rc = get_str(&r, root, "family", &s)) != 0)
 		return rc;
-	pp_strlcpy(m->family, s ? s : "", sizeof m->family);
+	pp_printable(s ? s : "", m->family, sizeof m->family);
 	if ((rc = get_str(&r, root, "source", &s)) != 0)
 		return rc;
-	pp_strlcpy(m->source, s ? s : "", sizeof m->source);
+	pp_printable(s ? s : "", m->source, sizeof m->source);
 
 	int kind = MODEL_TRANSFORMER;
 	static const char *const kinds[] = {"transformer", "cnn"};
@@ -340,14 +347,14 @@ warn(model *m, const char *fmt, ...)
 	size_t n = strlen(m->warnings);
 	if (n > 0 && n + 1 < sizeof m->warnings)
 		m->warnings[n++] = '\n', m->warnings[n] = '\0';
+	char line[sizeof m->warnings];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(m->warnings + n, sizeof m->warnings - n, fmt, ap);
+	vsnprintf(line, sizeof line, fmt, ap);
 	va_end(ap);
-	/* a config's strings (model_type, quant_method, ...) reach a terminal: no control bytes */
-	for (char *p = m->warnings + n; *p != '\0'; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
+	/* a config's strings (model_type, quant_method, ...) reach terminals, JSON and reports:
+	 * their printable form (pp.h), which also keeps a warning on one line */
+	pp_printable(line, m->warnings + n, sizeof m->warnings - n);
 }
 
 static bool
@@ -569,6 +576,54 @@ hf_decoder(const reader *r, const cJSON *root, const char *mt, model *m)
 	return 0;
 }
 
+/* The keys of a Hugging Face config are held to what our own format allows, before they are
+ * read, in one pass of its own (the readers per model type need not repeat it):
+ *   - a size, count or rank, when given, is a positive integer: num_key_value_heads 0,
+ *     num_local_experts 0, kv_lora_rank 0 or moe_layer_freq 0 once loaded as another model (or
+ *     divided by zero) where our format refuses them;
+ *   - the expert count, given under several spellings, is one number;
+ *   - a shared-expert width is a whole number of expert widths (integer division truncated a
+ *     narrower one to no shared expert at all). */
+static int
+hf_strict(const cJSON *root, const char *origin, char *err, size_t errlen)
+{
+	static const char *const positive[] = {
+		"hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim",
+		"intermediate_size", "vocab_size", "max_position_embeddings", "n_embd", "n_layer", "n_head", "n_inner",
+		"n_positions", "n_ctx", "num_local_experts", "n_routed_experts", "num_experts", "num_experts_per_tok",
+		"moe_intermediate_size", "moe_layer_freq", "decoder_sparse_step", "shared_expert_intermediate_size",
+		"kv_lora_rank", "q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", NULL,
+	};
+	for (size_t i = 0; positive[i] != NULL; i++) {
+		const cJSON *v = hf_get(root, positive[i], NULL);
+		if (v != NULL && cJSON_IsNumber(v) && !(v->valuedouble >= 1))
+			return pp_err(err, errlen, PP_EINPUT, "%s: \"%s\" must be a positive integer, got %.17g", origin,
+				      positive[i], v->valuedouble);
+	}
+	static const char *const experts[] = {"num_local_experts", "n_routed_experts", "num_experts"};
+	const char *first = NULL;
+	double n = 0;
+	for (size_t i = 0; i < 3; i++) {
+		const cJSON *v = hf_get(root, experts[i], NULL);
+		if (v == NULL || !cJSON_IsNumber(v))
+			continue;
+		if (first != NULL && v->valuedouble != n)
+			return pp_err(err, errlen, PP_EINPUT, "%s: \"%s\" (%.17g) and \"%s\" (%.17g) give different expert counts",
+				      origin, first, n, experts[i], v->valuedouble);
+		first = experts[i];
+		n = v->valuedouble;
+	}
+	const cJSON *sh = hf_get(root, "shared_expert_intermediate_size", NULL);
+	const cJSON *ex = hf_get(root, "moe_intermediate_size", "intermediate_size"); /* an expert's width, as read */
+	if (first != NULL && cJSON_IsNumber(sh) && cJSON_IsNumber(ex) && hf_get(root, "n_shared_experts", NULL) == NULL &&
+	    fmod(sh->valuedouble, ex->valuedouble) != 0)
+		return pp_err(err, errlen, PP_EINPUT,
+			      "%s: \"shared_expert_intermediate_size\" (%.17g) must be a whole number of experts' width "
+			      "(%.17g): paraplan counts shared experts in expert widths",
+			      origin, sh->valuedouble, ex->valuedouble);
+	return 0;
+}
+
 static int
 parse_hf(const cJSON *root, const char *origin, const char *model_type, model *m, char *err, size_t errlen)
 {
@@ -588,15 +643,18 @@ parse_hf(const cJSON *root, const char *origin, const char *model_type, model *m
 			pp_strlcpy(text_type, tmt->valuestring, sizeof text_type);
 		else
 			snprintf(text_type, sizeof text_type, "%s_text", mt);
-		snprintf(m->warnings, sizeof m->warnings, "a %s config: its language model (text_config, %s) is modelled, not its "
-			 "vision encoder", mt, text_type);
+		warn(m, "a %s config: its language model (text_config, %s) is modelled, not its vision encoder", mt, text_type);
 		root = tc;
 		mt = text_type;
 	}
-	pp_strlcpy(m->family, mt, sizeof m->family);
-	snprintf(m->source, sizeof m->source, "Hugging Face config.json (%s)", origin);
+	pp_printable(mt, m->family, sizeof m->family);
+	char src[sizeof m->source];
+	snprintf(src, sizeof src, "Hugging Face config.json (%s)", origin);
+	pp_printable(src, m->source, sizeof m->source);
 	t->causal = true;
 	t->moe_every = 1;
+	if ((rc = hf_strict(root, origin, err, errlen)) != 0)
+		return rc;
 
 	if (!strcmp(mt, "gpt2")) {
 		int64_t inner = 0;
@@ -675,44 +733,14 @@ parse_hf(const cJSON *root, const char *origin, const char *model_type, model *m
 
 /* ------------------------------------------------------------------------------------------ */
 
-/* Turns a cJSON parse failure into "file:LINE:COL: ..." */
-static int
-parse_error(const char *text, size_t len, const char *origin, char *err, size_t errlen)
-{
-	const char *at = cJSON_GetErrorPtr();
-	if (at == NULL || at < text || at > text + len)
-		return pp_err(err, errlen, PP_EINPUT, "%s: not valid JSON", origin);
-	int line = 1, col = 1;
-	for (const char *p = text; p < at; p++) {
-		if (*p == '\n') {
-			line++;
-			col = 1;
-		} else {
-			col++;
-		}
-	}
-	if (at == text + len)
-		return pp_err(err, errlen, PP_EINPUT, "%s:%d:%d: not valid JSON (unexpected end of file)", origin, line, col);
-	/* Quote at most 12 bytes of the rest of that line: the text need not end in a NUL (a
-	 * plain %.12s read past the end of the buffer, found by fuzzing). */
-	int n = 0;
-	while (n < 12 && at + n < text + len && at[n] != '\n' && at[n] != '\r' && at[n] != '\0')
-		n++;
-	return pp_err(err, errlen, PP_EINPUT, "%s:%d:%d: not valid JSON near '%.*s'", origin, line, col, n, at);
-}
-
 int
 model_parse(const char *text, size_t len, const char *origin, model **out, char *err, size_t errlen)
 {
 	*out = NULL;
-	if (len == 0)
-		return pp_err(err, errlen, PP_EINPUT, "%s: empty file, expected a JSON model description", origin);
-	if (memchr(text, '\0', len) != NULL)
-		return pp_err(err, errlen, PP_EINPUT, "%s: binary data, expected a JSON model description", origin);
-	cJSON *root = cJSON_ParseWithLength(text, len);
-	if (root == NULL)
-		return parse_error(text, len, origin, err, errlen);
-	int rc = 0;
+	cJSON *root;
+	int rc = pp_json_parse(text, len, origin, 0, &root, err, errlen);
+	if (rc != 0)
+		return rc;
 	model *m = calloc(1, sizeof *m);
 	if (m == NULL) {
 		cJSON_Delete(root);
@@ -735,13 +763,19 @@ model_parse(const char *text, size_t len, const char *origin, model **out, char 
 		const char *slash = strrchr(nm, '/');
 		if (slash && slash[1] && strcmp(slash + 1, "config.json") != 0)
 			nm = slash + 1;
-		pp_strlcpy(m->name, nm, sizeof m->name);
+		/* a name made from a path or a config's field: its printable form (pp.h) */
+		pp_printable(nm, m->name, sizeof m->name);
 		rc = parse_hf(root, origin, mt->valuestring, m, err, errlen);
 	} else if (name == NULL) {
 		rc = pp_err(err, errlen, PP_EINPUT,
 			    "%s: missing field \"name\" (a paraplan model) or \"model_type\" (a Hugging Face config.json)", origin);
 	} else if (name->valuestring[0] == '\0' || strlen(name->valuestring) >= sizeof m->name) {
 		rc = pp_err(err, errlen, PP_EINPUT, "%s: \"name\" must be 1 to %zu characters", origin, sizeof m->name - 1);
+	} else if (!pp_is_printable(name->valuestring, 0)) {
+		char shown[96];
+		rc = pp_err(err, errlen, PP_EINPUT,
+			    "%s: \"name\" must be printable UTF-8 text (no control characters), got \"%s\"", origin,
+			    pp_printable(name->valuestring, shown, sizeof shown));
 	} else {
 		pp_strlcpy(m->name, name->valuestring, sizeof m->name);
 		rc = parse_ours(root, origin, m, err, errlen);
@@ -776,7 +810,7 @@ model_load(const char *spec, model **out, char *err, size_t errlen)
 	}
 	char *text;
 	size_t len;
-	int rc = pp_read_file(spec, FILE_MAX, &text, &len, err, errlen);
+	int rc = pp_read_text(spec, FILE_MAX, &text, &len, err, errlen);
 	if (rc != 0)
 		return rc;
 	rc = model_parse(text, len, spec, out, err, errlen);

@@ -17,7 +17,8 @@ typedef struct plan_cand {
 	double usd_per_mtok;
 	sim_mem mem;         /* worst stage */
 	sim_metrics metrics; /* when simulated */
-	char why[160];       /* why it lost to the winner; for an invalid one, the rule it broke */
+	char why[160];       /* why it lost to the winner; for an invalid one, the rule it broke or why its
+	                      * simulation failed (CAND_INVALID after it) */
 	double uncertainty;  /* relative, of its step time (plan_uncertainty) */
 	bool tie;            /* within the winner's uncertainty of the winner */
 	const plan_framework *framework; /* the asked one, else the first that runs it (NULL: none) */
@@ -31,6 +32,7 @@ typedef struct plan_count_result {
 	size_t enumerated, invalid, oom, estimated, simulated;
 	double min_oom_bytes, capacity; /* the smallest footprint that did not fit */
 	char invalid_reason[160];       /* the first invalid layout's broken rule */
+	char sim_failed[160];           /* no layout left and simulations failed: the first one's reason */
 } plan_count_result;
 
 struct plan_train_result {

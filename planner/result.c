@@ -82,6 +82,8 @@ plan_train_json(const plan_train_result *r)
 		cJSON_AddNumberToObject(x, "out_of_memory", (double)pc->oom);
 		cJSON_AddNumberToObject(x, "estimated", (double)pc->estimated);
 		cJSON_AddNumberToObject(x, "simulated", (double)pc->simulated);
+		if (pc->nbest == 0 && pc->sim_failed[0] != '\0')
+			cJSON_AddStringToObject(x, "simulation_failed", pc->sim_failed);
 		if (pc->nbest == 0 && pc->oom > 0) {
 			cJSON_AddNumberToObject(x, "smallest_footprint_bytes", pc->min_oom_bytes);
 			cJSON_AddNumberToObject(x, "capacity_bytes", pc->capacity);

@@ -359,6 +359,7 @@ eval_one(pool *p, plan_cand *x)
 		if (strstr(err, "out of memory") != NULL)
 			atomic_store(&p->oom, 1);
 		x->state = CAND_INVALID;
+		pp_strlcpy(x->why, err, sizeof x->why); /* said when no layout of the count is left */
 		return;
 	}
 	x->metrics = *sim_train_metrics(r);
@@ -689,6 +690,11 @@ plan_count(const model *m, const hw_cost *cost, const hw_system *sys, int gpus, 
 	while (good < nsim && pc->cands[good].state == CAND_SIMULATED)
 		good++;
 	pc->nbest = good < (size_t)o->top ? good : (size_t)o->top;
+	/* nothing left although layouts fit: say why the simulations failed (the first in the
+	 * ranked order, so the same every run), not that nothing fits */
+	for (size_t i = 0; good == 0 && i < nsim && pc->sim_failed[0] == '\0'; i++)
+		if (pc->cands[i].state == CAND_INVALID && pc->cands[i].why[0] != '\0')
+			pp_strlcpy(pc->sim_failed, pc->cands[i].why, sizeof pc->sim_failed);
 	double tokens = (double)o->global_batch * (double)(model_transformer(m) ? seq : 1);
 	double band = good > 0 ? plan_uncertainty(&pc->cands[0].metrics) : 0.0;
 	for (size_t i = 0; i < good; i++) {

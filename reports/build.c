@@ -235,12 +235,16 @@ comparison(rep_report *r, double tokens)
 				rep_gp_quote(&c->gp, lbl);
 				pp_str_addf(&c->gp, " %zu", at++);
 			}
-			pp_str_addf(&c->gp, ") rotate by -20\nset bmargin 7\nset rmargin 9\nset ylabel \"%s per million tokens\"\nset yrange [0:*]\n"
+			char ylabel[64];
+			snprintf(ylabel, sizeof ylabel, "%s per million tokens", r->currency);
+			pp_str_add(&c->gp, ") rotate by -20\nset bmargin 7\nset rmargin 9\nset ylabel ");
+			rep_gp_quote(&c->gp, ylabel);
+			pp_str_addf(&c->gp, "\nset yrange [0:*]\n"
 					    "set xrange [-0.6:%zu.6]\nset style fill solid 0.85 noborder\nset key outside top center horizontal\n"
 					    "plot '%s.dat' index 0 using ($1-0.27):($2*%.17g):(0.25) with boxes lt 1 title 'lowest rental', \\\n"
 					    "     '' index 1 using 1:($2*%.17g):(0.25) with boxes lt 2 title 'highest rental', \\\n"
 					    "     '' index 2 using ($1+0.27):($2*%.17g):(0.25) with boxes lt 3 title 'owned'\n",
-				    r->currency, priced - 1, c->name, r->o.per_usd, r->o.per_usd, r->o.per_usd);
+				    priced - 1, c->name, r->o.per_usd, r->o.per_usd, r->o.per_usd);
 			rep_show_chart(r, c);
 		}
 		rep_show_table(r, t);

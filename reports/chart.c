@@ -34,12 +34,18 @@ rep_chart_new(rep_report *r, const char *name, const char *title, const char *ca
 	}
 	rep_chart *c = &r->charts[r->ncharts++];
 	memset(c, 0, sizeof *c);
+	/* the name is a file stem in the scripts' own quotes: letters, digits and '-' only */
 	pp_strlcpy(c->name, name, sizeof c->name);
+	for (char *q = c->name; *q; q++)
+		if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') || *q == '-'))
+			*q = '-';
 	c->title = strdup(title);
 	c->caption = strdup(caption);
 	c->width = CHART_W;
 	c->height = CHART_H;
-	pp_str_addf(&c->dat, "# %s\n# data of charts/%s.gp (paraplan report)\n", title, name);
+	pp_str_add(&c->dat, "# ");
+	rep_gp_comment(&c->dat, title);
+	pp_str_addf(&c->dat, "\n# data of charts/%s.gp (paraplan report)\n", c->name);
 	return c;
 }
 
@@ -50,7 +56,9 @@ rep_series(rep_chart *c, const char *name)
 		return;
 	if (c->nseries > 0)
 		pp_str_add(&c->dat, "\n\n"); /* two blank lines: gnuplot's next index */
-	pp_str_addf(&c->dat, "# series: %s\n", name);
+	pp_str_add(&c->dat, "# series: ");
+	rep_gp_comment(&c->dat, name);
+	pp_str_add(&c->dat, "\n");
 	if (c->nseries < 16)
 		pp_strlcpy(c->series[c->nseries], name, sizeof c->series[0]);
 	c->nseries++;
@@ -79,17 +87,103 @@ rep_show_chart(rep_report *r, const rep_chart *c)
 	}
 }
 
+static bool
+gp_safe(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       (c != '\0' && strchr(" .,:;-_+=/()[]%!?<>*", c) != NULL);
+}
+
 void
 rep_gp_quote(pp_str *s, const char *text)
 {
+	pp_str shown = {0};
+	pp_str_add_printable(&shown, text ? text : "");
 	pp_str_add(s, "\"");
-	for (const char *p = text; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			pp_str_add(s, "\\");
-		if (*p != '\n')
-			pp_str_addn(s, p, 1);
+	for (size_t i = 0; i < shown.len; i++) {
+		unsigned char c = (unsigned char)shown.buf[i];
+		if (gp_safe(c))
+			pp_str_addn(s, (const char *)&c, 1);
+		else
+			pp_str_addf(s, "\\%03o", c);
 	}
 	pp_str_add(s, "\"");
+	if (shown.oom)
+		s->oom = true;
+	pp_str_free(&shown);
+}
+
+void
+rep_gp_comment(pp_str *s, const char *text)
+{
+	pp_str shown = {0};
+	pp_str_add_printable(&shown, text ? text : "");
+	for (size_t i = 0; i < shown.len; i++) {
+		char c = shown.buf[i];
+		pp_str_addn(s, c == '\\' ? "/" : c == '`' ? "'" : &c, 1);
+	}
+	if (shown.oom)
+		s->oom = true;
+	pp_str_free(&shown);
+}
+
+int
+rep_gp_check(const char *script, size_t len, int *line)
+{
+	*line = 1;
+	const char *p = script, *end = script + len;
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		if (eol == NULL)
+			eol = end;
+		const char *q = p;
+		while (q < eol && *q == ' ')
+			q++;
+		if (q < eol && *q == '#') {
+			/* a comment: printable text that neither runs nor continues */
+			for (const char *c = q; c < eol; c++)
+				if ((unsigned char)*c < 0x20 || *c == 0x7f || *c == '`' || *c == '\\')
+					return -1;
+		} else {
+			for (; q < eol; q++) {
+				unsigned char c = (unsigned char)*q;
+				if (c == '"') {
+					/* safe bytes, octal escapes and our colours ("#1f77b4") */
+					for (q++; q < eol && *q != '"'; q++) {
+						if (*q == '\\') {
+							if (eol - q < 4 || q[1] < '0' || q[1] > '3' || q[2] < '0' || q[2] > '7' ||
+							    q[3] < '0' || q[3] > '7')
+								return -1;
+							q += 3;
+						} else if (!gp_safe((unsigned char)*q) && *q != '#') {
+							return -1;
+						}
+					}
+					if (q >= eol)
+						return -1;
+				} else if (c == '\'') {
+					/* our literals only: file names and fixed titles */
+					for (q++; q < eol && *q != '\''; q++)
+						if (!gp_safe((unsigned char)*q))
+							return -1;
+					if (q >= eol)
+						return -1;
+				} else if (c == '\\') {
+					if (q + 1 != eol) /* a line continuation, nothing else */
+						return -1;
+				} else if (c == '$') {
+					if (q + 1 >= eol || q[1] < '1' || q[1] > '9') /* a column ($2), never a datablock */
+						return -1;
+				} else if (!gp_safe(c)) {
+					return -1; /* a backquote, @, a comment after a command, a control character */
+				}
+			}
+		}
+		if (eol < end)
+			(*line)++;
+		p = eol + 1;
+	}
+	return 0;
 }
 
 void
@@ -153,8 +247,10 @@ rep_gnuplot(const rep_opts *o, char *buf, size_t n)
 static void
 script(const rep_chart *c, pp_str *s)
 {
-	pp_str_addf(s, "# %s\n# Drawn by 'paraplan report' from %s.dat; run 'gnuplot %s.gp' here to redraw.\n", c->title,
-		    c->name, c->name);
+	pp_str_add(s, "# ");
+	rep_gp_comment(s, c->title);
+	pp_str_addf(s, "\n# Drawn by 'paraplan report' from %s.dat; run 'gnuplot %s.gp' here to redraw.\n", c->name,
+		    c->name);
 	pp_str_add(s, "set encoding utf8\n");
 	pp_str_addf(s, "set terminal svg size %d,%d noenhanced font \"sans,13\" background rgb \"white\"\n", c->width, c->height);
 	pp_str_addf(s, "set output '%s.svg'\n", c->name);
@@ -170,6 +266,27 @@ script(const rep_chart *c, pp_str *s)
 	pp_str_addn(s, c->gp.buf ? c->gp.buf : "", c->gp.len);
 	pp_str_addf(s, "set terminal pngcairo size %d,%d noenhanced font \"sans,11\" background rgb \"white\"\n", c->width, c->height);
 	pp_str_addf(s, "set output '%s.png'\nreplot\nunset output\n", c->name);
+}
+
+char *
+rep_chart_script(const rep_report *r, size_t i)
+{
+	if (i >= r->ncharts)
+		return NULL;
+	pp_str s = {0};
+	script(&r->charts[i], &s);
+	return pp_str_detach(&s);
+}
+
+char *
+rep_chart_data(const rep_report *r, size_t i)
+{
+	if (i >= r->ncharts)
+		return NULL;
+	const pp_str *d = &r->charts[i].dat;
+	pp_str s = {0};
+	pp_str_addn(&s, d->buf ? d->buf : "", d->len);
+	return pp_str_detach(&s);
 }
 
 static int
@@ -280,6 +397,13 @@ rep_draw(rep_report *r, const char *dir, const char *gnuplot, char *err, size_t 
 		if (gp.oom || c->dat.oom) {
 			pp_str_free(&gp);
 			return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+		}
+		/* the last line of defence: a script that breaks the quoting rules is never run */
+		int bad;
+		if (rep_gp_check(gp.buf, gp.len, &bad) != 0) {
+			pp_str_free(&gp);
+			return pp_err(err, errlen, PP_EINPUT, "charts/%s.gp:%d: the chart's script would not be safe to run",
+				      c->name, bad);
 		}
 		rc = write_in(cdir, c->name, "dat", &c->dat, err, errlen);
 		if (rc == 0)

@@ -12,6 +12,7 @@
  */
 #include "config.h"
 #include "reports/rep_int.h"
+#include "common/json.h"
 
 #include <cJSON.h>
 #include <ctype.h>
@@ -159,6 +160,124 @@ need(rep_report *r, const rep_doc *d, const char *ptr, const char *what, cJSON_b
 	return NULL;
 }
 
+/* ---- what a number may be ------------------------------------------------------------------ */
+
+/* A document's number is checked against what its field can be, by the field's name (the last
+ * member of the pointer that is not an array index or a statistic: "/ttft_s/p99" is a time):
+ * a report of a step of -1 s, a negative throughput or an MFU of 180% is refused, not drawn.
+ * Times are at most 1e9 s (31 years), counts whole numbers below 2^53. */
+typedef struct domain {
+	const char *name; /* exact name, or "*suffix" or "prefix*" */
+	double lo, hi;
+	bool lo_open;     /* lo itself excluded */
+	bool whole;       /* a whole number */
+	const char *says; /* for the message */
+} domain;
+
+static const domain domains[] = {
+	{"step_time_s", 0, 1e9, true, false, "a positive time of at most 1e9 s"},
+	{"measured_s", 0, 1e9, true, false, "a positive time of at most 1e9 s"},
+	{"predicted_s", 0, 1e9, true, false, "a positive time of at most 1e9 s"},
+	{"tokens_per_s", 0, 1e18, true, false, "a positive rate"},
+	{"tokens_per_s_per_gpu", 0, 1e18, true, false, "a positive rate"},
+	{"samples_per_s", 0, 1e18, true, false, "a positive rate"},
+	{"rate", 0, 1e12, true, false, "a positive rate"},
+	{"mfu", 0, 1, false, false, "a fraction from 0 to 1"},
+	{"hfu", 0, 1, false, false, "a fraction from 0 to 1"},
+	{"slo_attainment", 0, 1, false, false, "a fraction from 0 to 1"},
+	{"*_fraction", 0, 1, false, false, "a fraction from 0 to 1"},
+	{"kv_utilization*", 0, 1, false, false, "a fraction from 0 to 1"},
+	{"*_per_s", 0, 1e18, false, false, "a rate, not negative"},
+	{"*_per_s_per_gpu", 0, 1e18, false, false, "a rate, not negative"},
+	{"*_s", 0, 1e9, false, false, "a time from 0 to 1e9 s"},
+	{"gpus", 1, 9007199254740992.0, false, true, "a whole number, at least 1"},
+	{"tp", 1, 1 << 24, false, true, "a whole number, at least 1"},
+	{"pp", 1, 1 << 24, false, true, "a whole number, at least 1"},
+	{"dp", 1, 1 << 24, false, true, "a whole number, at least 1"},
+	{"cp", 1, 1 << 24, false, true, "a whole number, at least 1"},
+	{"ep", 1, 1 << 24, false, true, "a whole number, at least 1"},
+	{"vpp", 1, 1 << 24, false, true, "a whole number, at least 1"},
+	{"replicas", 1, 1 << 24, false, true, "a whole number, at least 1"},
+	{"gpus_per_node", 1, 1 << 24, false, true, "a whole number, at least 1"},
+	{"ranks", 1, 9007199254740992.0, false, true, "a whole number, at least 1"},
+	{"micro_batch", 1, 9007199254740992.0, false, true, "a whole number, at least 1"},
+	{"global_batch", 1, 9007199254740992.0, false, true, "a whole number, at least 1"},
+	{"seq", 1, 9007199254740992.0, false, true, "a whole number, at least 1"},
+	{"zero", 0, 3, false, true, "0, 1, 2 or 3"},
+	{"spares", 0, 1 << 24, false, true, "a whole number, not negative"},
+	{"failures_tolerated", 0, 1 << 24, false, true, "a whole number, not negative"},
+	{"rank", 0, 9007199254740992.0, false, true, "a whole number, not negative"},
+	{"enumerated", 0, 9007199254740992.0, false, true, "a whole number, not negative"},
+	{"invalid", 0, 9007199254740992.0, false, true, "a whole number, not negative"},
+	{"out_of_memory", 0, 9007199254740992.0, false, true, "a whole number, not negative"},
+	{"estimated", 0, 9007199254740992.0, false, true, "a whole number, not negative"},
+	{"simulated", 0, 9007199254740992.0, false, true, "a whole number, not negative"},
+	{"rows", 0, 9007199254740992.0, false, true, "a whole number, not negative"},
+	{"skipped", 0, 9007199254740992.0, false, true, "a whole number, not negative"},
+	{"*_bytes", 0, 1e30, false, false, "a size, not negative"},
+	{"*usd*", 0, 1e30, false, false, "an amount, not negative"},
+	{"tokens", 0, 1e30, false, false, "a count, not negative"},
+	{"tokens_per_step", 0, 1e30, true, false, "a positive count"},
+	{"life_years", 0, 1000, true, false, "a positive number of years"},
+	{"pue", 1, 100, false, false, "a power usage effectiveness from 1"},
+	{"node_power_kw", 0, 1e6, false, false, "a power, not negative"},
+	{"capacity_per_replica", 0, 1e12, false, false, "a rate, not negative"},
+};
+
+static bool
+name_matches(const char *pattern, const char *name)
+{
+	size_t pl = strlen(pattern), nl = strlen(name);
+	if (pattern[0] == '*' && pattern[pl - 1] == '*') {
+		char mid[64];
+		snprintf(mid, sizeof mid, "%.*s", (int)(pl - 2), pattern + 1);
+		return strstr(name, mid) != NULL;
+	}
+	if (pattern[0] == '*')
+		return nl >= pl - 1 && !strcmp(name + nl - (pl - 1), pattern + 1);
+	if (pattern[pl - 1] == '*')
+		return !strncmp(name, pattern, pl - 1);
+	return !strcmp(pattern, name);
+}
+
+/* The field's name of a pointer: its last member that is neither an index nor a statistic. */
+static void
+field_name(const char *ptr, char *out, size_t n)
+{
+	out[0] = '\0';
+	const char *end = ptr + strlen(ptr);
+	while (end > ptr) {
+		const char *slash = end - 1;
+		while (slash > ptr && *slash != '/')
+			slash--;
+		const char *tok = *slash == '/' ? slash + 1 : slash;
+		size_t len = (size_t)(end - tok);
+		bool index = len > 0 && strspn(tok, "0123456789") >= len;
+		bool stat = (len == 4 && !strncmp(tok, "mean", 4)) || (len == 3 && tok[0] == 'p' && strspn(tok + 1, "0123456789") == 2);
+		if (len > 0 && !index && !stat) {
+			snprintf(out, n, "%.*s", (int)len, tok);
+			return;
+		}
+		end = slash;
+	}
+}
+
+static void
+check_domain(rep_report *r, const rep_doc *d, const char *ptr, double v)
+{
+	char name[64];
+	field_name(ptr, name, sizeof name);
+	for (size_t i = 0; i < sizeof domains / sizeof domains[0]; i++) {
+		const domain *m = &domains[i];
+		if (!name_matches(m->name, name))
+			continue;
+		bool ok = (m->lo_open ? v > m->lo : v >= m->lo) && v <= m->hi && (!m->whole || v == floor(v));
+		if (!ok)
+			rep_fail(r, PP_EINPUT, "%s: \"%s\" must be %s, got %.6g", d->path, ptr, m->says, v);
+		return;
+	}
+}
+
 double
 rep_num(rep_report *r, const rep_doc *d, const char *fmt, ...)
 {
@@ -174,7 +293,8 @@ rep_num(rep_report *r, const rep_doc *d, const char *fmt, ...)
 		rep_fail(r, PP_EINPUT, "%s: \"%s\" must be a finite number", d->path, ptr);
 		return 0.0;
 	}
-	return x->valuedouble;
+	check_domain(r, d, ptr, x->valuedouble);
+	return rep_ok(r) ? x->valuedouble : 0.0;
 }
 
 const char *
@@ -304,10 +424,11 @@ trace_load(rep_doc *d, const cJSON *root, char *err, size_t errlen)
 		const cJSON *dur = cJSON_GetObjectItemCaseSensitive(e, "dur");
 		if (!cJSON_IsString(name))
 			return trace_fail(err, errlen, d, i, "name", "a string");
-		if (!cJSON_IsNumber(ts) || !isfinite(ts->valuedouble) || ts->valuedouble < 0)
-			return trace_fail(err, errlen, d, i, "ts", "a number of microseconds, not negative");
-		if (!cJSON_IsNumber(dur) || !isfinite(dur->valuedouble) || dur->valuedouble < 0)
-			return trace_fail(err, errlen, d, i, "dur", "a number of microseconds, not negative");
+		/* at most 1e15 us (31 years), as every time of a document: a step is not longer */
+		if (!cJSON_IsNumber(ts) || !(ts->valuedouble >= 0) || !(ts->valuedouble <= 1e15))
+			return trace_fail(err, errlen, d, i, "ts", "a number of microseconds from 0 to 1e15");
+		if (!cJSON_IsNumber(dur) || !(dur->valuedouble >= 0) || !(dur->valuedouble <= 1e15))
+			return trace_fail(err, errlen, d, i, "dur", "a number of microseconds from 0 to 1e15");
 		if (!cJSON_IsNumber(pid) || pid->valuedouble < 0 || pid->valuedouble > 1e7 ||
 		    pid->valuedouble != floor(pid->valuedouble))
 			return trace_fail(err, errlen, d, i, "pid", "a rank number");
@@ -413,7 +534,7 @@ rep_doc_load(rep_doc *d, char *err, size_t errlen)
 	char *text;
 	size_t len;
 	bool in = !strcmp(d->path, "-");
-	int rc = in ? read_stdin(MAX_DOC_BYTES, &text, &len, err, errlen) : pp_read_file(d->path, MAX_DOC_BYTES, &text, &len, err, errlen);
+	int rc = in ? read_stdin(MAX_DOC_BYTES, &text, &len, err, errlen) : pp_read_text(d->path, MAX_DOC_BYTES, &text, &len, err, errlen);
 	if (rc != 0)
 		return rc == PP_EIO ? PP_EINPUT : rc;
 	if (in) {
@@ -426,19 +547,13 @@ rep_doc_load(rep_doc *d, char *err, size_t errlen)
 	}
 	const char *slash = strrchr(d->path, '/');
 	d->name = slash ? slash + 1 : d->path;
-	const char *end = NULL;
-	cJSON *root = cJSON_ParseWithOpts(text, &end, true); /* text ends with a NUL */
-	if (root == NULL) {
-		size_t at = end != NULL && end >= text ? (size_t)(end - text) : 0;
-		size_t line = 1;
-		for (size_t i = 0; i < at && i < len; i++)
-			line += text[i] == '\n';
-		free(text);
-		if (len == 0)
-			return pp_err(err, errlen, PP_EINPUT, "%s: empty file, expected a JSON document", d->path);
-		return pp_err(err, errlen, PP_EINPUT, "%s:%zu: not valid JSON (near byte %zu)", d->path, line, at);
-	}
+	/* Strict (common/json.h), and every string made printable here, once: names from a
+	 * document reach tables, Markdown, HTML, CSV and gnuplot (which quotes them on its own). */
+	cJSON *root = NULL;
+	rc = pp_json_parse(text, len, d->path, PP_JSON_PRINTABLE, &root, err, errlen);
 	free(text);
+	if (rc != 0)
+		return rc;
 	if (!cJSON_IsObject(root)) {
 		cJSON_Delete(root);
 		return pp_err(err, errlen, PP_EINPUT, "%s: expected a JSON object at the top", d->path);

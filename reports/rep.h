@@ -80,5 +80,11 @@ bool rep_table_cell(const rep_report *r, size_t t, size_t row, size_t col, const
 size_t rep_ncharts(const rep_report *r);
 const char *rep_chart_name(const rep_report *r, size_t c);
 int rep_chart_series(const rep_report *r, size_t c);
+/* The gnuplot script and the data file of chart c as rep_write writes them (malloc'd; NULL when
+ * out of memory), and the check every script passes before it is written or run (0: safe; else
+ * -1 and the line at fault: a backquote, a macro, a string with a byte not escaped). */
+char *rep_chart_script(const rep_report *r, size_t c);
+char *rep_chart_data(const rep_report *r, size_t c);
+int rep_gp_check(const char *script, size_t len, int *line);
 
 #endif

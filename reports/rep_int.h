@@ -194,7 +194,20 @@ void rep_chart_add(rep_chart *c, const char *fmt, ...) __attribute__((format(pri
 void rep_show_chart(rep_report *r, const rep_chart *c);
 /* Draws every chart in dir/charts with gnuplot (NULL: writes their data and scripts only). */
 int rep_draw(rep_report *r, const char *dir, const char *gnuplot, char *err, size_t errlen);
+/* Text from documents reaches gnuplot only through these two, never as script text: gnuplot
+ * runs `...` inside double-quoted strings (command substitution), expands @macros outside
+ * strings, ends a comment at a newline and continues it after a trailing backslash.
+ * rep_gp_quote writes a double-quoted string in which every byte but letters, digits, the
+ * blank and .,:;-_+=/()[]%!?<>* is an octal escape (\140 for a backquote, \042 for a quote,
+ * UTF-8 byte by byte), so no quoting rule can see the text; control characters and invalid
+ * UTF-8 are first shown as escapes (pp_str_add_printable).  rep_gp_comment writes the rest of
+ * a comment line: printable, with no backslash or backquote.  A script is checked before it is
+ * written (rep_gp_check). */
 void rep_gp_quote(pp_str *s, const char *text); /* a gnuplot string literal */
+void rep_gp_comment(pp_str *s, const char *text);
+/* rep_gp_check (rep.h) holds every script to these rules before it is written: no backquote
+ * anywhere, comments of printable text, strings of safe bytes and escapes only, and outside
+ * strings and comments only the characters of our own commands (no @, no $ but a column). */
 /* One plot element per series from..to-1 of index k: "'' index k using USING with WITH lt LT
  * title NAME", LT the series' number plus lt0; `first` starts the plot command with the file. */
 void rep_gp_each(rep_chart *c, int from, int to, const char *using, const char *with, int lt0, bool first);

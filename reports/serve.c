@@ -131,10 +131,14 @@ rep_sec_plan_serve(rep_report *r, rep_doc *d)
 		rep_chart_add(c, "0.5 100\n%d.5 100\n", n);
 		if (c != NULL) {
 			pp_str_add(&c->gp, "set xtics (");
-			for (int i = 0; i < n; i++)
-				pp_str_addf(&c->gp, "%s\"#%d %s tp%.0f x%.0f\" %d", i ? ", " : "", i + 1,
-					    rep_str(r, d, "/deployments/%d/system", i), rep_num(r, d, "/deployments/%d/tp", i),
-					    rep_num(r, d, "/deployments/%d/replicas", i), i + 1);
+			for (int i = 0; i < n; i++) {
+				char lbl[200];
+				snprintf(lbl, sizeof lbl, "#%d %s tp%.0f x%.0f", i + 1, rep_str(r, d, "/deployments/%d/system", i),
+					 rep_num(r, d, "/deployments/%d/tp", i), rep_num(r, d, "/deployments/%d/replicas", i));
+				pp_str_add(&c->gp, i ? ", " : "");
+				rep_gp_quote(&c->gp, lbl);
+				pp_str_addf(&c->gp, " %d", i + 1);
+			}
 			pp_str_addf(&c->gp, ") rotate by -30\nset bmargin 8\nset rmargin 9\nset ylabel \"P99 as %% of the SLO\"\nset yrange [0:*]\n"
 					    "set xrange [0.4:%d.6]\nset style fill solid 0.85 noborder\nset key top right\n"
 					    "plot '%s.dat' index 0 using ($1-0.18):2:(0.16) with boxes lt 1 title 'P99 TTFT', \\\n"

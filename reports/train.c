@@ -332,6 +332,18 @@ rep_sec_plan_train(rep_report *r, rep_doc *d, double tokens)
 		}
 		return;
 	}
+	/* the search found layouts: the plan names its winner, the first candidate of the first
+	 * count (planner/result.c); a plan without one is not a plan's output */
+	if (!rep_has(d, "/winner")) {
+		rep_fail(r, PP_EINPUT, "%s: \"/winner\" is missing: a plan whose search found layouts names its winner", d->path);
+		return;
+	}
+	double ws = rep_num(r, d, "/winner/step_time_s"), cs = rep_num(r, d, "/counts/0/candidates/0/step_time_s");
+	if (rep_ok(r) && fabs(ws - cs) > 1e-9 * cs) {
+		rep_fail(r, PP_EINPUT, "%s: \"/winner/step_time_s\" (%.9g s) is not the first candidate's (%.9g s)", d->path, ws,
+			 cs);
+		return;
+	}
 	const char *w = "/counts/0/candidates/0";
 	char cfg[64];
 	snprintf(cfg, sizeof cfg, "%s/config", w);
@@ -526,9 +538,13 @@ rep_sec_timeline(rep_report *r, const rep_doc *td, const rep_doc *sim)
 	if (c != NULL) {
 		c->height = 160 + 40 * rows;
 		pp_str_add(&c->gp, "set xlabel \"time in the step (s)\"\nset ytics (");
-		for (int row = 0; row < rows; row++)
-			pp_str_addf(&c->gp, "%s\"rank %d %s\" %d", row ? ", " : "", tr->pids[row / 2], row % 2 ? "comm" : "compute",
-				    rows - 1 - row);
+		for (int row = 0; row < rows; row++) {
+			char lbl[64];
+			snprintf(lbl, sizeof lbl, "rank %d %s", tr->pids[row / 2], row % 2 ? "comm" : "compute");
+			pp_str_add(&c->gp, row ? ", " : "");
+			rep_gp_quote(&c->gp, lbl);
+			pp_str_addf(&c->gp, " %d", rows - 1 - row);
+		}
 		pp_str_addf(&c->gp, ")\nset yrange [-0.6:%d.6]\nset xrange [0:%.9g]\nset grid noytics\n"
 				    "set key outside below horizontal\nset style fill solid 1.0 noborder\n",
 			    rows - 1, tr->end_s);

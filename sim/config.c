@@ -352,9 +352,10 @@ sim_train_check(const model *m, const hw_system *sys, sim_train_cfg *c, char *er
 	if (c->full && (int64_t)c->gpus > 65536)
 		return usage(err, errlen, "full mode simulates every rank: at most 65536 GPUs (got %d)", c->gpus);
 	if (c->straggler_rank >= c->gpus)
-		return usage(err, errlen, "--straggler-rank must be below --gpus (%d)", c->gpus);
+		return usage(err, errlen, "--straggler RANK:FACTOR: the rank (%d) must be below --gpus (%d)", c->straggler_rank,
+			     c->gpus);
 	if (!(c->straggler >= 1.0))
-		return usage(err, errlen, "straggler slowdown must be at least 1");
+		return usage(err, errlen, "--straggler RANK:FACTOR: the factor must be at least 1");
 	return 0;
 }
 

@@ -178,6 +178,7 @@ struct sim_engine {
 	size_t startcap, endcap;
 	bool record;
 	bool oom;
+	bool overflow; /* an event fell past SIM_CLOCK_MAX_PS: the run stops and says so */
 	size_t maxops; /* op constructors refuse beyond this many ops */
 	bool over;     /* ... and did */
 	uint32_t mark;
@@ -664,6 +665,36 @@ node_new(sim_engine *e)
 	return (int32_t)q->nnode++;
 }
 
+/* The time dt_ps after now, checked: past SIM_CLOCK_MAX_PS (or not a number) the run is marked
+ * as overflowed and stops, instead of the 64-bit clock wrapping to a negative step time (a
+ * 1T-parameter step on one GPU printed one) or a double too large for int64_t.  Every event is
+ * scheduled through it or through later_ps. */
+static inline int64_t
+later(sim_engine *e, double dt_ps)
+{
+	if (!(dt_ps >= 0))
+		dt_ps = isnan(dt_ps) ? (double)SIM_CLOCK_MAX_PS : 0.0;
+	if (dt_ps > (double)(SIM_CLOCK_MAX_PS - e->now)) {
+		e->overflow = true;
+		return SIM_CLOCK_MAX_PS;
+	}
+	return e->now + (int64_t)dt_ps;
+}
+
+/* The same for a duration already in whole picoseconds (an op's fixed time), in integers: a
+ * round trip through double would round durations above 2^53 ps. */
+static inline int64_t
+later_ps(sim_engine *e, int64_t dt_ps)
+{
+	if (dt_ps < 0)
+		dt_ps = 0;
+	if (dt_ps > SIM_CLOCK_MAX_PS - e->now) {
+		e->overflow = true;
+		return SIM_CLOCK_MAX_PS;
+	}
+	return e->now + dt_ps;
+}
+
 static inline __attribute__((always_inline)) void
 push_event(sim_engine *e, int64_t t, int32_t op, uint32_t ver, int type)
 {
@@ -768,7 +799,7 @@ rerate(sim_engine *e, erank *k, double old_rate)
 			st->rem_ps = 0;
 		st->since = e->now;
 		st->ver++;
-		push_event(e, e->now + (int64_t)ceil(st->rem_ps / rate), st->running, st->ver, EV_END);
+		push_event(e, later(e, ceil(st->rem_ps / rate)), st->running, st->ver, EV_END);
 	}
 }
 
@@ -1134,7 +1165,7 @@ recompute(sim_engine *e, const int32_t *seed_links, int nseed, int32_t seed_flow
 		double secs = f->rate > 0 ? f->work / f->rate : 0.0;
 		if (secs > 1e6) /* a starved flow: it is rescheduled when its neighbours change */
 			secs = 1e6;
-		push_event(e, e->now + (int64_t)ceil(secs * 1e12), f->op, f->version, EV_END);
+		push_event(e, later(e, ceil(secs * 1e12)), f->op, f->version, EV_END);
 	}
 }
 
@@ -1144,7 +1175,7 @@ flow_alone(sim_engine *e, eflow *f)
 {
 	f->rate = f->alone;
 	f->version++;
-	push_event(e, e->now + (int64_t)ceil(f->work / f->rate * 1e12), f->op, f->version, EV_END);
+	push_event(e, later(e, ceil(f->work / f->rate * 1e12)), f->op, f->version, EV_END);
 }
 
 static inline void
@@ -1225,7 +1256,7 @@ op_start(sim_engine *e, int32_t id)
 	int64_t dur = e->dur[id];
 	if (o->kind == OP_FLOW && o->flow >= 0) {
 		if (dur > 0)
-			push_event(e, e->now + dur, id, 0, EV_LATENCY);
+			push_event(e, later_ps(e, dur), id, 0, EV_LATENCY);
 		else
 			flow_join(e, o->flow, id);
 	} else if (o->kind == OP_COMPUTE) {
@@ -1233,9 +1264,9 @@ op_start(sim_engine *e, int32_t id)
 		st->rem_ps = (double)dur;
 		st->since = e->now;
 		st->ver++;
-		push_event(e, e->now + (int64_t)ceil((double)dur / compute_rate(&e->ranks[st->rank])), id, st->ver, EV_END);
+		push_event(e, later(e, ceil((double)dur / compute_rate(&e->ranks[st->rank]))), id, st->ver, EV_END);
 	} else {
-		push_event(e, e->now + dur, id, 0, EV_END);
+		push_event(e, later_ps(e, dur), id, 0, EV_END);
 	}
 }
 
@@ -1344,7 +1375,7 @@ sim_run(sim_engine *e, char *err, size_t errlen)
 	}
 	for (size_t s = 0; s < e->nstreams; s++)
 		stream_kick(e, (int)s);
-	while (e->q.npending > 0 && !e->oom) {
+	while (e->q.npending > 0 && !e->oom && !e->overflow) {
 		evnode ev = pop_event(e);
 		eop *o = &e->ops[ev.op];
 		/* A stale completion (the op's rate changed after it was scheduled) is dropped before
@@ -1373,6 +1404,11 @@ sim_run(sim_engine *e, char *err, size_t errlen)
 	}
 	if (e->oom)
 		return pp_err(err, errlen, PP_ENOMEM, "out of memory while simulating");
+	if (e->overflow)
+		return pp_err(err, errlen, PP_ERANGE,
+			      "the simulated time passed %.0f days, the range of the engine's clock (2^62 ps): a step this "
+			      "long is no plan to run (use more GPUs, a smaller batch or a smaller model)",
+			      (double)SIM_CLOCK_MAX_PS * 1e-12 / 86400.0);
 	for (int r = 0; r < e->nranks; r++)
 		rank_advance(e, r);
 	for (size_t i = 0; i < e->nops; i++)

@@ -107,14 +107,20 @@ int sim_engine_streams(const sim_engine *e);
 /* Approximate heap memory held by the engine, bytes. */
 size_t sim_engine_bytes(const sim_engine *e);
 
+/* The clock's range: 2^62 ps, 53.4 days.  Half of int64_t, so that a time and a duration
+ * within it add without overflow; sim_run stops with PP_ERANGE when an event falls past it. */
+#define SIM_CLOCK_MAX_PS (INT64_C(1) << 62)
+
+/* Seconds to picoseconds for a duration: negative and NaN give 0, anything past the clock's
+ * range gives SIM_CLOCK_MAX_PS (and the run that schedules it stops with PP_ERANGE). */
 static inline int64_t
 sim_ps(double seconds)
 {
 	double ps = seconds * 1e12;
 	if (!(ps > 0))
 		return 0;
-	if (ps > 9.0e18)
-		return INT64_C(9000000000000000000);
+	if (ps >= (double)SIM_CLOCK_MAX_PS)
+		return SIM_CLOCK_MAX_PS;
 	return (int64_t)(ps + 0.5);
 }
 

@@ -9,6 +9,7 @@
  */
 #include "config.h"
 #include "common/csv.h"
+#include "common/json.h"
 #include "common/pp.h"
 #include "sim/kernels_int.h"
 #include "sim/sim.h"
@@ -177,9 +178,11 @@ static int
 add_req(sim_request **arr, size_t *n, size_t *cap, double at, double p, double o, const char *path, size_t line,
 	char *err, size_t errlen)
 {
-	if (!isfinite(at) || at < 0 || !(p >= 1) || !(o >= 1) || p > 1e7 || o > 1e7 || p != floor(p) || o != floor(o))
+	/* at most 1e9 s (31 years), as every time paraplan reads: an arrival at 1e300 s was run */
+	if (!(at >= 0) || at > 1e9 || !(p >= 1) || !(o >= 1) || p > 1e7 || o > 1e7 || p != floor(p) || o != floor(o))
 		return pp_err(err, errlen, PP_EINPUT,
-			      "%s:%zu: arrival must be >= 0 and prompt/output tokens integers from 1 to 10000000", path, line);
+			      "%s:%zu: arrival must be from 0 to 1e9 s and prompt/output tokens integers from 1 to 10000000",
+			      path, line);
 	if (*n > 0 && at < (*arr)[*n - 1].arrival_s)
 		return pp_err(err, errlen, PP_EINPUT, "%s:%zu: arrival times must not decrease", path, line);
 	if (PP_GROW(*arr, *cap, *n + 1) != 0)
@@ -196,8 +199,12 @@ static int
 jsonl_req(const char *l, sim_request **arr, size_t *n, size_t *cap, const char *origin, size_t line, char *err,
 	  size_t errlen)
 {
-	/* require_null_terminated: "{...} junk" is an error, not a request followed by ignored text */
-	cJSON *o = cJSON_ParseWithOpts(l, NULL, 1);
+	/* strict (common/json.h): "{...} junk" is an error, not a request followed by ignored text,
+	 * and a key given twice is an error, not whichever copy a lookup finds */
+	cJSON *o = NULL;
+	int prc = pp_json_parse_at(l, strlen(l), origin, line > INT32_MAX ? INT32_MAX : (int)line, 0, &o, err, errlen);
+	if (prc != 0)
+		return prc;
 	const cJSON *a = o ? cJSON_GetObjectItem(o, "arrival_s") : NULL;
 	if (o && !a)
 		a = cJSON_GetObjectItem(o, "arrival");
@@ -291,7 +298,7 @@ sim_trace_load(const char *path, sim_request **out, size_t *nout, char *err, siz
 	*nout = 0;
 	char *text;
 	size_t len;
-	int rc = pp_read_file(path, (size_t)256 << 20, &text, &len, err, errlen);
+	int rc = pp_read_text(path, (size_t)256 << 20, &text, &len, err, errlen);
 	if (rc != 0)
 		return rc;
 	rc = sim_trace_parse(text, len, path, out, nout, err, errlen);
@@ -580,6 +587,8 @@ struct sim_serve_result {
 	size_t niters, itcap;
 };
 
+typedef struct itl_hist itl_hist;
+
 typedef struct run {
 	const model *m;
 	const sim_serve_cfg *c;
@@ -597,6 +606,7 @@ typedef struct run {
 	/* ITL: per iteration duration weighted by its decode tokens */
 	double *itl_d, *itl_w;
 	size_t nitl, itlcap;
+	itl_hist *itlh; /* past the exact samples: the histogram, or NULL */
 	int64_t preempt;
 	int64_t iterations;
 	/* requests in the system (arrived, not finished), integrated over time */
@@ -606,6 +616,123 @@ typedef struct run {
 	bool oom;
 	size_t max_backlog;
 } run;
+
+/* ---- inter-token latency in bounded memory ------------------------------------------------ *
+ *
+ * Each decode iteration is an ITL sample: its duration, weighted by the tokens it produced.
+ * Kept one by one, they grew with the run's output tokens (16 to 32 bytes an iteration: a run
+ * of many millions of tokens at low concurrency was killed for memory at 22 GB).  The first
+ * itl_exact samples are kept exactly (every test-sized run, identical results); past them all
+ * go into a histogram of 8192 buckets per doubling of the duration (each bucket 0.0085% wide,
+ * 2^-40 to 2^24 s, 8 MB), which keeps per bucket the weight and its longest duration.  A
+ * weighted percentile is then the longest duration of the first bucket whose cumulative weight
+ * reaches it: an ITL of the run, at most 0.0085% above the exact one.  The mean stays exact. */
+
+#define ITL_EXACT_DEFAULT ((size_t)1 << 20)
+#define ITL_PER_OCTAVE 8192
+#define ITL_LO_EXP (-40)
+#define ITL_HI_EXP 24
+#define ITL_BUCKETS ((size_t)(ITL_HI_EXP - ITL_LO_EXP) * ITL_PER_OCTAVE)
+
+struct itl_hist {
+	double *w, *dmax; /* per bucket: weight, longest duration */
+	double tot, sum;  /* every sample's weight and weight x duration */
+};
+
+static size_t
+itl_bucket(double d)
+{
+	if (!(d > 0))
+		return 0;
+	double x = (log2(d) - ITL_LO_EXP) * ITL_PER_OCTAVE;
+	if (!(x >= 0))
+		return 0;
+	if (x >= (double)ITL_BUCKETS)
+		return ITL_BUCKETS - 1;
+	return (size_t)x;
+}
+
+static void
+itl_hist_add(itl_hist *h, double d, double w)
+{
+	size_t b = itl_bucket(d);
+	h->w[b] += w;
+	if (d > h->dmax[b])
+		h->dmax[b] = d;
+	h->tot += w;
+	h->sum += w * d;
+}
+
+static void
+itl_hist_free(itl_hist *h)
+{
+	if (h != NULL) {
+		free(h->w);
+		free(h->dmax);
+		free(h);
+	}
+}
+
+/* Adds one ITL sample; false when out of memory. */
+static bool
+itl_add(run *r, double d, double w)
+{
+	size_t exact = r->c->itl_exact > 0 ? r->c->itl_exact : ITL_EXACT_DEFAULT;
+	if (r->itlh == NULL && r->nitl >= exact) {
+		itl_hist *h = calloc(1, sizeof *h);
+		if (h == NULL || (h->w = calloc(ITL_BUCKETS, sizeof *h->w)) == NULL ||
+		    (h->dmax = calloc(ITL_BUCKETS, sizeof *h->dmax)) == NULL) {
+			itl_hist_free(h);
+			return false;
+		}
+		for (size_t i = 0; i < r->nitl; i++)
+			itl_hist_add(h, r->itl_d[i], r->itl_w[i]);
+		free(r->itl_d);
+		free(r->itl_w);
+		r->itl_d = r->itl_w = NULL;
+		r->nitl = r->itlcap = 0;
+		r->itlh = h;
+	}
+	if (r->itlh != NULL) {
+		itl_hist_add(r->itlh, d, w);
+		return true;
+	}
+	size_t c1 = r->itlcap, c2 = r->itlcap;
+	if (PP_GROW(r->itl_d, c1, r->nitl + 1) != 0 || PP_GROW(r->itl_w, c2, r->nitl + 1) != 0)
+		return false;
+	r->itlcap = c1;
+	r->itl_d[r->nitl] = d;
+	r->itl_w[r->nitl] = w;
+	r->nitl++;
+	return true;
+}
+
+/* The ITL's mean and percentiles, as sim_percentiles_weighted gives them on the exact samples. */
+static int
+itl_percentiles(const run *r, sim_pct *out)
+{
+	const itl_hist *h = r->itlh;
+	if (h == NULL)
+		return sim_percentiles_weighted(r->itl_d, r->itl_w, r->nitl, out);
+	sim_pct p = {0, 0, 0, 0};
+	p.mean = h->tot > 0 ? h->sum / h->tot : 0;
+	const double qs[3] = {0.5, 0.9, 0.99};
+	double *outs[3] = {&p.p50, &p.p90, &p.p99};
+	double acc = 0;
+	size_t b = 0;
+	for (int q = 0; q < 3; q++) {
+		double goal = qs[q] * h->tot;
+		for (; b < ITL_BUCKETS; b++) {
+			if (h->w[b] > 0 && acc + h->w[b] >= goal) {
+				*outs[q] = h->dmax[b];
+				break;
+			}
+			acc += h->w[b];
+		}
+	}
+	*out = p;
+	return 0;
+}
 
 static void
 push_ev(run *r, double t, int type, int64_t a, int b)
@@ -930,17 +1057,8 @@ end_iteration(run *r, int k)
 		}
 		i++;
 	}
-	if (ndec > 0) {
-		size_t c1 = r->itlcap, c2 = r->itlcap;
-		if (PP_GROW(r->itl_d, c1, r->nitl + 1) != 0 || PP_GROW(r->itl_w, c2, r->nitl + 1) != 0) {
-			r->oom = true;
-			return;
-		}
-		r->itlcap = c1;
-		r->itl_d[r->nitl] = dur;
-		r->itl_w[r->nitl] = (double)ndec;
-		r->nitl++;
-	}
+	if (ndec > 0 && !itl_add(r, dur, (double)ndec))
+		r->oom = true;
 }
 
 static int
@@ -1072,7 +1190,7 @@ compute_metrics(run *r)
 	m->ttft = sim_percentiles(ttft, nt);
 	m->e2e = sim_percentiles(e2e, nt);
 	m->tpot = sim_percentiles(tpot, np);
-	if (sim_percentiles_weighted(r->itl_d, r->itl_w, r->nitl, &m->itl) != 0)
+	if (itl_percentiles(r, &m->itl) != 0)
 		r->oom = true;
 	double span = last_fin - (isfinite(first_arr) ? first_arr : 0.0);
 	m->makespan_s = last_fin;
@@ -1352,6 +1470,7 @@ done:
 	free(r.heap);
 	free(r.itl_d);
 	free(r.itl_w);
+	itl_hist_free(r.itlh);
 	free(r.ic.lin);
 	free(r.ic.head);
 	sim_serve_result_free(r.res);

@@ -82,6 +82,8 @@ typedef struct sim_serve_cfg {
 	size_t ntrace;
 	double price;             /* USD per GPU-hour for the cost figures; 0: none */
 	bool keep_iterations;     /* record iterations for a trace */
+	size_t itl_exact;         /* iterations whose inter-token latency is kept exactly before the rest go
+				   * into a histogram (0: 2^20, 16 MB); a knob for tests */
 } sim_serve_cfg;
 
 void sim_serve_cfg_init(sim_serve_cfg *c);

@@ -1694,6 +1694,15 @@ sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *cin, sim_tra
 	mt->hardware_tflops_per_gpu = step > 0 ? mt->hardware_flops / step / (double)c->gpus / 1e12 : 0.0;
 	mt->mfu = peak > 0 ? mt->model_tflops_per_gpu * 1e12 / peak : 0.0;
 	mt->hfu = peak > 0 ? mt->hardware_tflops_per_gpu * 1e12 / peak : 0.0;
+	/* An impossible result is refused with what is wrong, never printed as an answer: a step
+	 * that is not a positive finite time, or more work per second than the GPUs' peak. */
+	if (!(step > 0) || !isfinite(step) || !isfinite(mt->tokens_per_s) || !(mt->mfu <= 1.0) || !(mt->hfu <= 1.0)) {
+		rc = pp_err(err, errlen, PP_ERANGE,
+			    "the simulation gave an impossible result (step %.6g s, MFU %.1f%%, HFU %.1f%% of the GPU's %.6g "
+			    "TFLOP/s peak): it is not printed; please report the command",
+			    step, 100.0 * mt->mfu, 100.0 * mt->hfu, res->peak_tflops);
+		goto fail;
+	}
 	double idle = 0.0, comm = 0.0, busy_max = 0.0, prov[HW_NPROV] = {0}, prov_tot = 0.0;
 	for (int rk = 0; rk < b.nranks; rk++) {
 		sim_rank_stats st;

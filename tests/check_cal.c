@@ -458,6 +458,77 @@ START_TEST(store_one_import_run)
 }
 END_TEST
 
+/* Issue 16, item 6: rows outside what the system's hardware can do are refused at the store,
+ * naming the line.  dgx-h100: NVLink 450 GB/s per GPU each way, 8 NICs of 400 Gb/s for 8 GPUs
+ * (50 GB/s each): 500 GB/s per GPU; at most 2.2 x 500 = 1100 GB/s of bus bandwidth (in-network
+ * reductions count twice); at least a thousandth of 500 GB/s after a second. */
+static char *
+one_row_log(double busbw, long long size)
+{
+	/* all_reduce on 8 ranks: busbw = algbw x 2 x 7/8; algbw = size / time */
+	double algbw = busbw / 1.75, t_us = (double)size / (algbw * 1e3);
+	pp_str s = {0};
+	pp_str_add(&s, "# Collective test starting: all_reduce_perf\n"
+		       "# nThread 1 nGpus 8 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20\n"
+		       "#\n#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n");
+	pp_str_addf(&s, "  %10lld  %12lld     float     sum      -1  %.6g  %.6g  %.6g      0  %.6g  %.6g  %.6g      0\n", size,
+		    size / 4, t_us, algbw, busbw, t_us, algbw, busbw);
+	return pp_str_detach(&s);
+}
+
+START_TEST(rows_within_the_system)
+{
+	hw_db *db;
+	ck_assert_int_eq(hw_open(":memory:", 0, &db, err, sizeof err), 0);
+	static const struct {
+		double busbw;
+		long long size;
+		bool ok;
+		const char *why;
+	} c[] = {
+		{1000.0, 1073741824, true, NULL},             /* under 1100: NVLS-like, kept */
+		{1200.0, 1073741824, false, "more than dgx-h100's GPUs can move (500 GB/s each way"},
+		{1e12, 1073741824, false, "more than"},
+		{0.6, 1073741824, true, NULL},                /* 0.6 GB/s: slow, but above 0.5 GB/s */
+		{0.4, 1073741824, false, "slower than dgx-h100's links could be"}, /* 1 GiB takes 4.7 s > 3.1 s */
+		{1e-294, 8, false, "slower than"},            /* the issue's 1e300 us */
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		char *text = one_row_log(c[i].busbw, c[i].size);
+		cal_nccl *log = cal_nccl_new();
+		cal_nccl_opts o = opts_op(-1, 0);
+		ck_assert_msg(cal_nccl_parse(log, "row.log", text, &o, err, sizeof err) == 0, "case %zu: %s", i, err);
+		int64_t id;
+		int rc = cal_nccl_store(log, db, "dgx-h100", NULL, &id, err, sizeof err);
+		if (c[i].ok) {
+			ck_assert_msg(rc == 0, "case %zu: %s", i, err);
+		} else {
+			ck_assert_msg(rc == PP_EINPUT, "case %zu stored", i);
+			ck_assert_msg(strstr(err, "row.log:5:") && strstr(err, c[i].why), "case %zu: %s", i, err);
+		}
+		cal_nccl_free(log);
+		free(text);
+	}
+	ck_assert_int_eq(count_rows(db, "collective_rows"), 4); /* two cases, both halves of each */
+	/* a log of zero-size rows only: nothing to store, and it says so */
+	const char *zeros = "# Collective test starting: all_reduce_perf\n# nThread 1 nGpus 8\n"
+			    "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+			    "           0             0     float     sum      -1     0.10    0.00    0.00      0     0.09    0.00    0.00      0\n";
+	cal_nccl *log = cal_nccl_new();
+	cal_nccl_opts o = opts_op(-1, 0);
+	ck_assert_int_eq(cal_nccl_parse(log, "zeros.log", zeros, &o, err, sizeof err), 0);
+	int64_t id;
+	ck_assert_int_eq(cal_nccl_store(log, db, "dgx-h100", NULL, &id, err, sizeof err), PP_EINPUT);
+	ck_assert_msg(strstr(err, "zeros.log: nothing to import: all 2 half-rows were skipped") != NULL, "%s", err);
+	cal_nccl_free(log);
+	cJSON *runs;
+	ck_assert_int_eq(hw_runs(db, &runs, err, sizeof err), 0);
+	ck_assert_int_eq(cJSON_GetArraySize(runs), 2); /* the two accepted cases, no empty run */
+	cJSON_Delete(runs);
+	hw_close(db);
+}
+END_TEST
+
 START_TEST(store_read_only_writes_nothing)
 {
 	load_samples();
@@ -1144,6 +1215,7 @@ cal_suite(void)
 	tcase_add_test(tc, several_runs_in_one_file);
 	tcase_add_test(tc, malformed_rows);
 	tcase_add_test(tc, store_one_import_run);
+	tcase_add_test(tc, rows_within_the_system);
 	tcase_add_test(tc, store_read_only_writes_nothing);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("fit");

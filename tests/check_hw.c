@@ -228,6 +228,194 @@ START_TEST(corrupt_file_untouched)
 }
 END_TEST
 
+/* Issue 16, item 3: a schema version that is not a known one (negative ones indexed before the
+ * migrations array: leftover strings ran as SQL, -100000 and INT_MIN crashed) is refused before
+ * anything is read or written, whichever way the file is opened. */
+START_TEST(hostile_user_version)
+{
+	const char *dir = test_tmpdir("hwver");
+	static const long long versions[] = {-1, -2, -3, -4, -100000, -2147483647LL - 1, HW_SCHEMA_VERSION + 1, 2147483647};
+	for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++) {
+		char file[1200], sql[64];
+		snprintf(file, sizeof file, "%s/v%zu.db", dir, i);
+		hw_db *db;
+		ck_assert_int_eq(hw_open(file, 0, &db, err, sizeof err), 0);
+		hw_close(db);
+		snprintf(sql, sizeof sql, "PRAGMA user_version = %lld", versions[i]);
+		sql_exec(file, sql);
+		size_t len0, len1;
+		char *before = slurp(file, &len0);
+		for (int ro = 0; ro < 2; ro++) {
+			ck_assert_int_eq(hw_open(file, ro ? HW_OPEN_READONLY : 0, &db, err, sizeof err), PP_EDB);
+			char want[64];
+			snprintf(want, sizeof want, "schema version %lld ", versions[i]);
+			ck_assert_msg(strstr(err, want) != NULL && strstr(err, file) != NULL, "%s", err);
+		}
+		char *after = slurp(file, &len1);
+		ck_assert(len0 == len1 && memcmp(before, after, len0) == 0);
+		free(before);
+		free(after);
+		char journal[1300];
+		snprintf(journal, sizeof journal, "%s-journal", file);
+		ck_assert_int_ne(access(journal, F_OK), 0);
+	}
+	test_rmdir(dir);
+}
+END_TEST
+
+/* Garbage over a database's pages (the header intact) is found on open, said plainly with the
+ * path, and nothing is written; a file too large to check whole on open is checked table by
+ * table before a write. */
+START_TEST(damaged_pages_found)
+{
+	const char *dir = test_tmpdir("hwdmg");
+	char file[1200];
+	snprintf(file, sizeof file, "%s/d.db", dir);
+	hw_db *db;
+	ck_assert_int_eq(hw_open(file, 0, &db, err, sizeof err), 0);
+	hw_close(db);
+	size_t len;
+	char *img = slurp(file, &len);
+	ck_assert_uint_gt(len, 64 * 1024);
+	/* 8 KiB of garbage in the middle, as in the issue: hw list used to print half its tables */
+	for (size_t i = 0; i < 8192; i++)
+		img[len / 2 + i] = (char)(i * 151 + 3);
+	ck_assert_int_eq(pp_write_file_atomic(file, img, len, err, sizeof err), 0);
+	for (int ro = 0; ro < 2; ro++) {
+		ck_assert_int_eq(hw_open(file, ro ? HW_OPEN_READONLY : 0, &db, err, sizeof err), PP_EDB);
+		ck_assert_msg(strstr(err, file) && strstr(err, "the hardware database file is damaged"), "%s", err);
+	}
+	size_t len1;
+	char *after = slurp(file, &len1);
+	ck_assert(len1 == len && memcmp(after, img, len) == 0);
+	free(after);
+	free(img);
+
+	/* A file over the whole-file limit: a 70 MB table pads it; the calibration tables' first
+	 * page is then overwritten.  Opening works (reads of untouched tables are fine); a run's
+	 * write is refused with the damage named, and the file is unchanged. */
+	snprintf(file, sizeof file, "%s/big.db", dir);
+	ck_assert_int_eq(hw_open(file, 0, &db, err, sizeof err), 0);
+	hw_close(db);
+	sql_exec(file, "CREATE TABLE pad(x); INSERT INTO pad VALUES(zeroblob(70 * 1024 * 1024));");
+	long page = sql_count(NULL, file, "SELECT rootpage FROM sqlite_master WHERE name = 'coll_meas'");
+	long psize = sql_count(NULL, file, "PRAGMA page_size");
+	ck_assert_int_gt(page, 1);
+	FILE *f = fopen(file, "r+b");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fseek(f, (page - 1) * psize, SEEK_SET), 0);
+	for (long i = 0; i < psize; i++)
+		fputc((int)((i * 97 + 11) & 0xff), f);
+	ck_assert_int_eq(fclose(f), 0);
+	struct stat st0, st1;
+	ck_assert_int_eq(stat(file, &st0), 0);
+	ck_assert_int_gt(st0.st_size, (long long)64 << 20); /* HW_CHECK_WHOLE_BYTES, hw_int.h */
+	ck_assert_int_eq(hw_open(file, 0, &db, err, sizeof err), 0);
+	hw_run_info info = {.system = "dgx-a100", .kind = "import"};
+	hw_run *run;
+	ck_assert_int_eq(hw_run_begin(db, &info, &run, err, sizeof err), PP_EDB);
+	ck_assert_msg(strstr(err, file) && strstr(err, "damaged"), "%s", err);
+	hw_close(db);
+	ck_assert_int_eq(stat(file, &st1), 0);
+	ck_assert(st0.st_size == st1.st_size && st0.st_mtime == st1.st_mtime);
+	test_rmdir(dir);
+}
+END_TEST
+
+/* A database path that names a device, FIFO or socket is refused: /dev/null used to be read as
+ * an empty database and left /dev/null-journal. */
+START_TEST(database_not_a_file)
+{
+	const char *dir = test_tmpdir("hwdev");
+	char file[1200], journal[1300];
+	snprintf(file, sizeof file, "%s/fifo", dir);
+	ck_assert_int_eq(mkfifo(file, 0644), 0);
+	hw_db *db;
+	ck_assert_int_eq(hw_open(file, 0, &db, err, sizeof err), PP_EUSAGE);
+	ck_assert_msg(strstr(err, "is a FIFO, expected a database file") != NULL, "%s", err);
+	snprintf(journal, sizeof journal, "%s-journal", file);
+	ck_assert_int_ne(access(journal, F_OK), 0);
+	ck_assert_int_eq(hw_open("/dev/null", 0, &db, err, sizeof err), PP_EUSAGE);
+	ck_assert_msg(strstr(err, "/dev/null: is a character device") != NULL, "%s", err);
+	ck_assert_int_ne(access("/dev/null-journal", F_OK), 0);
+	test_rmdir(dir);
+}
+END_TEST
+
+/* Every collective row stored, whoever measured it, is held to the system's links
+ * (hw_coll_row_check): dgx-h100 moves 450 + 8 x 400 / 8 / 8 = 500 GB/s per GPU each way. */
+START_TEST(coll_rows_within_links)
+{
+	hw_db *db;
+	ck_assert_int_eq(hw_open(":memory:", 0, &db, err, sizeof err), 0);
+	hw_system sys;
+	ck_assert_int_eq(hw_system_get(db, "dgx-h100", &sys, err, sizeof err), 0);
+	hw_coll_row r = {.op = HW_ALL_REDUCE, .ranks = 8, .nodes = 1, .bytes = 1 << 30};
+	r.algbw_gbps = 600.0;
+	r.busbw_gbps = 1050.0; /* under 2.2 x 500 */
+	r.time_s = (double)r.bytes / 600e9;
+	ck_assert_int_eq(hw_coll_row_check(&sys, &r, err, sizeof err), 0);
+	r.busbw_gbps = 1101.0;
+	ck_assert_int_eq(hw_coll_row_check(&sys, &r, err, sizeof err), PP_EINPUT);
+	ck_assert_msg(strstr(err, "(500 GB/s each way per GPU") != NULL, "%s", err);
+	/* a thousandth of 500 GB/s after a second: 1 GiB may take 1 + 2.147 s, not 3.2 s */
+	r.busbw_gbps = 0.5;
+	r.algbw_gbps = 0.3;
+	r.time_s = 3.1;
+	ck_assert_int_eq(hw_coll_row_check(&sys, &r, err, sizeof err), 0);
+	r.time_s = 3.2;
+	ck_assert_int_eq(hw_coll_row_check(&sys, &r, err, sizeof err), PP_EINPUT);
+	ck_assert_msg(strstr(err, "slower than dgx-h100's links") != NULL, "%s", err);
+	/* the store refuses it too (calibration writes through it) */
+	hw_run_info info = {.system = "dgx-h100", .kind = "import"};
+	hw_run *run;
+	ck_assert_int_eq(hw_run_begin(db, &info, &run, err, sizeof err), 0);
+	ck_assert_int_eq(hw_run_add_coll(run, &r, err, sizeof err), PP_EINPUT);
+	hw_run_abort(run);
+	hw_close(db);
+}
+END_TEST
+
+/* A database from outside holds figures no hardware has: a GPU's 1e300 GB/s is refused with its
+ * name when the system is read; a collective row of 1e300 us (stored before the import checked
+ * rows, or by another program) is left out of the cost model, whose prediction stays the one
+ * without it. */
+START_TEST(implausible_figures_from_a_database)
+{
+	const char *dir = test_tmpdir("hwfig");
+	char file[1200];
+	snprintf(file, sizeof file, "%s/f.db", dir);
+	hw_db *db;
+	ck_assert_int_eq(hw_open(file, 0, &db, err, sizeof err), 0);
+	hw_cost *c;
+	ck_assert_int_eq(hw_cost_new(db, "dgx-h100", &c, err, sizeof err), 0);
+	hw_prov p;
+	double t0 = hw_cost_coll_time(c, HW_ALL_REDUCE, 8, 8, 1073741824.0, &p);
+	hw_cost_free(c);
+	hw_close(db);
+	sql_exec(file, "INSERT INTO cal_run(id, system, kind, started, status) VALUES(77, 'dgx-h100', 'import', 'now', "
+		       "'complete');"
+		       "INSERT INTO coll_meas(run_id, op, ranks, nodes, bytes, time_s, algbw_gbps, busbw_gbps) "
+		       "VALUES(77, 'all_reduce', 8, 1, 1073741824, 1e294, 1.07e-294, 1.9e-294),"
+		       "      (77, 'all_reduce', 8, 1, 2147483648, 1e294, 2.1e-294, 3.8e-294);");
+	ck_assert_int_eq(hw_open(file, 0, &db, err, sizeof err), 0);
+	ck_assert_int_eq(hw_cost_new(db, "dgx-h100", &c, err, sizeof err), 0);
+	double t1 = hw_cost_coll_time(c, HW_ALL_REDUCE, 8, 8, 1073741824.0, &p);
+	ck_assert_rel(t1, t0, 1e-12);
+	ck_assert(t1 < 1.0);
+	hw_cost_free(c);
+	hw_close(db);
+	sql_exec(file, "UPDATE gpu SET hbm_gbps = 1e300 WHERE name = 'h100-sxm'");
+	ck_assert_int_eq(hw_open(file, 0, &db, err, sizeof err), 0);
+	hw_system sys;
+	ck_assert_int_eq(hw_system_get(db, "dgx-h100", &sys, err, sizeof err), PP_EDB);
+	ck_assert_msg(strstr(err, "GPU \"h100-sxm\": \"hbm_gbps\" is 1e+300") != NULL, "%s", err);
+	ck_assert_int_ne(hw_cost_new(db, "dgx-h100", &c, err, sizeof err), 0);
+	hw_close(db);
+	test_rmdir(dir);
+}
+END_TEST
+
 START_TEST(readonly_database)
 {
 	const char *dir = test_tmpdir("hwro");
@@ -871,6 +1059,11 @@ main(void)
 	tcase_add_test(tc, migrate_from_v1);
 	tcase_add_test(tc, newer_schema_refused);
 	tcase_add_test(tc, corrupt_file_untouched);
+	tcase_add_test(tc, hostile_user_version);
+	tcase_add_test(tc, damaged_pages_found);
+	tcase_add_test(tc, database_not_a_file);
+	tcase_add_test(tc, coll_rows_within_links);
+	tcase_add_test(tc, implausible_figures_from_a_database);
 	tcase_add_test(tc, readonly_database);
 	tcase_add_test(tc, runs_land_whole_or_not_at_all);
 	tcase_add_test(tc, hostile_names);

@@ -937,7 +937,7 @@ START_TEST(plan_documents)
 		{"\"config\"", "\"cfg\"", "plan.json: winner.config is missing"},
 		{"\"dtype\": \"bf16\",", "\"dtype\": \"bf16\", \"grad_reduce_bytes\": 3,", "grad_reduce_bytes must be 2 or 4"},
 		{"\"fsdp\": false", "\"fsdp\": false, \"moe_imbalance\": 0.5", "winner.config.moe_imbalance must be a number from 1"},
-		{"1.25, ", "1.25,, ", "plan.json:2: not a JSON document"},
+		{"1.25, ", "1.25,, ", "plan.json:2:34: not valid JSON near ' \"config\": {'"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		ck_assert_msg(parse_with(bad[i].from, bad[i].to, &p) == PP_EUSAGE, "case %zu parsed", i);

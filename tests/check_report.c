@@ -7,6 +7,7 @@
 #include "common/csv.h"
 #include "common/pp.h"
 #include "reports/rep.h"
+#include "reports/rep_int.h"
 #include "tests/testutil.h"
 
 #include <cJSON.h>
@@ -344,6 +345,189 @@ START_TEST(charts)
 }
 END_TEST
 
+/* Appends the payload to every string of a JSON tree but the keys a document's type rests on. */
+static void
+poison(cJSON *x, const char *payload)
+{
+	for (; x != NULL; x = x->next) {
+		if (cJSON_IsString(x) && !(x->string && (!strcmp(x->string, "kind") || !strcmp(x->string, "ph")))) {
+			pp_str s = {0};
+			pp_str_add(&s, x->valuestring);
+			pp_str_add(&s, payload);
+			cJSON_SetValuestring(x, s.buf);
+			pp_str_free(&s);
+		}
+		poison(x->child, payload);
+	}
+}
+
+/* Issue 16: a string from a document reaches gnuplot as data, never as script text.  The
+ * quoting by hand; then every fixture with every string poisoned (backquotes, system(), @macros,
+ * $datablocks, quotes, backslashes, newlines, '#', escape sequences, invalid UTF-8): each chart's
+ * script passes the check, has no backquote at all, and its data file no line that is not a
+ * comment or numbers. */
+START_TEST(gnuplot_quoting)
+{
+	/* a"b`c NEWLINE @m \ #: each byte gnuplot could read as syntax is an octal escape; the
+	 * newline is first shown as \x0a (whose backslash is \134) */
+	pp_str q = {0};
+	rep_gp_quote(&q, "a\"b`c\n@m \\ #'$x");
+	ck_assert_str_eq(q.buf, "\"a\\042b\\140c\\134x0a\\100m \\134 \\043\\047\\044x\"");
+	pp_str_free(&q);
+	rep_gp_quote(&q, "caf\xc3\xa9");
+	ck_assert_str_eq(q.buf, "\"caf\\303\\251\"");
+	pp_str_free(&q);
+	rep_gp_comment(&q, "x\\\n`y`\x1b");
+	ck_assert_str_eq(q.buf, "x//x0a'y'/x1b");
+	pp_str_free(&q);
+	/* the check refuses what would run or break out */
+	static const char *const bad[] = {
+		"set title \"a`id`\"\n", "set title '`id`'\n", "print @m\n", "plot $data using 1:2\n",
+		"set title \"a\\\"\n", "set title \"x\" # `id`\n", "# comment \\\nprint 1\n", "set title \"\x1b\"\n",
+		"set title \"unterminated\n",
+	};
+	int line;
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		ck_assert_msg(rep_gp_check(bad[i], strlen(bad[i]), &line) != 0, "case %zu passed the check", i);
+	}
+	const char *ok = "# title\nset title \"a\\140\" font \"sans,13\" lc rgb \"#555555\"\nplot 'x.dat' using ($1-0.2):2 title 'y', \\\n     '' index 1\n";
+	ck_assert_int_eq(rep_gp_check(ok, strlen(ok), &line), 0);
+
+	static const char *const names[] = {"plan-train-h100.json", "plan-train-a100.json", "sim-train.json",
+					    "sim-train-trace.json", "serve-r2.json", "serve-r4.json", "serve-r8.json",
+					    "plan-serve.json", "capacity.json", "validate.json"};
+	static const char payload[] = " x`touch PWNED` @m \"q' \\ $data system(\"touch PWNED2\") `touch PWNED3`\n#n\\\n\r"
+				      "\x1b[31m\xe2\x80\xae\xff\xc0";
+	const char *dir = test_tmpdir("report-poison");
+	const char *paths[10];
+	static char pbuf[10][600];
+	for (int i = 0; i < 10; i++) {
+		char rel[64], *text;
+		size_t len;
+		snprintf(rel, sizeof rel, "report/%s", names[i]);
+		ck_assert_int_eq(pp_read_file(test_data(rel), 1 << 26, &text, &len, err, sizeof err), 0);
+		cJSON *d = cJSON_Parse(text);
+		free(text);
+		ck_assert_ptr_nonnull(d);
+		poison(d, payload);
+		char *out = cJSON_PrintUnformatted(d);
+		cJSON_Delete(d);
+		snprintf(pbuf[i], sizeof pbuf[i], "%s", write_doc(dir, names[i], out));
+		paths[i] = pbuf[i];
+		free(out);
+	}
+	rep_opts o;
+	rep_opts_init(&o);
+	o.gnuplot = "";
+	rep_report *r;
+	ck_assert_msg(rep_build(paths, 10, &o, &r, err, sizeof err) == 0, "%s", err);
+	ck_assert_uint_ge(rep_ncharts(r), 6);
+	for (size_t c = 0; c < rep_ncharts(r); c++) {
+		char *gp = rep_chart_script(r, c), *dat = rep_chart_data(r, c);
+		ck_assert(gp != NULL && dat != NULL);
+		ck_assert_msg(strchr(gp, '`') == NULL, "a backquote in the script of %s", rep_chart_name(r, c));
+		ck_assert_msg(rep_gp_check(gp, strlen(gp), &line) == 0, "%s.gp:%d breaks the rules", rep_chart_name(r, c), line);
+		for (const char *l = dat; *l;) {
+			size_t n = strcspn(l, "\n");
+			if (n > 0 && l[0] != '#')
+				for (size_t k = 0; k < n; k++)
+					ck_assert_msg(strchr("0123456789.eE+- NaN", l[k]) != NULL, "%s.dat: a data line \"%.*s\"",
+						      rep_chart_name(r, c), (int)n, l);
+			l += n + (l[n] == '\n');
+		}
+		free(gp);
+		free(dat);
+	}
+	/* the payload reached the charts' titles (so the check above saw it) */
+	size_t c3 = 0;
+	while (c3 < rep_ncharts(r) && strcmp(rep_chart_name(r, c3), "d3-memory") != 0)
+		c3++;
+	ck_assert(c3 < rep_ncharts(r));
+	char *gp = rep_chart_script(r, c3);
+	ck_assert_msg(strstr(gp, "\\140touch PWNED\\140") != NULL, "%s", gp);
+	free(gp);
+	rep_free(r);
+	test_rmdir(dir);
+}
+END_TEST
+
+/* Issue 16, item 7: numbers a report would show as answers are held to what their field can
+ * be: a step of -1 s or 0, a negative throughput, an MFU of 180%, a plan without a winner, a
+ * trace event at 1e300 us.  Each fixture with one field changed must be refused, naming it. */
+static cJSON *
+fixture_json(const char *name)
+{
+	char rel[64], *text;
+	size_t len;
+	snprintf(rel, sizeof rel, "report/%s", name);
+	ck_assert_int_eq(pp_read_file(test_data(rel), 1 << 26, &text, &len, err, sizeof err), 0);
+	cJSON *d = cJSON_Parse(text);
+	free(text);
+	ck_assert_ptr_nonnull(d);
+	return d;
+}
+
+START_TEST(impossible_numbers_refused)
+{
+	const char *dir = test_tmpdir("report-impossible");
+	static const struct {
+		const char *file, *ptr; /* the member set, as /a/b/c (no array indexes but the first candidate) */
+		double v;
+		bool remove;
+		const char *want;
+	} c[] = {
+		{"sim-train.json", "step_time_s", -1, false, "\"/step_time_s\" must be a positive time of at most 1e9 s, got -1"},
+		{"sim-train.json", "step_time_s", 0, false, "\"/step_time_s\" must be a positive time"},
+		{"sim-train.json", "tokens_per_s", -5, false, "\"/tokens_per_s\" must be a positive rate, got -5"},
+		{"sim-train.json", "mfu", 1.8, false, "\"/mfu\" must be a fraction from 0 to 1, got 1.8"},
+		{"serve-r2.json", "ttft_s", -0.5, false, "must be a time from 0 to 1e9 s"},
+		{"plan-train-h100.json", "winner", 0, true, "\"/winner\" is missing"},
+		{"plan-train-h100.json", "winner/step_time_s", 1.0, false, "is not the first candidate's"},
+		{"plan-train-h100.json", "counts/0/candidates/0/step_time_s", -1, false, "must be a positive time"},
+		{"plan-train-h100.json", "counts/0/candidates/0/config/tp", 2.5, false, "must be a whole number, at least 1, got 2.5"},
+		{"sim-train-trace.json", "traceEvents/22/ts", 1e300, false, "\"/traceEvents/22/ts\" must be a number of microseconds from 0 to 1e15"},
+	};
+	rep_opts o;
+	rep_opts_init(&o);
+	o.gnuplot = "";
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		cJSON *d = fixture_json(c[i].file);
+		/* walk to the parent of the member */
+		char path[128];
+		snprintf(path, sizeof path, "%s", c[i].ptr);
+		cJSON *x = d;
+		char *tok = path, *slash;
+		while ((slash = strchr(tok, '/')) != NULL) {
+			*slash = '\0';
+			x = cJSON_IsArray(x) ? cJSON_GetArrayItem(x, atoi(tok)) : cJSON_GetObjectItem(x, tok);
+			ck_assert_ptr_nonnull(x);
+			tok = slash + 1;
+		}
+		if (c[i].remove) {
+			cJSON_DeleteItemFromObject(x, tok);
+		} else {
+			cJSON *old = cJSON_IsArray(x) ? cJSON_GetArrayItem(x, atoi(tok)) : cJSON_GetObjectItem(x, tok);
+			ck_assert_msg(old != NULL, "case %zu: no %s", i, c[i].ptr);
+			if (cJSON_IsObject(old)) /* a statistics object ("ttft_s"): its P99 */
+				old = cJSON_GetObjectItem(old, "p99");
+			cJSON_SetNumberValue(old, c[i].v);
+		}
+		char *text = cJSON_Print(d);
+		cJSON_Delete(d);
+		char name[32];
+		snprintf(name, sizeof name, "case%zu.json", i);
+		const char *p = write_doc(dir, name, text);
+		free(text);
+		rep_report *r = NULL;
+		int rc = rep_build(&p, 1, &o, &r, err, sizeof err);
+		ck_assert_msg(rc == PP_EINPUT, "case %zu (%s) accepted", i, c[i].ptr);
+		ck_assert_msg(strstr(err, name) && strstr(err, c[i].want), "case %zu: %s", i, err);
+		ck_assert_ptr_null(r);
+	}
+	test_rmdir(dir);
+}
+END_TEST
+
 /* Bad documents: PP_EINPUT naming the file and the field; a bad command line: PP_EUSAGE; and
  * nothing written. */
 START_TEST(bad_input)
@@ -425,6 +609,8 @@ main(void)
 	tcase_add_test(tc, csv_round_trip);
 	tcase_add_test(tc, charts);
 	tcase_add_test(tc, bad_input);
+	tcase_add_test(tc, gnuplot_quoting);
+	tcase_add_test(tc, impossible_numbers_refused);
 	suite_add_tcase(s, tc);
 	return test_run(s);
 }

@@ -22,6 +22,74 @@ secs(int64_t ps)
 	return (double)ps / 1e12;
 }
 
+/* Issue 16, item 5: the clock never wraps.  Three ops of 20 days each in a row: the third
+ * would end at 60 days, past the clock's 2^62 ps (53.4 days); the run stops with PP_ERANGE and
+ * says why, and the clock never went negative.  Two of them (40 days) run to the exact sum. */
+START_TEST(clock_refuses_overflow)
+{
+	const double day = 86400.0;
+	ck_assert_int_eq(sim_ps(1e9), SIM_CLOCK_MAX_PS); /* 31 years saturate, they do not wrap */
+	ck_assert_int_eq(sim_ps(-1.0), 0);
+	ck_assert_int_eq(sim_ps(NAN), 0);
+	sim_engine *e = sim_engine_new(1, true);
+	int s = sim_stream_new(e, 0, SIM_STREAM_COMPUTE);
+	for (int i = 0; i < 2; i++)
+		sim_op_compute(e, s, sim_ps(20 * day), 1, HW_PROV_DATASHEET);
+	ck_assert_int_eq(sim_run(e, err, sizeof err), 0);
+	ck_assert_int_eq(sim_engine_now(e), 2 * sim_ps(20 * day));
+	sim_engine_free(e);
+	e = sim_engine_new(1, true);
+	s = sim_stream_new(e, 0, SIM_STREAM_COMPUTE);
+	for (int i = 0; i < 3; i++)
+		sim_op_compute(e, s, sim_ps(20 * day), 1, HW_PROV_DATASHEET);
+	ck_assert_int_eq(sim_run(e, err, sizeof err), PP_ERANGE);
+	ck_assert_msg(strstr(err, "passed 53 days") != NULL, "%s", err);
+	ck_assert_int_ge(sim_engine_now(e), 0);
+	sim_engine_free(e);
+	/* a flow of absurd size on a slow link: the same */
+	e = sim_engine_new(1, true);
+	int c = sim_stream_new(e, 0, SIM_STREAM_COMM);
+	int l = sim_link_new(e, 1.0);
+	sim_op_flow(e, &c, 1, &l, NULL, 1, 0, 1e300, 1e300, 1.0, 0, HW_PROV_DATASHEET);
+	ck_assert_int_eq(sim_run(e, err, sizeof err), PP_ERANGE);
+	sim_engine_free(e);
+}
+END_TEST
+
+/* A 1T-parameter step on one GPU (the issue's case, 262,144 sequences): refused with the
+ * reason, where a negative step time or an MFU of 150% used to be printed. */
+START_TEST(impossible_step_refused)
+{
+	model *m;
+	ck_assert_int_eq(model_load("gpt-1t", &m, err, sizeof err), 0);
+	hw_db *db;
+	ck_assert_int_eq(hw_open(":memory:", 0, &db, err, sizeof err), 0);
+	hw_cost *cost;
+	ck_assert_int_eq(hw_cost_new(db, "dgx-h100", &cost, err, sizeof err), 0);
+	sim_train_cfg c;
+	sim_train_cfg_init(&c);
+	c.gpus = c.tp = c.pp = c.dp = 1;
+	c.micro_batch = 16;
+	c.global_batch = 262144;
+	c.seq = 8192;
+	sim_train_result *r = NULL;
+	ck_assert_int_eq(sim_train(m, cost, &c, &r, err, sizeof err), PP_ERANGE);
+	ck_assert_ptr_null(r);
+	ck_assert_msg(strstr(err, "days") != NULL, "%s", err);
+	/* 2,048 sequences of 2,048 tokens take hours: simulated, with an MFU below 100% */
+	c.micro_batch = 1;
+	c.global_batch = 2048;
+	c.seq = 2048;
+	ck_assert_int_eq(sim_train(m, cost, &c, &r, err, sizeof err), 0);
+	const sim_metrics *mt = sim_train_metrics(r);
+	ck_assert(mt->step_time_s > 3600 && mt->mfu > 0 && mt->mfu < 1);
+	sim_train_result_free(r);
+	hw_cost_free(cost);
+	hw_close(db);
+	model_free(m);
+}
+END_TEST
+
 START_TEST(chain_sums)
 {
 	sim_engine *e = sim_engine_new(1, true);
@@ -1020,6 +1088,8 @@ main(void)
 	Suite *s = suite_create("sim");
 	TCase *te = tcase_create("engine");
 	tcase_add_test(te, chain_sums);
+	tcase_add_test(te, clock_refuses_overflow);
+	tcase_add_test(te, impossible_step_refused);
 	tcase_add_test(te, waits_for_later_dependency);
 	tcase_add_test(te, two_flows_share_a_link);
 	tcase_add_test(te, weighted_share);

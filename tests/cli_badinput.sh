@@ -43,7 +43,7 @@ kv-heads-not-dividing.json|"kv_heads" (3) must divide "heads" (8)
 moe-top-k-above-experts.json|"moe.top_k" must be between 1 and "moe.experts" (4), got 5
 unknown-kind.json|"kind" must be one of transformer, cnn, got "rnn"
 unknown-architecture.json|model_type "mamba" is not supported
-hf-zero-heads.json|heads and vocab must be positive
+hf-zero-heads.json|"num_attention_heads" must be a positive integer, got 0
 hf-string-size.json|"n_embd" must be an integer, got a string
 top-level-array.json|expected a JSON object at the top level
 name-too-long.json|"name" must be 1 to 63 characters
@@ -53,6 +53,14 @@ cnn-blocks-1048576.json|expand to more than 100000 primitive layers
 cnn-fc-overflow.json|layer "fc0": its parameter count overflows 64 bits
 cnn-no-parameters.json|no trainable parameters
 cnn-kernel-too-big.json|layer "conv0": kernel 9 does not fit the 8x8 input
+hf-zero-experts.json|"num_local_experts" must be a positive integer, got 0
+hf-zero-kv-heads.json|"num_key_value_heads" must be a positive integer, got 0
+hf-zero-kv-lora-rank.json|"kv_lora_rank" must be a positive integer, got 0
+hf-zero-moe-layer-freq.json|"moe_layer_freq" must be a positive integer, got 0
+hf-conflicting-experts.json|"n_routed_experts" (256) and "num_experts" (64) give different expert counts
+hf-shared-expert-truncated.json|"shared_expert_intermediate_size" (1000) must be a whole number of experts' width
+trailing-text.json|trailing-text.json:18:1: text after the JSON document
+duplicate-key.json|"layers" is given twice in the object at the top level
 CASES
 
 # the same loader behind simulate and plan
@@ -78,16 +86,17 @@ empty.csv|empty.csv: the header must name arrival_s, prompt_tokens and output_to
 header-only.csv|header-only.csv: no requests in the trace
 missing-column.csv|missing-column.csv: the header must name arrival_s
 decreasing.csv|decreasing.csv:4: arrival times must not decrease
-negative-arrival.csv|negative-arrival.csv:2: arrival must be >= 0
+negative-arrival.csv|negative-arrival.csv:2: arrival must be from 0 to 1e9 s
+arrival-1e300.csv|arrival-1e300.csv:3: arrival must be from 0 to 1e9 s
 nan-arrival.csv|nan-arrival.csv:2: expected numbers
 infinite-arrival.csv|infinite-arrival.csv:2: expected numbers
-prompt-too-long.csv|prompt-too-long.csv:2: arrival must be >= 0 and prompt/output tokens integers from 1 to 10000000
+prompt-too-long.csv|prompt-too-long.csv:2: arrival must be from 0 to 1e9 s and prompt/output tokens integers from 1 to 10000000
 fractional-tokens.csv|fractional-tokens.csv:2:
 zero-output.csv|zero-output.csv:2:
 unterminated-quote.csv|unterminated-quote.csv:2: unterminated quoted field
 bad-line.jsonl|bad-line.jsonl:3: expected a JSON object
-trailing-junk.jsonl|trailing-junk.jsonl:1: expected a JSON object
-truncated.jsonl|truncated.jsonl:1: expected a JSON object
+trailing-junk.jsonl|trailing-junk.jsonl:1:60: text after the JSON document
+truncated.jsonl|truncated.jsonl:1:40: not valid JSON
 binary.csv|binary.csv: binary data
 CASES
 

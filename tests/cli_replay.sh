@@ -32,7 +32,7 @@ run 2 replay --plan "$TMPD/missing.json"
 expect_err "$TMPD/missing.json: cannot open"
 printf '{"kind": "plan-train",\n "model": ' > "$TMPD/cut.json"
 run 2 replay --plan "$TMPD/cut.json"
-expect_err "cut.json:2: not a JSON document"
+expect_err "cut.json:2:11: not valid JSON (unexpected end of file)"
 sed 's/"kind":[^,]*/"kind": "serve"/' "$TMPD/sim.json" > "$TMPD/serve.json"
 run 2 replay --plan "$TMPD/serve.json" --dry-run
 expect_err "\"kind\" is \"serve\": replay takes a training plan"

@@ -85,7 +85,7 @@ bad() { # NAME EXPECTED-MESSAGE ARGS...
 	[ ! -e "$TMPD/bad-$name" ] || fail "$name: a partial report was written"
 }
 printf '{"kind": "plan-train", "model": ' >"$TMPD/trunc.json"
-bad trunc "trunc.json:1: not valid JSON" --from "$TMPD/trunc.json"
+bad trunc "trunc.json:1:33: not valid JSON (unexpected end of file)" --from "$TMPD/trunc.json"
 sed 's/"step_time_s"/"step_time"/' "$F/sim-train.json" >"$TMPD/nostep.json"
 bad nostep '"/step_time_s" is missing' --from "$TMPD/nostep.json"
 sed 's/"mfu":[^,]*/"mfu": "high"/' "$F/sim-train.json" >"$TMPD/mfu.json"

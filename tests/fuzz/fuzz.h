@@ -40,7 +40,8 @@ struct hw_db;
 	X(validate_serving)  /* sim/validate.c: serving validation CSV rows */              \
 	X(nccl_tests)        /* calibrate/nccltests.c: nccl-tests logs ('import nccl-tests') */ \
 	X(report)            /* reports/: plan, simulate and validate JSON documents, traces */   \
-	X(replay_plan)       /* calibrate/replay.c: the plan documents 'paraplan replay' takes */
+	X(replay_plan)       /* calibrate/replay.c: the plan documents 'paraplan replay' takes */ \
+	X(db_open)           /* hardware/db.c: a database from outside: schema version, damage */
 
 #define FUZZ_DECLARE(name) int fuzz_##name(const uint8_t *data, size_t size);
 FUZZ_TARGETS(FUZZ_DECLARE)

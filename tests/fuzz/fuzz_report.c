@@ -2,7 +2,10 @@
  * fuzz_report.c -- reports/, reading the JSON documents of 'plan', 'simulate' and 'validate'
  * (--json) and Chrome traces of 'simulate train --trace' into a report ('paraplan report
  * --from').  The report is built in memory, not rendered (no gnuplot).  A refusal names the
- * file; an accepted document gives tables whose every cell can be read.
+ * file; an accepted document gives tables whose every cell can be read, and charts whose
+ * gnuplot scripts pass rep_gp_check (no backquote anywhere, every string of the document an
+ * escaped constant: nothing a document says can run in gnuplot) and whose data files hold
+ * comments and numbers only.
  */
 #include "config.h"
 #include "tests/fuzz/fuzz.h"
@@ -10,6 +13,7 @@
 #include "reports/rep.h"
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -47,8 +51,25 @@ fuzz_report(const uint8_t *data, size_t size)
 						FUZZ_CHECK(text != NULL);
 				}
 		}
-		for (size_t c = 0; c < rep_ncharts(r); c++)
+		for (size_t c = 0; c < rep_ncharts(r); c++) {
 			FUZZ_CHECK(rep_chart_name(r, c) != NULL && rep_chart_series(r, c) >= 0);
+			char *gp = rep_chart_script(r, c), *dat = rep_chart_data(r, c);
+			int line;
+			FUZZ_CHECK(gp != NULL && dat != NULL);
+			FUZZ_CHECK(strchr(gp, '`') == NULL);
+			FUZZ_CHECK(rep_gp_check(gp, strlen(gp), &line) == 0);
+			for (const char *l = dat; *l;) {
+				size_t n = strcspn(l, "\n");
+				if (n > 0 && l[0] != '#')
+					FUZZ_CHECK(strspn(l, "0123456789.eE+- NaN") >= n);
+				else if (n > 0)
+					for (size_t k = 0; k < n; k++)
+						FUZZ_CHECK((unsigned char)l[k] >= 0x20 && l[k] != 0x7f && l[k] != '\\');
+				l += n + (l[n] == '\n');
+			}
+			free(gp);
+			free(dat);
+		}
 		rep_free(r);
 	}
 	unlink(path);
