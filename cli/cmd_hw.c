@@ -1,5 +1,6 @@
 /*
- * cmd_hw.c -- 'paraplan hw list|show|export|calibrations|diff|validations': the hardware database.
+ * cmd_hw.c -- 'paraplan hw list|show|profiles|params|export|import|calibrations|diff|validations':
+ * the hardware database.
  */
 #include "config.h"
 #include "cli/cli.h"
@@ -18,6 +19,10 @@ static const char about_text[] =
 	"  list          GPUs and systems\n"
 	"  show NAME     every figure of a GPU or system with its source and whether it is a\n"
 	"                datasheet, fitted or measured figure; prices; cost-model parameters\n"
+	"  profiles [NAME]  the training-framework and serving-engine profiles; with NAME, every\n"
+	"                parameter of that profile with its value, provenance and how it was fitted\n"
+	"  params        every cost-model parameter: scope (gpu, system, framework, engine),\n"
+	"                default, physical range, unit and meaning\n"
 	"  export        the user's data (calibration and import runs with their measurements, fits,\n"
 	"                prices, systems and GPUs they defined, replays) as one JSON document\n"
 	"  import FILE   add an export to this database: runs get new ids, identical rows are\n"
@@ -30,6 +35,7 @@ static const char about_text[] =
 static const char examples_text[] =
 	"  paraplan hw list\n"
 	"  paraplan hw show dgx-h100\n"
+	"  paraplan hw profiles torchtitan\n"
 	"  paraplan hw export --system dgx-h100 --out my-cluster.json\n"
 	"  paraplan hw import my-cluster.json --db other.db\n";
 
@@ -324,12 +330,163 @@ do_import(hw_db *db, const char *path, bool dry_run, bool json, char *err, size_
 	return 0;
 }
 
+/* The registry of parameters (hardware/params.c) as a document: what 'hw params' prints. */
+static cJSON *
+params_doc(void)
+{
+	cJSON *arr = cJSON_CreateArray();
+	for (int k = 0; k < HW_NPKEYS; k++) {
+		const hw_pdef *d = hw_pdef_get((hw_pkey)k);
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "key", d->key);
+		cJSON_AddStringToObject(x, "scope", hw_scope_name(d->scope));
+		if (d->names != NULL) {
+			cJSON_AddStringToObject(x, "default", isnan(d->def) ? "derived" : hw_pdef_choice_name(d, d->def));
+			cJSON *c = cJSON_AddArrayToObject(x, "choices");
+			for (const char *const *n = d->names; *n != NULL; n++)
+				cJSON_AddItemToArray(c, cJSON_CreateString(*n));
+		} else {
+			if (isnan(d->def))
+				cJSON_AddStringToObject(x, "default", "derived");
+			else
+				cJSON_AddNumberToObject(x, "default", d->def);
+			cJSON_AddNumberToObject(x, "min", d->lo);
+			cJSON_AddNumberToObject(x, "max", d->hi);
+		}
+		cJSON_AddStringToObject(x, "unit", d->unit);
+		if (d->fallback != NULL)
+			cJSON_AddStringToObject(x, "fallback", d->fallback);
+		cJSON_AddStringToObject(x, "what", d->what);
+		cJSON_AddItemToArray(arr, x);
+	}
+	return arr;
+}
+
+static void
+print_params(const cJSON *arr)
+{
+	const char *h[] = {"parameter", "scope", "default", "range", "unit", "meaning"};
+	cli_table *t = cli_table_new(6, h, "llrlll");
+	const cJSON *x;
+	cJSON_ArrayForEach(x, arr)
+	{
+		cli_table_addf(t, 0, "%s", cli_str(x, "key"));
+		cli_table_addf(t, 1, "%s", cli_str(x, "scope"));
+		const cJSON *def = cJSON_GetObjectItemCaseSensitive(x, "default");
+		if (cJSON_IsString(def))
+			cli_table_addf(t, 2, "%s", def->valuestring);
+		else
+			cli_table_addf(t, 2, "%g", def->valuedouble);
+		const cJSON *ch = cJSON_GetObjectItemCaseSensitive(x, "choices");
+		if (ch != NULL) {
+			char buf[160] = "";
+			size_t n = 0;
+			const cJSON *c;
+			cJSON_ArrayForEach(c, ch)
+			n += (size_t)snprintf(buf + n, n < sizeof buf ? sizeof buf - n : 0, "%s%s", n ? "|" : "",
+					      c->valuestring);
+			cli_table_addf(t, 3, "%s", buf);
+		} else {
+			cli_table_addf(t, 3, "%g to %g", cli_num(x, "min"), cli_num(x, "max"));
+		}
+		cli_table_addf(t, 4, "%s", cli_str(x, "unit"));
+		cli_table_addf(t, 5, "%s", cli_str(x, "what"));
+	}
+	cli_table_print(t, stdout);
+	cli_table_free(t);
+}
+
+/* Every profile of both kinds, briefly; or one profile with its parameters. */
+static int
+profiles_doc(hw_db *db, const char *name, cJSON **out, char *err, size_t errlen)
+{
+	static const hw_pscope kinds[] = {HW_SCOPE_FRAMEWORK, HW_SCOPE_ENGINE};
+	cJSON *arr = cJSON_CreateArray();
+	bool found = false;
+	int rc = 0;
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0] && rc == 0; i++) {
+		char **names = NULL;
+		size_t n = 0;
+		if ((rc = hw_profile_names(db, kinds[i], &names, &n, err, errlen)) != 0)
+			break;
+		for (size_t j = 0; j < n && rc == 0; j++) {
+			if (name != NULL && strcmp(name, names[j]) != 0)
+				continue;
+			hw_profile *p;
+			if ((rc = hw_profile_load(db, kinds[i], names[j], 0, &p, err, errlen)) != 0)
+				break;
+			cJSON *d = hw_profile_describe(p);
+			hw_profile_free(p);
+			if (name == NULL)
+				cJSON_DeleteItemFromObjectCaseSensitive(d, "parameters");
+			cJSON_AddItemToArray(arr, d);
+			found = true;
+		}
+		free(names);
+	}
+	if (rc == 0 && name != NULL && !found)
+		rc = pp_err(err, errlen, PP_ENOTFOUND,
+			    "no framework or engine profile \"%s\" ('paraplan hw profiles' lists them)", name);
+	if (rc != 0) {
+		cJSON_Delete(arr);
+		return rc;
+	}
+	*out = arr;
+	return 0;
+}
+
+static void
+print_profiles(const cJSON *arr, bool one)
+{
+	const cJSON *p;
+	if (!one) {
+		const char *h[] = {"profile", "kind", "base", "version", "description"};
+		cli_table *t = cli_table_new(5, h, "lllll");
+		cJSON_ArrayForEach(p, arr)
+		{
+			cli_table_addf(t, 0, "%s", cli_str(p, "name"));
+			cli_table_addf(t, 1, "%s", cli_str(p, "kind"));
+			cli_table_addf(t, 2, "%s", cli_str(p, "base"));
+			cli_table_addf(t, 3, "%s", cli_str(p, "version"));
+			cli_table_addf(t, 4, "%s", cli_str(p, "description"));
+		}
+		cli_table_print(t, stdout);
+		cli_table_free(t);
+		return;
+	}
+	p = cJSON_GetArrayItem(arr, 0);
+	printf("%s (%s profile%s%s), %s\n%s\nsource: %s\n\n", cli_str(p, "name"), cli_str(p, "kind"),
+	       *cli_str(p, "base") ? ", based on " : "", cli_str(p, "base"), cli_str(p, "version"),
+	       cli_str(p, "description"), cli_str(p, "source"));
+	const char *h[] = {"parameter", "value", "unit", "provenance", "how it was obtained"};
+	cli_table *t = cli_table_new(5, h, "lrlll");
+	const cJSON *x;
+	cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(p, "parameters"))
+	{
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(x, "value");
+		cli_table_addf(t, 0, "%s", cli_str(x, "key"));
+		if (cJSON_IsString(v))
+			cli_table_addf(t, 1, "%s", v->valuestring);
+		else if (isnan(v->valuedouble) || !cJSON_IsNumber(v))
+			cli_table_addf(t, 1, "-");
+		else
+			cli_table_addf(t, 1, "%.6g", v->valuedouble);
+		cli_table_addf(t, 2, "%s", cli_str(x, "unit"));
+		cli_table_addf(t, 3, "%s", cli_str(x, "provenance"));
+		cli_table_addf(t, 4, "%s", *cli_str(x, "method") ? cli_str(x, "method") : cli_str(x, "origin"));
+	}
+	cli_table_print(t, stdout);
+	cli_table_free(t);
+}
+
 int
 cmd_hw(int argc, char **argv)
 {
 	static const cli_cmd cmd = {"hw",
 				    "hw list [--json] [--db FILE]\n"
 				    "hw show NAME [--json] [--db FILE]\n"
+				    "hw profiles [NAME] [--json] [--db FILE]\n"
+				    "hw params [--json]\n"
 				    "hw export [--system S] [--out FILE] [--sql] [--db FILE]\n"
 				    "hw import FILE [--dry-run] [--json] [--db FILE]\n"
 				    "hw calibrations [--json] [--db FILE]\n"
@@ -354,16 +511,21 @@ cmd_hw(int argc, char **argv)
 	if ((st = cli_parse(&cmd, opts, argc, argv, ops, 3, &nops)) != CLI_RUN)
 		return st;
 	if (nops == 0)
-		return cli_usage("hw", "missing subcommand (list, show, export, import, calibrations, diff, validations)");
+		return cli_usage("hw",
+				 "missing subcommand (list, show, profiles, params, export, import, calibrations, diff, validations)");
 	const char *sub = ops[0];
 	int nargs = nops - 1;
 	char **args = ops + 1;
 	int want = !strcmp(sub, "show") || !strcmp(sub, "import") ? 1 : !strcmp(sub, "diff") ? 2 : 0;
-	if (strcmp(sub, "list") && strcmp(sub, "show") && strcmp(sub, "export") && strcmp(sub, "import") &&
-	    strcmp(sub, "calibrations") && strcmp(sub, "diff") && strcmp(sub, "validations"))
+	if (strcmp(sub, "list") && strcmp(sub, "show") && strcmp(sub, "profiles") && strcmp(sub, "params") &&
+	    strcmp(sub, "export") && strcmp(sub, "import") && strcmp(sub, "calibrations") && strcmp(sub, "diff") &&
+	    strcmp(sub, "validations"))
 		return cli_usage("hw",
-				 "unknown subcommand \"%s\" (expected list, show, export, import, calibrations, diff or validations)",
+				 "unknown subcommand \"%s\" (expected list, show, profiles, params, export, import, calibrations, "
+				 "diff or validations)",
 				 sub);
+	if (!strcmp(sub, "profiles") && nargs <= 1)
+		want = nargs;
 	if (nargs != want)
 		return cli_usage("hw", "'hw %s' takes %d argument%s, got %d", sub, want, want == 1 ? "" : "s", nargs);
 	bool exporting = !strcmp(sub, "export"), importing = !strcmp(sub, "import");
@@ -388,7 +550,16 @@ cmd_hw(int argc, char **argv)
 	char err[512] = "";
 	cJSON *doc = NULL;
 	int status = 0;
-	if (!strcmp(sub, "list")) {
+	if (!strcmp(sub, "params")) {
+		doc = params_doc();
+		json ? cli_print_json(doc = cli_wrap("parameters", doc), "paraplan.hw-params/1") : print_params(doc);
+	} else if (!strcmp(sub, "profiles")) {
+		rc = profiles_doc(db, nargs ? args[0] : NULL, &doc, err, sizeof err);
+		if (rc == 0 && json)
+			cli_print_json(doc = cli_wrap("profiles", doc), "paraplan.hw-profiles/1");
+		else if (rc == 0)
+			print_profiles(doc, nargs == 1);
+	} else if (!strcmp(sub, "list")) {
 		rc = hw_list(db, &doc, err, sizeof err);
 		if (rc == 0)
 			json ? cli_print_json(doc, "paraplan.hw-list/1") : print_list(doc);

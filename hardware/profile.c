@@ -21,7 +21,7 @@
 
 struct hw_profile {
 	hw_pscope kind;
-	char name[48], base[48], root[48], version[48];
+	char name[48], base[48], root[48], version[128];
 	char chain[MAX_DEPTH][48]; /* root first, then down to the profile itself */
 	int depth;
 	char description[200], source[300];

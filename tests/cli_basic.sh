@@ -23,6 +23,22 @@ run 0 hw show dgx-h100 --json
 json_check "$TMPD/out" "d['kind'] == 'system' and len(d['gpu']['figures']) >= 10"
 run 2 hw show nothing-like-it
 expect_err "unknown GPU or system \"nothing-like-it\""
+# the profiles: every framework with its base chain; one with its fitted parameters
+run 0 hw profiles --json
+json_check "$TMPD/out" "{p['name']: p.get('base') for p in d['profiles'] if p['kind'] == 'framework'}['torchtitan'] == 'pytorch' and all('parameters' not in p for p in d['profiles'])"
+run 0 hw profiles megatron --json
+json_check "$TMPD/out" "len(d['profiles']) == 1 and {x['key']: x for x in d['profiles'][0]['parameters']}['gemm_scale']['provenance'] == 'fitted' and all(x['key'] != 'gemm_eff_bf16' for x in d['profiles'][0]['parameters'])"
+run 0 hw profiles megatron
+expect_out "gemm_scale"
+run 2 hw profiles not-a-framework
+expect_err "no framework or engine profile \"not-a-framework\""
+run 2 hw profiles a b
+# the registry: every key once, its scope, its bounds holding its default
+run 0 hw params --json
+json_check "$TMPD/out" "len({x['key'] for x in d['parameters']}) == len(d['parameters']) > 30 and all(x['min'] <= x['default'] <= x['max'] for x in d['parameters'] if isinstance(x['default'], float) or isinstance(x['default'], int)) and {x['key']: x['scope'] for x in d['parameters']}['gemm_scale'] == 'framework'"
+run 0 hw params
+expect_out "gemm_eff_bf16"
+run 2 hw params extra
 run 2 hw
 expect_err "missing subcommand"
 run 2 hw frobnicate
