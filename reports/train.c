@@ -177,6 +177,18 @@ rep_train_costs(rep_report *r, const rep_doc *d, const char *perf, double tokens
 
 /* ---- training: a layout search ------------------------------------------------------------- */
 
+/* The 80% interval of a step time (sim/config.c sim_interval: the framework's cross-validated
+ * errors), as two rows of a speed table, where the document has one. */
+static void
+interval_rows(rep_report *r, const rep_doc *d, size_t t, const char *at)
+{
+	if (!rep_has(d, "%s/step_time_interval_s", at))
+		return;
+	static const char basis[] = "80%% interval: the framework's cross-validated errors on published runs";
+	rep_kv(r, t, "step time, low end", rep_src(r, d, F_SEC, "%s/step_time_interval_s/0", at), basis);
+	rep_kv(r, t, "step time, high end", rep_src(r, d, F_SEC, "%s/step_time_interval_s/1", at), basis);
+}
+
 static void
 scaling(rep_report *r, const rep_doc *d)
 {
@@ -265,16 +277,26 @@ pareto(rep_report *r, const rep_doc *d)
 	snprintf(title, sizeof title, "Step time against cost per million tokens, %s on %s", r->model,
 		 rep_str(r, d, "/system"));
 	rep_chart *c = rep_chart_new(r, tid, title,
-				     "Every layout simulated in full (points) and the Pareto front (line): the layouts no "
-				     "other beats on both time and cost.");
+				     "Every layout simulated in full (points, with the 80% interval of its step time where "
+				     "the plan has one) and the Pareto front (line): the layouts no other beats on both time "
+				     "and cost.");
 	rep_series(c, "simulated layouts");
+	bool bars = false;
 	int nc = rep_len(r, d, "/counts");
 	for (int i = 0; i < nc; i++) {
 		int k = rep_len(r, d, "/counts/%d/candidates", i);
 		for (int j = 0; j < k; j++)
-			if (rep_has(d, "/counts/%d/candidates/%d/usd_per_million_tokens", i, j))
-				rep_chart_add(c, "%.17g %.17g\n", rep_num(r, d, "/counts/%d/candidates/%d/step_time_s", i, j),
-					      rep_num(r, d, "/counts/%d/candidates/%d/usd_per_million_tokens", i, j));
+			if (rep_has(d, "/counts/%d/candidates/%d/usd_per_million_tokens", i, j)) {
+				/* the 80% interval of the step time as an error bar; without one, none */
+				double st = rep_num(r, d, "/counts/%d/candidates/%d/step_time_s", i, j), lo = st, hi = st;
+				if (rep_has(d, "/counts/%d/candidates/%d/step_time_interval_s", i, j)) {
+					lo = rep_num(r, d, "/counts/%d/candidates/%d/step_time_interval_s/0", i, j);
+					hi = rep_num(r, d, "/counts/%d/candidates/%d/step_time_interval_s/1", i, j);
+					bars = true;
+				}
+				rep_chart_add(c, "%.17g %.17g %.17g %.17g\n", st,
+					      rep_num(r, d, "/counts/%d/candidates/%d/usd_per_million_tokens", i, j), lo, hi);
+			}
 	}
 	/* the front sorted by time, so the line runs left to right */
 	int *ord = calloc((size_t)n, sizeof *ord);
@@ -300,9 +322,10 @@ pareto(rep_report *r, const rep_doc *d)
 	if (c != NULL) {
 		pp_str_addf(&c->gp, "set xlabel \"step time (s)\"\nset ylabel \"USD per million tokens\"\nset key outside top center horizontal\n"
 				    "set offsets graph 0.05, graph 0.05, graph 0.08, graph 0.08\n"
-				    "plot '%s.dat' index 0 using 1:2 with points lt 8 pt 7 ps 0.8 title 'simulated layouts', \\\n"
+				    "plot '%s.dat' index 0 using 1:2%s title 'simulated layouts%s', \\\n"
 				    "     '' index 1 using 1:2 with linespoints lt 4 pt 7 ps 1.3 title 'Pareto front'\n",
-			    c->name);
+			    c->name, bars ? ":3:4 with xerrorbars lt 8 pt 7 ps 0.8" : " with points lt 8 pt 7 ps 0.8",
+			    bars ? " (bars: 80% interval of the step time)" : "");
 		rep_show_chart(r, c);
 	}
 	rep_show_table(r, t);
@@ -373,6 +396,7 @@ rep_sec_plan_train(rep_report *r, rep_doc *d, double tokens)
 	rep_id(tid, sizeof tid, d, "performance");
 	size_t t = rep_kv_new(r, tid, "Speed of the chosen layout");
 	rep_kv(r, t, "step time", rep_src(r, d, F_SEC, "%s/step_time_s", w), "simulated");
+	interval_rows(r, d, t, w);
 	rep_kv(r, t, "tokens per step", rep_src(r, d, F_COUNT, "/tokens_per_step"), "= global batch x sequence length");
 	rep_kv(r, t, "throughput (tokens/s)", rep_src(r, d, F_NUM, "%s/tokens_per_s", w), "= tokens per step / step time");
 	rep_kv(r, t, "tokens/s per GPU", rep_src(r, d, F_NUM, "%s/tokens_per_s_per_gpu", w), "simulated");
@@ -385,12 +409,12 @@ rep_sec_plan_train(rep_report *r, rep_doc *d, double tokens)
 	rep_kv(r, t, "GPU memory", rep_src(r, d, F_GIB, "%s/capacity_bytes", w), "the GPU");
 	rep_show_table(r, t);
 
-	static const char *const head[] = {"#", "Layout", "Step time", "Tokens/s per GPU", "MFU", "Peak memory",
-					   "per M tokens", "Why not first"};
-	const char *key[] = {"rank", "key", "step_time_s", "tokens_per_s_per_gpu", "mfu", "peak_bytes",
-			     rep_ck(r, "%s_per_million_tokens"), "why_not_first"};
+	static const char *const head[] = {"#", "Layout", "Step time", "80% interval", "Tokens/s per GPU", "MFU",
+					   "Peak memory", "per M tokens", "Why not first"};
+	const char *key[] = {"rank", "key", "step_time_s", "step_time_interval_s", "tokens_per_s_per_gpu", "mfu",
+			     "peak_bytes", rep_ck(r, "%s_per_million_tokens"), "why_not_first"};
 	rep_id(tid, sizeof tid, d, "candidates");
-	t = rep_table_new(r, tid, "The best layouts simulated, and why each lost", 8, head, key);
+	t = rep_table_new(r, tid, "The best layouts simulated, and why each lost", 9, head, key);
 	int n = rep_len(r, d, "/counts/0/candidates");
 	for (int i = 0; i < n; i++) {
 		bool priced = rep_has(d, "/counts/0/candidates/%d/usd_per_million_tokens", i);
@@ -399,6 +423,10 @@ rep_sec_plan_train(rep_report *r, rep_doc *d, double tokens)
 			rep_src(r, d, F_INT, "/counts/0/candidates/%d/rank", i),
 			rep_text("%s", rep_str(r, d, "/counts/0/candidates/%d/key", i)),
 			rep_src(r, d, F_SEC, "/counts/0/candidates/%d/step_time_s", i),
+			rep_has(d, "/counts/0/candidates/%d/step_time_interval_s", i)
+				? rep_text("%.4g to %.4g s", rep_num(r, d, "/counts/0/candidates/%d/step_time_interval_s/0", i),
+					   rep_num(r, d, "/counts/0/candidates/%d/step_time_interval_s/1", i))
+				: rep_text("-"),
 			rep_src(r, d, F_NUM, "/counts/0/candidates/%d/tokens_per_s_per_gpu", i),
 			rep_src(r, d, F_PCT, "/counts/0/candidates/%d/mfu", i),
 			rep_src(r, d, F_GIB, "/counts/0/candidates/%d/peak_bytes", i),
@@ -621,6 +649,7 @@ rep_sec_sim_train(rep_report *r, rep_doc *d, double tokens)
 	rep_id(tid, sizeof tid, d, "performance");
 	size_t t = rep_kv_new(r, tid, "Speed");
 	rep_kv(r, t, "step time", rep_src(r, d, F_SEC, "/step_time_s"), "simulated");
+	interval_rows(r, d, t, "");
 	rep_kv(r, t, "throughput (tokens/s)", rep_src(r, d, F_NUM, "/tokens_per_s"), "simulated");
 	rep_kv(r, t, "tokens/s per GPU", rep_src(r, d, F_NUM, "/tokens_per_s_per_gpu"), "simulated");
 	rep_kv(r, t, "MFU", rep_src(r, d, F_PCT, "/mfu"), "model FLOPs per second over the dense peak");

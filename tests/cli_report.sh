@@ -121,6 +121,18 @@ mkdir "$TMPD/mine" && echo keep >"$TMPD/mine/notes.txt"
 run 2 report --from "$F/sim-train.json" --out "$TMPD/mine"
 expect_err "is not an earlier report"
 [ "$(cat "$TMPD/mine/notes.txt")" = keep ] || fail "a directory of other files was touched"
+# the 80% interval of a step time: two rows of the speed table, a column of the ranking, error
+# bars on the time-cost chart; a document from before intervals gets none of them
+run 0 plan train --model llama-3-8b --system dgx-h100 --gpus 16 --global-batch 128 --top 4 --json
+cp "$TMPD/out" "$TMPD/plan-iv.json"
+lo=$(python3 -c "import json; print('%.3g' % json.load(open('$TMPD/plan-iv.json'))['counts'][0]['candidates'][0]['step_time_interval_s'][0])")
+run 0 report --from "$TMPD/plan-iv.json" --out "$TMPD/iv"
+grep -q "^| step time, low end | $lo s |" "$TMPD/iv/report.md" || fail "the report lacks the winner's interval ($lo s): $(grep 'low end' "$TMPD/iv/report.md")"
+grep -q "| 80% interval |" "$TMPD/iv/report.md" || fail "the ranking lacks the interval column"
+grep -q "xerrorbars" "$TMPD/iv/charts/"*pareto.gp || fail "the time-cost chart has no error bars"
+run 0 report --from "$F/plan-train-h100.json" --out "$TMPD/noiv"
+grep -q "low end" "$TMPD/noiv/report.md" && fail "a plan without intervals got interval rows"
+grep -q "xerrorbars" "$TMPD/noiv/charts/"*pareto.gp && fail "a plan without intervals got error bars"
 run 0 report --help
 expect_out "usage: paraplan report"
 finish
