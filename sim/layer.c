@@ -16,6 +16,7 @@ typedef struct ctx {
 	const hw_cost *cost;
 	double host;     /* seconds: the framework host's time to issue one kernel */
 	double gemm_scale, attn_scale; /* the framework's kernels over the GPU's measured rates */
+	bool gemm_fitted, attn_fitted; /* ... fitted to published runs: the time rests on the fit */
 	seg *segs[SIM_KB_N][SLOT_N];
 	int32_t lists[SIM_KB_N][SLOT_N]; /* recording: each segment's kernel list, -1 none */
 	sim_rec *rec;
@@ -35,10 +36,15 @@ price(void *arg, int block, int slot, const sim_kernel *k)
 		return;
 	hw_prov p = HW_PROV_DATASHEET;
 	double t = hw_cost_kernel(x->cost, &k->hk, &p);
-	if (k->hk.kind == HW_K_GEMM)
+	if (k->hk.kind == HW_K_GEMM) {
 		t /= x->gemm_scale;
-	else if (k->hk.kind == HW_K_ATTN)
+		if (x->gemm_fitted && p == HW_PROV_DATASHEET)
+			p = HW_PROV_FITTED;
+	} else if (k->hk.kind == HW_K_ATTN) {
 		t /= x->attn_scale;
+		if (x->attn_fitted && p == HW_PROV_DATASHEET)
+			p = HW_PROV_FITTED;
+	}
 	if (t > 0.0 && t < x->host)
 		t = x->host;
 	seg_add(s, t, hw_kernel_flops(&k->hk), p);
@@ -82,6 +88,8 @@ ctx_init(ctx *x, const hw_cost *cost, const sim_train_cfg *c, sim_rec *rec)
 	x->host = c->fw ? hw_profile_get(c->fw, HW_P_FW_HOST_OP_US) * 1e-6 : 0.0;
 	x->gemm_scale = c->fw ? hw_profile_get(c->fw, HW_P_FW_GEMM_SCALE) : 1.0;
 	x->attn_scale = c->fw ? hw_profile_get(c->fw, HW_P_FW_ATTN_SCALE) : 1.0;
+	x->gemm_fitted = c->fw && hw_profile_prov(c->fw, HW_P_FW_GEMM_SCALE) == HW_PROV_FITTED;
+	x->attn_fitted = c->fw && hw_profile_prov(c->fw, HW_P_FW_ATTN_SCALE) == HW_PROV_FITTED;
 	x->rec = rec;
 	for (int b = 0; b < SIM_KB_N; b++)
 		for (int i = 0; i < SLOT_N; i++)

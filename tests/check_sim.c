@@ -808,6 +808,43 @@ START_TEST(layer_provenance)
 }
 END_TEST
 
+/* A framework's fitted GEMM and attention scales make the time of those kernels rest on the
+ * fit, though the GPU's kernel rates are shipped figures; the memory-bound kernels, which the
+ * framework does not scale, keep the rates' provenance. */
+START_TEST(layer_provenance_profile)
+{
+	hw_db *db;
+	ck_assert_int_eq(hw_open(":memory:", 0, &db, err, sizeof err), 0);
+	hw_profile *fw;
+	ck_assert_int_eq(hw_profile_find(db, HW_SCOPE_FRAMEWORK, "megatron", &fw, err, sizeof err), 0);
+	ck_assert(hw_profile_prov(fw, HW_P_FW_GEMM_SCALE) == HW_PROV_FITTED);
+	hw_cost *c;
+	ck_assert_int_eq(hw_cost_new(db, "dgx-h100", &c, err, sizeof err), 0);
+	model *m;
+	ck_assert_int_eq(model_load("llama-3-8b", &m, err, sizeof err), 0);
+	for (int with = 0; with < 2; with++) {
+		sim_train_cfg cfg;
+		sim_train_cfg_init(&cfg);
+		if (with)
+			sim_train_cfg_framework(&cfg, fw);
+		ck_assert_int_eq(sim_train_check(m, hw_cost_system(c), &cfg, err, sizeof err), 0);
+		layer_cost lc;
+		sim_layer_cost(m, c, &cfg, 0, &lc);
+		const seg *g = &lc.mlp.fwd[1]; /* two GEMMs and the activation */
+		if (with)
+			ck_assert_msg(g->pt[HW_PROV_FITTED] > 0.5 * g->t && g->pt[HW_PROV_DATASHEET] > 0.0,
+				      "mlp core: %g fitted, %g datasheet of %g s", g->pt[HW_PROV_FITTED],
+				      g->pt[HW_PROV_DATASHEET], g->t);
+		else
+			ck_assert_msg(g->pt[HW_PROV_FITTED] == 0.0, "no framework, yet %g s fitted", g->pt[HW_PROV_FITTED]);
+	}
+	model_free(m);
+	hw_cost_free(c);
+	hw_profile_free(fw);
+	hw_close(db);
+}
+END_TEST
+
 /* Model states of a 1T-parameter model (gpt-1t: 128 layers, h 25600) on one GPU and under
  * ZeRO-1 over 3072 data-parallel ranks: 2 bytes of bf16 weights, 4 of fp32 gradients (bf16 with
  * ZeRO <= 1 reduces in fp32) and 12 of Adam per parameter (Rajbhandari et al. 2020, section
@@ -1116,6 +1153,7 @@ main(void)
 	tcase_add_test(tt, infer_pipeline_closed_form);
 	tcase_add_test(tt, infer_bad_input);
 	tcase_add_test(tt, layer_provenance);
+	tcase_add_test(tt, layer_provenance_profile);
 	tcase_add_test(tt, trillion_parameter_states);
 	suite_add_tcase(s, tt);
 	return test_run(s);
