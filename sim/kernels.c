@@ -280,27 +280,38 @@ sim_kernels_layer(const sim_kspec *s, int64_t layer, double T, double b, double 
 	x.block = SIM_KB_MLP;
 	mem2(&x, SLOT_F0, SLOT_B2, 2.0 * Tn * h * e, 3.0 * Tn * h * e);
 	if (model_layer_is_moe(m, layer)) {
-		double E = (double)t->experts, k = (double)t->top_k, fe = (double)t->expert_ffn / tp;
-		/* pre: router, top-k, permutation */
+		double E = (double)t->experts, k = (double)t->top_k;
+		double etp = s->etp > 0 ? (double)s->etp : tp, fe = (double)t->expert_ffn / etp;
+		/* routed tokens an expert rank multiplies: each TP rank routes T / tp tokens (its
+		 * sequence shard with SP; without it the TP ranks split the tokens they all hold), its
+		 * EP group's ranks exchange them, and the etp ranks that share experts gather theirs:
+		 * T / tp x etp x top_k (T top_k with etp = tp, as before parallel folding) */
+		double R = T / tp * etp * k;
+		/* pre: router (over the tokens the rank holds: with sequence and expert parallelism its
+		 * own shard, the all-to-all dispatcher's; else the gathered sequence), top-k, permutation
+		 * of the routed tokens */
+		double Tq = s->sp && s->ep > 1 ? T / tp : T;
 		x.w = SIM_W_ROUTER;
-		linear(&x, SLOT_F0, SLOT_B2, T, E, h, 1.0);
-		mem2(&x, SLOT_F0, SLOT_B2, 2.0 * T * E * 4.0 + 2.0 * T * k * h * e, 2.0 * T * E * 4.0 + 2.0 * T * k * h * e);
-		/* core: the grouped GEMMs of the local experts that receive tokens */
+		linear(&x, SLOT_F0, SLOT_B2, Tq, E, h, 1.0);
+		mem2(&x, SLOT_F0, SLOT_B2, 2.0 * Tq * E * 4.0 + 2.0 * R * h * e, 2.0 * Tq * E * 4.0 + 2.0 * R * h * e);
+		/* core: the grouped GEMMs of the local experts that receive tokens (the group's ep x etp
+		 * ranks route ep etp T / tp top_k assignments over E experts) */
 		double local = E / (double)s->ep;
-		double hit = local * (1.0 - pow(1.0 - 1.0 / E, (double)s->ep * T * k));
+		double hit = local * (1.0 - pow(1.0 - 1.0 / E, (double)s->ep * R));
 		if (hit < 1.0)
 			hit = 1.0;
-		double tokens = T * k * s->moe_imb / hit;
+		double tokens = R * s->moe_imb / hit;
 		x.w = SIM_W_EXPERT_FC1;
 		linear(&x, SLOT_F1, SLOT_B1, tokens, ffn_mult(t) * fe, h, hit);
 		activation(&x, SLOT_F1, SLOT_B1, tokens * fe * hit);
 		x.w = SIM_W_EXPERT_FC2;
 		linear(&x, SLOT_F1, SLOT_B1, tokens, h, fe, hit);
-		/* post: un-permute and combine, shared experts, residual */
-		mem2(&x, SLOT_F2, SLOT_B0, 2.0 * T * k * h * e, 2.0 * T * k * h * e);
+		/* post: un-permute and combine, shared experts (a dense MLP over the dense layers' TP
+		 * ranks), residual */
+		mem2(&x, SLOT_F2, SLOT_B0, 2.0 * R * h * e, 2.0 * R * h * e);
 		if (t->shared_experts > 0)
-			dense_mlp(&x, SLOT_F2, SLOT_B0, T, (double)t->shared_experts * fe, SIM_W_SHARED_FC1,
-				  SIM_W_SHARED_FC2);
+			dense_mlp(&x, SLOT_F2, SLOT_B0, T, (double)t->shared_experts * (double)t->expert_ffn / tp,
+				  SIM_W_SHARED_FC1, SIM_W_SHARED_FC2);
 	} else {
 		dense_mlp(&x, SLOT_F1, SLOT_B1, T, (double)t->ffn / tp, SIM_W_FC1, SIM_W_FC2);
 	}

@@ -61,7 +61,7 @@ train_spec(const model *m, const sim_train_cfg *c, sim_kspec *s)
 	const model_tf *t = model_transformer(m);
 	memset(s, 0, sizeof *s);
 	s->m = m;
-	s->tp = c->tp, s->cp = c->cp, s->ep = c->ep;
+	s->tp = c->tp, s->cp = c->cp, s->ep = c->ep, s->etp = sim_train_etp(c);
 	s->sp = c->sequence_parallel && c->tp > 1;
 	s->dt = c->dtype;
 	s->fp8_recipe = c->fp8_recipe;
@@ -113,8 +113,9 @@ sim_layer_params(const model *m, const sim_train_cfg *c, int64_t layer, double *
 	double mlp = model_mlp_params(m, layer);
 	double ex = 0.0;
 	if (model_layer_is_moe(m, layer)) {
+		/* a rank holds the 1 / etp slices of its E / ep experts */
 		double all = (double)t->experts * mult * (double)t->hidden * (double)t->expert_ffn;
-		ex = all / (double)c->ep / tp;
+		ex = all / (double)c->ep / (double)sim_train_etp(c);
 		mlp = (mlp - all) / tp; /* shared experts, router, norm */
 	} else {
 		mlp /= tp;
@@ -195,11 +196,27 @@ sim_layer_cost_rec(const model *m, const hw_cost *cost, const sim_train_cfg *c, 
 		A->side_per_node = pl.cp_per_node >= 2 ? 2 : 1;
 	}
 	if (model_layer_is_moe(m, layer) && c->ep > 1) {
+		/* Megatron-Core's all-to-all dispatcher: each TP rank sends its own T / tp tokens'
+		 * top_k copies to their experts' ranks and gets the outputs back (the bytes each
+		 * member sends); the etp ranks sharing experts all-gather what they received, and
+		 * reduce-scatter the partial outputs before the combine.  (Without expert parallelism
+		 * the block is the all-gather dispatcher's: the TP collectives around it gather the
+		 * sequence, every rank runs its expert slices over all of it.) */
+		int etp = sim_train_etp(c);
+		double routed = b * sl / (double)c->tp * (double)t->top_k * (double)t->hidden * e;
 		B->split = true;
-		B->side_bytes = b * sl * (double)t->top_k * (double)t->hidden * e;
+		B->side_bytes = routed;
 		B->side_op = HW_ALL_TO_ALL;
 		B->side_ranks = c->ep;
 		B->side_per_node = pl.ep_per_node;
+		if (etp > 1) {
+			B->etp_bytes = routed * (double)etp;
+			B->etp_ranks = etp;
+			B->etp_per_node = pl.etp_per_node;
+		}
+		/* with sequence parallelism the block starts and ends on the rank's own sequence shard:
+		 * no TP gather before it or reduce-scatter after, but for a shared expert's */
+		B->no_tp = c->sequence_parallel && c->tp > 1 && t->shared_experts == 0;
 	}
 	double expert = 0.0;
 	double total = sim_layer_params(m, c, layer, &expert);
@@ -302,8 +319,9 @@ sim_layer_time(const model *m, const hw_cost *cost, const sim_train_cfg *c, int6
 		else
 			tp = hw_cost_coll_time(cost, HW_ALL_REDUCE, c->tp, pl.tp_per_node, msg, NULL);
 	}
-	double fwd = block_time(&lc.attn, false) + block_time(&lc.mlp, false) + 2.0 * tp;
-	double bwd = block_time(&lc.attn, true) + block_time(&lc.mlp, true) + 2.0 * tp;
+	double ntp = (lc.attn.no_tp ? 0.0 : 1.0) + (lc.mlp.no_tp ? 0.0 : 1.0);
+	double fwd = block_time(&lc.attn, false) + block_time(&lc.mlp, false) + ntp * tp;
+	double bwd = block_time(&lc.attn, true) + block_time(&lc.mlp, true) + ntp * tp;
 	if (c->recompute == SIM_RECOMPUTE_FULL)
 		bwd += fwd;
 	return fwd + bwd;
