@@ -68,14 +68,17 @@ layer_activations(const model *m, const sim_train_cfg *c, int64_t layer, bool *h
 	double mult = t->mlp == MODEL_MLP_SWIGLU ? 2.0 : 1.0;
 	double mlp = e * Tn * h + e * Tn * h + mask * Tn * h;
 	if (model_layer_is_moe(m, layer)) {
-		double k = (double)t->top_k, fe = (double)t->expert_ffn / tp;
+		/* an expert rank keeps its routed tokens at its expert slices' width: T / tp x etp x
+		 * top_k tokens, expert_ffn / etp wide (sim/kernels.c; T top_k and / tp when etp = tp) */
+		double etp = (double)sim_train_etp(c);
+		double k = (double)t->top_k, fe = (double)t->expert_ffn / etp;
 		double imb = c->moe_imbalance;
 		if (c->moe_capacity > 0 && imb > c->moe_capacity)
 			imb = c->moe_capacity;
-		double tok = T * k * imb;
+		double tok = T / tp * etp * k * imb;
 		mlp += 4.0 * T * (double)t->experts + e * tok * h + e * tok * fe * (mult + 1.0);
 		if (t->shared_experts > 0) {
-			double fs = (double)t->shared_experts * fe;
+			double fs = (double)t->shared_experts * (double)t->expert_ffn / tp;
 			mlp += e * T * fs * (mult + 1.0);
 		}
 	} else {

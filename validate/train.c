@@ -470,6 +470,13 @@ row_config(vrow *w, const hw_profile *fw)
 		c->sequence_parallel = !val_has(rc, "no sequence parallel");
 	/* an FP8 row may name its recipe (torchao's tables do); DeepSpeed's may offload */
 	const char *notes = get(w, C_NOTES);
+	/* the MoE layers' tensor parallelism where a recipe set it apart from TP ("ETP=1",
+	 * Megatron-Core's --expert-tensor-parallel-size); else the default (sim_train_etp) */
+	const char *etp = strstr(notes, "ETP=");
+	if (etp != NULL && c->ep > 1) {
+		long x = strtol(etp + 4, NULL, 10);
+		c->etp = x > 0 && x <= DEGREE_MAX ? (int)x : 0;
+	}
 	c->offload_optimizer = val_has(notes, "CPU AdamW offload") || val_has(notes, "optimizer offload");
 	if (val_has(prec, "mxfp8"))
 		c->fp8_recipe = HW_FP8_MXFP8;
