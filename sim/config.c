@@ -315,6 +315,15 @@ sim_train_check(const model *m, const hw_system *sys, sim_train_cfg *c, char *er
 			     c->tp);
 	if (t->ffn > 0 && t->ffn % c->tp != 0)
 		return usage(err, errlen, "MLP width (%lld) must be divisible by tp (%d)", (long long)t->ffn, c->tp);
+	if (t->ssm_heads > 0) {
+		/* Megatron-Core's MambaMixer splits its heads and its B/C groups over the TP ranks */
+		if (t->ssm_heads % c->tp != 0 || t->ssm_groups % c->tp != 0)
+			return usage(err, errlen, "Mamba heads (%lld) and groups (%lld) must be divisible by tp (%d)",
+				     (long long)t->ssm_heads, (long long)t->ssm_groups, c->tp);
+		if (c->cp > 1)
+			return usage(err, errlen, "context parallelism of Mamba layers is not modelled (%s has them): use --cp 1",
+				     model_name(m));
+	}
 	int64_t seq = sim_seq(m, c);
 	if (seq < 1 || seq > (1 << 24))
 		return usage(err, errlen, "--seq must be from 1 to %d", 1 << 24);

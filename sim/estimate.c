@@ -69,7 +69,7 @@ sim_train_estimate(const model *m, const hw_cost *cost, const sim_train_cfg *cin
 		for (int k = 0; k < nl; k++, layer++) {
 			/* interleaved chunks hold other layers, but layers cost alike: the count matters */
 			layer_cost lc;
-			if (prev_layer >= 0 && model_layer_is_moe(m, layer) == model_layer_is_moe(m, prev_layer)) {
+			if (prev_layer >= 0 && model_layers_alike(m, layer, prev_layer)) {
 				lc = prev;
 			} else {
 				sim_layer_cost(m, cost, c, layer, &lc);

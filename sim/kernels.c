@@ -225,6 +225,46 @@ sim_kernels_attn(const sim_kspec *s, double b, double sq, double sk, double dens
 	bmm(&x, SLOT_F1, SLOT_B1, sq, dv, sk, batch);
 }
 
+/* A Mamba-2 mixer (Megatron-Core's MambaMixer; Dao and Gu 2024, arXiv 2405.21060) over T
+ * tokens, b sequences of sq, on one of tp ranks, in the attention block's slots: the norm; in_proj
+ * (T, (2 d_inner + 2 G N + H) / tp, h): z, x, B, C and dt, split over the heads and groups; the
+ * causal depthwise convolution of x, B and C (a memory-bound pass, SiLU fused); the chunked SSD
+ * scan (section 6 of the paper) as the batched products it runs in chunks of Q tokens -- per
+ * group C B^T (Q x Q x N), per head the masked scores times x (Q x P x Q), the chunk states
+ * B^T x (N x P x Q) and the states read out by C (Q x P x N) -- plus its memory traffic (x, B,
+ * C, dt in, y out, the fp32 chunk states written and read; the small recurrence between chunks
+ * is left out); the gated RMSNorm y silu(z); out_proj (T, h, d_inner / tp); dropout, residual. */
+static void
+mamba(bctx *x, double T, double b, double sq)
+{
+	const sim_kspec *s = x->s;
+	const model_tf *t = x->t;
+	double tp = (double)s->tp, Tn = s->sp ? T / tp : T, h = (double)t->hidden, e = s->e;
+	double H = (double)t->ssm_heads / tp, P = (double)t->ssm_head_dim, G = (double)t->ssm_groups / tp;
+	double N = (double)t->ssm_state, Q = (double)t->ssm_chunk, di = H * P;
+	double drop = s->dropout ? 1.0 : 0.0;
+	double chunks = b * ceil(sq / Q);
+	x->block = SIM_KB_ATTN;
+	/* pre: norm, in_proj, convolution */
+	mem2(x, SLOT_F0, SLOT_B2, 2.0 * Tn * h * e, 3.0 * Tn * h * e);
+	x->w = SIM_W_SSM_IN;
+	linear(x, SLOT_F0, SLOT_B2, T, 2.0 * di + 2.0 * G * N + H, h, 1.0);
+	double xbc = di + 2.0 * G * N;
+	mem2(x, SLOT_F0, SLOT_B2, 2.0 * T * xbc * e, 3.0 * T * xbc * e);
+	/* core: the chunked scan */
+	bmm(x, SLOT_F1, SLOT_B1, Q, Q, N, chunks * G);
+	bmm(x, SLOT_F1, SLOT_B1, Q, P, Q, chunks * H);
+	bmm(x, SLOT_F1, SLOT_B1, N, P, Q, chunks * H);
+	bmm(x, SLOT_F1, SLOT_B1, Q, P, N, chunks * H);
+	double io = T * (xbc + H + di) * e, states = 2.0 * chunks * H * P * N * 4.0;
+	mem2(x, SLOT_F1, SLOT_B1, io + states, 2.0 * (io + states));
+	/* post: gated norm, out_proj, dropout, residual */
+	mem2(x, SLOT_F2, SLOT_B0, 3.0 * T * di * e, 5.0 * T * di * e);
+	x->w = SIM_W_SSM_OUT;
+	linear(x, SLOT_F2, SLOT_B0, T, h, di, 1.0);
+	mem2(x, SLOT_F2, SLOT_B0, Tn * h * (3.0 * e + drop), Tn * h * (2.0 * e + drop));
+}
+
 void
 sim_kernels_layer(const sim_kspec *s, int64_t layer, double T, double b, double sq, double sk, double density,
 		  sim_kemit emit, void *arg)
@@ -240,6 +280,15 @@ sim_kernels_layer(const sim_kspec *s, int64_t layer, double T, double b, double 
 	attn_dims(s, t, &at, &gt, &dqk, &dv);
 	bool mla = t->kv_lora_rank > 0;
 	double drop = s->dropout ? 1.0 : 0.0;
+
+	/* a hybrid model's layer holds one block: a Mamba-2 mixer, attention or an MLP */
+	model_block blk = model_layer_block(m, layer);
+	if (blk == MODEL_BLOCK_MAMBA) {
+		mamba(&x, T, b, sq);
+		return;
+	}
+	if (blk == MODEL_BLOCK_MLP)
+		goto mlp;
 
 	/* ---- attention ---- */
 	/* pre: norm, QKV projections, rotary */
@@ -275,8 +324,11 @@ sim_kernels_layer(const sim_kspec *s, int64_t layer, double T, double b, double 
 	x.w = SIM_W_PROJ;
 	linear(&x, SLOT_F2, SLOT_B0, T, h, at * dv, 1.0);
 	mem2(&x, SLOT_F2, SLOT_B0, Tn * h * (3.0 * e + drop), Tn * h * (2.0 * e + drop));
+	if (blk == MODEL_BLOCK_ATTN)
+		return;
 
 	/* ---- MLP ---- */
+mlp:
 	x.block = SIM_KB_MLP;
 	mem2(&x, SLOT_F0, SLOT_B2, 2.0 * Tn * h * e, 3.0 * Tn * h * e);
 	if (model_layer_is_moe(m, layer)) {

@@ -109,8 +109,11 @@ sim_layer_params(const model *m, const sim_train_cfg *c, int64_t layer, double *
 	const model_tf *t = model_transformer(m);
 	double tp = (double)c->tp;
 	double mult = t->mlp == MODEL_MLP_SWIGLU ? 3.0 : 2.0;
-	double attn = model_attn_params(m) / tp;
-	double mlp = model_mlp_params(m, layer);
+	/* a hybrid model's layer holds one block: its mixer's or its MLP's parameters alone */
+	model_block blk = model_layer_block(m, layer);
+	double attn = blk == MODEL_BLOCK_MAMBA ? model_mamba_params(m) / tp
+		      : blk == MODEL_BLOCK_MLP ? 0.0 : model_attn_params(m) / tp;
+	double mlp = blk == MODEL_BLOCK_FULL || blk == MODEL_BLOCK_MLP ? model_mlp_params(m, layer) : 0.0;
 	double ex = 0.0;
 	if (model_layer_is_moe(m, layer)) {
 		/* a rank holds the 1 / etp slices of its E / ep experts */
@@ -186,7 +189,12 @@ sim_layer_cost_rec(const model *m, const hw_cost *cost, const sim_train_cfg *c, 
 	double gt = t->kv_heads >= c->tp ? (double)t->kv_heads / (double)c->tp : 1.0;
 	double dqk = mla ? (double)(t->qk_nope_dim + t->qk_rope_dim) : (double)t->head_dim;
 	double dv = mla ? (double)t->v_head_dim : (double)t->head_dim;
-	if (c->cp > 1) {
+	/* a hybrid model's layer without an attention mixer or without an MLP: no TP collectives
+	 * around the block it lacks (its segments stay empty) */
+	model_block blk = model_layer_block(m, layer);
+	A->no_tp = blk == MODEL_BLOCK_MLP;
+	B->no_tp = blk == MODEL_BLOCK_MAMBA || blk == MODEL_BLOCK_ATTN;
+	if (c->cp > 1 && !A->no_tp) {
 		/* Ring attention: each step passes a K/V chunk (and in backward also dK/dV) around the
 		 * cp ranks, beside the attention kernels. */
 		A->split = true;
@@ -220,7 +228,8 @@ sim_layer_cost_rec(const model *m, const hw_cost *cost, const sim_train_cfg *c, 
 	}
 	double expert = 0.0;
 	double total = sim_layer_params(m, c, layer, &expert);
-	A->params = model_attn_params(m) / (double)c->tp;
+	A->params = blk == MODEL_BLOCK_MAMBA ? model_mamba_params(m) / (double)c->tp
+		    : blk == MODEL_BLOCK_MLP ? 0.0 : model_attn_params(m) / (double)c->tp;
 	B->params = total - A->params - expert;
 	B->expert_params = expert;
 }

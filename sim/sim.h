@@ -195,7 +195,7 @@ void sim_train_result_free(sim_train_result *r);
 typedef enum sim_weight {
 	SIM_W_NONE, SIM_W_QKV, SIM_W_Q_DOWN, SIM_W_Q_UP, SIM_W_KV_DOWN, SIM_W_KV_UP, SIM_W_PROJ, SIM_W_FC1,
 	SIM_W_FC2, SIM_W_ROUTER, SIM_W_EXPERT_FC1, SIM_W_EXPERT_FC2, SIM_W_SHARED_FC1, SIM_W_SHARED_FC2,
-	SIM_W_MLM, SIM_W_HEAD, SIM_W_CONV, SIM_W_CNN_FC, SIM_NWEIGHTS
+	SIM_W_MLM, SIM_W_HEAD, SIM_W_CONV, SIM_W_CNN_FC, SIM_W_SSM_IN, SIM_W_SSM_OUT, SIM_NWEIGHTS
 } sim_weight;
 const char *sim_weight_name(sim_weight w);
 

@@ -697,8 +697,10 @@ block(bld *b, int s, const block_cost *bc, bool bwd, bool attn, int64_t layer, i
 				else
 					compute(b, rk, &mg->all, tag, l, layer);
 			}
-			/* Leaving the block: all-reduce, or SP's reduce-scatter. */
-			tp_coll_leave(b, s, i, before);
+			/* Leaving the block: all-reduce, or SP's reduce-scatter (none around a block a
+			 * hybrid model's layer lacks) */
+			if (!bc->no_tp)
+				tp_coll_leave(b, s, i, before);
 		} else {
 			for (int j = 0; j < b->tpm; j++)
 				compute(b, rank_of(b, s, i, j), &sg[0], tag, klist(bc, s0), layer);
@@ -1489,7 +1491,7 @@ build(bld *b, const model *m, const hw_cost *cost, const sim_train_cfg *c, size_
 		}
 		for (int64_t l = 0; l < L; l++) {
 			/* layers of the same kind cost the same: reuse the previous one's costs */
-			if (l > 0 && model_layer_is_moe(m, l) == model_layer_is_moe(m, l - 1))
+			if (l > 0 && model_layers_alike(m, l, l - 1))
 				b->lc[l] = b->lc[l - 1];
 			else if (b->rec)
 				sim_layer_cost_rec(m, cost, c, l, &b->lc[l], b->rec);

@@ -419,6 +419,62 @@ START_TEST(moe_folding_hand_worked)
 }
 END_TEST
 
+/* A hybrid model's layers, counted by hand: Nemotron-H-56B (54 Mamba-2, 10 attention, 54 MLP
+ * layers) on tp 8 with sequence parallelism, one 1024-token micro-batch.  Every layer holds one
+ * block, so it gathers the sequence once and reduce-scatters once forward, and again backward:
+ * 2 x 118 of each.  A Mamba-2 layer's in_proj is 1024 x (2 x 16384 + 2 x 8 x 256 + 256) / 8 =
+ * 4640 wide from 8192, its out_proj 1024 x 8192 from 16384 / 8 = 2048; its scan runs 1024 / 128
+ * = 8 chunks, the C B^T products 128 x 128 x 256 one group a rank (8 / 8) each, the others per
+ * head (256 / 8 = 32 a rank): 256 of 128 x 64 x 128.  QKV projections in the 10 attention
+ * layers only, up projections in the 54 MLPs. */
+START_TEST(hybrid_layers_hand_counted)
+{
+	fixture f;
+	setup(&f, "nemotron-h-56b", "dgx-h100");
+	sim_train_cfg c = cfg(8, 8, 1, 1, 1);
+	c.seq = 1024;
+	c.sequence_parallel = true;
+	simulate(&f, &c);
+	check_flops(&f);
+	sim_rank_ops *o = rank_ops(&f, 5);
+	counts n;
+	count(o, &n);
+	ck_assert_int_eq(n.coll[SIM_G_TP][HW_ALL_GATHER], 2 * 118);
+	ck_assert_int_eq(n.coll[SIM_G_TP][HW_REDUCE_SCATTER], 2 * 118);
+	int in = 0, out = 0, qkv = 0, fc1 = 0, cb = 0, cx = 0;
+	for (size_t k = 0; k < o->nkernels; k++) {
+		const sim_kernel *sk = &o->kernels[k];
+		const hw_kernel *h = &sk->hk;
+		if (h->kind != HW_K_GEMM)
+			continue;
+		if (sk->pass == SIM_PASS_FWD && sk->weight == SIM_W_SSM_IN) {
+			ck_assert(h->m == 1024 && h->n == 4640 && h->k == 8192 && h->batch == 1);
+			in++;
+		} else if (sk->pass == SIM_PASS_FWD && sk->weight == SIM_W_SSM_OUT) {
+			ck_assert(h->m == 1024 && h->n == 8192 && h->k == 2048);
+			out++;
+		} else if (sk->pass == SIM_PASS_FWD && sk->weight == SIM_W_QKV) {
+			qkv++;
+		} else if (sk->pass == SIM_PASS_FWD && sk->weight == SIM_W_FC1) {
+			fc1++;
+		} else if (sk->pass == SIM_PASS_BMM && h->m == 128 && h->n == 128 && h->k == 256) {
+			ck_assert(h->batch == 8 * 1);
+			cb++;
+		} else if (sk->pass == SIM_PASS_BMM && h->m == 128 && h->n == 64 && h->k == 128 && h->batch == 8 * 32) {
+			cx++;
+		}
+	}
+	ck_assert_int_eq(in, 54);
+	ck_assert_int_eq(out, 54);
+	ck_assert_int_eq(qkv, 10);
+	ck_assert_int_eq(fc1, 54);
+	ck_assert_int_eq(cb, 54);  /* forward only: the backward's products are transposed shapes */
+	ck_assert_int_ge(cx, 54);
+	sim_rank_ops_free(o);
+	teardown(&f);
+}
+END_TEST
+
 /* ---- groups -------------------------------------------------------------------------------- */
 
 static void
@@ -1225,6 +1281,7 @@ main(void)
 	tcase_add_test(t, hand_counted_collectives);
 	tcase_add_test(t, cp_and_ep_collectives);
 	tcase_add_test(t, moe_folding_hand_worked);
+	tcase_add_test(t, hybrid_layers_hand_counted);
 	tcase_add_test(t, groups_partition_and_placement);
 	tcase_add_test(t, groups_are_the_full_modes);
 	tcase_add_test(t, full_mode_gives_the_same_lists);

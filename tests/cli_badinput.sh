@@ -140,6 +140,10 @@ run_bad 2 "etp x ep (2 x 8) must divide tp x cp x dp (2 x 1 x 4)" $X --gpus 8 --
 run_bad 2 "--etp (1) other than tp (2) needs expert parallelism" $X --gpus 8 --tp 2 --etp 1 --global-batch 8
 run_bad 2 "--etp needs a mixture-of-experts model" $T --gpus 8 --tp 2 --etp 4 --global-batch 8
 run_bad 2 "expert width (14336) must be divisible by etp (3)" $X --gpus 6 --tp 2 --ep 2 --etp 3 --global-batch 6
+# a hybrid model's Mamba-2 mixers split heads and groups over TP, and have no context parallelism
+H="simulate train --model nemotron-h-56b --system dgx-h100 --micro-batch 1 --global-batch 1 --seq 1024"
+run_bad 2 "Mamba heads (256) and groups (8) must be divisible by tp (16)" $H --gpus 16 --tp 16
+run_bad 2 "context parallelism of Mamba layers is not modelled" $H --gpus 16 --tp 8 --cp 2
 # absurd but well-formed sizes: refused before any work, not simulated for hours
 run_bad 2 "micro-batches per step is more than the simulator handles" $T --gpus 8 --tp 8 --global-batch 1099511627776
 run_bad 2 "the op graph would need more than" simulate train --model llama-3-8b --system dgx-h100 --gpus 65536 \

@@ -269,7 +269,7 @@ catalog_of(const vrow *w)
 		{"Llama2-7B", "llama-2-7b"}, {"GPT3-175B", "gpt3-175b"}, {"DeepSeek-V3", "deepseek-v3"},
 		{"Grok-1", "grok-1"}, {"Nemotron4-15B", "nemotron-4-15b"}, {"Nemotron4-340B", "nemotron-4-340b"},
 		{"Llama4-Maverick", "llama-4-maverick"}, {"Qwen3-30B-A3B", "qwen3-30b-a3b"}, {"GPT-OSS 120B", "gpt-oss-120b"},
-		{"GPT-OSS 20B", "gpt-oss-20b"}, {"Kimi K2", "kimi-k2"},
+		{"GPT-OSS 20B", "gpt-oss-20b"}, {"Kimi K2", "kimi-k2"}, {"Nemotron-H-56B", "nemotron-h-56b"},
 	};
 	const char *name = get(w, C_MODEL);
 	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
