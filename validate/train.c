@@ -231,22 +231,25 @@ static const struct recipe {
 	int kv_heads, vocab;        /* > 0: the dimensions the run had */
 	int recompute;              /* a sim_recompute the recipe ran, or -1 */
 	int ep;                     /* > 0: the expert-parallel degree the recipe ran */
+	int fp8_recipe;             /* an FP8 row's HW_FP8_* scaling, or -1: the framework's */
 	const char *why;
 } recipes[] = {
-	{"35a9aecc", "GPT3-175B", SIM_ATTN_FLASH, -1, 0, 0, 0, -1, 0, "recipe: TE FlashAttention-2 backend (NVTE_FUSED_ATTN=0)"},
-	{"35a9aecc", "Nemotron4-340B", SIM_ATTN_FLASH, -1, 0, 0, 0, -1, 0, "recipe: TE FlashAttention-2 backend (NVTE_FUSED_ATTN=0)"},
-	{"35a9aecc", "Grok-1", SIM_ATTN_FLASH, -1, 0, 0, 0, -1, 0, "recipe: TE FlashAttention-2 backend (NVTE_FUSED_ATTN=0)"},
-	{"741c8860", "Grok-1", SIM_ATTN_FLASH, -1, 0, 0, 0, -1, 0, "recipe: TE FlashAttention-2 backend (NVTE_FUSED_ATTN=0)"},
-	{"35a9aecc", "Llama3.1-405B", -1, -1, 0, 16, 51200, -1, 0, "run: 16 KV groups and a GPT-2 vocabulary (dgxc 405B yaml)"},
-	{"dgxc-benchmarking", "DeepSeek-V3", -1, 0, 0, 0, 0, -1, 0, "recipe: no TP communication overlap"},
-	{"dgxc-benchmarking", "Llama4-Maverick", -1, -1, 1, 0, 0, -1, 0, "launch script: VP=1"},
-	{"Automodel", "GPT-OSS 120B", SIM_ATTN_FLASH, -1, 0, 0, 0, SIM_RECOMPUTE_NONE, 16,
+	{"35a9aecc", "GPT3-175B", SIM_ATTN_FLASH, -1, 0, 0, 0, -1, 0, -1, "recipe: TE FlashAttention-2 backend (NVTE_FUSED_ATTN=0)"},
+	{"35a9aecc", "Nemotron4-340B", SIM_ATTN_FLASH, -1, 0, 0, 0, -1, 0, -1, "recipe: TE FlashAttention-2 backend (NVTE_FUSED_ATTN=0)"},
+	{"35a9aecc", "Grok-1", SIM_ATTN_FLASH, -1, 0, 0, 0, -1, 0, -1, "recipe: TE FlashAttention-2 backend (NVTE_FUSED_ATTN=0)"},
+	{"741c8860", "Grok-1", SIM_ATTN_FLASH, -1, 0, 0, 0, -1, 0, -1, "recipe: TE FlashAttention-2 backend (NVTE_FUSED_ATTN=0)"},
+	{"35a9aecc", "Llama3.1-405B", -1, -1, 0, 16, 51200, -1, 0, -1, "run: 16 KV groups and a GPT-2 vocabulary (dgxc 405B yaml)"},
+	{"dgxc-benchmarking", "DeepSeek-V3", -1, 0, 0, 0, 0, -1, 0, -1, "recipe: no TP communication overlap"},
+	{"dgxc-benchmarking", "Llama4-Maverick", -1, -1, 1, 0, 0, -1, 0, -1, "launch script: VP=1"},
+	{"Automodel", "GPT-OSS 120B", SIM_ATTN_FLASH, -1, 0, 0, 0, SIM_RECOMPUTE_NONE, 16, -1,
 	 "recipe: FlexAttention (FlashAttention-2 class), no activation checkpointing, EP 16"},
-	{"Automodel", "GPT-OSS 20B", SIM_ATTN_FLASH, -1, 0, 0, 0, SIM_RECOMPUTE_FULL, 8,
+	{"Automodel", "GPT-OSS 20B", SIM_ATTN_FLASH, -1, 0, 0, 0, SIM_RECOMPUTE_FULL, 8, -1,
 	 "recipe: FlexAttention (FlashAttention-2 class), activation checkpointing, EP 8"},
-	{"Automodel", "Nemotron V3", SIM_ATTN_FLASH, -1, 0, 0, 0, SIM_RECOMPUTE_FULL, 0,
+	{"Automodel", "Nemotron V3", SIM_ATTN_FLASH, -1, 0, 0, 0, SIM_RECOMPUTE_FULL, 0, -1,
 	 "recipe: PyTorch SDPA, activation checkpointing"},
-	{"Automodel", "", -1, -1, 0, 0, 0, SIM_RECOMPUTE_FULL, 0, "recipe: activation checkpointing"},
+	{"dgxc-benchmarking", "Nemotron-H", -1, -1, 0, 0, 0, -1, 0, HW_FP8_TENSORWISE,
+	 "recipe: FP8 current scaling (bf16_with_fp8_mixed_current_scaling in NeMo's nemotronh_56b.py)"},
+	{"Automodel", "", -1, -1, 0, 0, 0, SIM_RECOMPUTE_FULL, 0, -1, "recipe: activation checkpointing"},
 };
 
 static const struct recipe *
@@ -503,6 +506,8 @@ row_config(vrow *w, const hw_profile *fw)
 			c->recompute = (sim_recompute)rr->recompute;
 		if (rr->ep > 0 && geti(w, C_EP) <= 0)
 			c->ep = rr->ep;
+		if (rr->fp8_recipe >= 0 && c->dtype == HW_FP8 && c->fp8_recipe == 0)
+			c->fp8_recipe = rr->fp8_recipe;
 		pp_strlcpy(w->note, rr->why, sizeof w->note);
 	}
 	/* a row that says it ran its source's most performant layout and states none runs the
