@@ -140,6 +140,12 @@ parse_cfg(const pctx *x, const cJSON *o, sim_train_cfg *c)
 	INT_FIELD("dp", 1, 1 << 24, c->dp);
 	INT_FIELD("cp", 1, 1 << 24, c->cp);
 	INT_FIELD("ep", 1, 1 << 24, c->ep);
+	/* the MoE layers' TP degree: absent in plans written before parallel folding (the default
+	 * then, tp where it fits, is what they ran) */
+	v = 0;
+	if ((rc = get_int(x, o, "etp", false, 0, 1 << 24, &v)) != 0)
+		return rc;
+	c->etp = (int)v;
 	INT_FIELD("vpp", 1, 1 << 16, c->vpp);
 	INT_FIELD("zero", 0, 3, c->zero);
 	INT_FIELD("micro_batch", 1, INT64_C(1) << 40, c->micro_batch);
@@ -300,6 +306,8 @@ cal_replay_plan_json(const cal_replay_plan *p)
 	cJSON_AddNumberToObject(x, "dp", c->dp);
 	cJSON_AddNumberToObject(x, "cp", c->cp);
 	cJSON_AddNumberToObject(x, "ep", c->ep);
+	if (c->etp > 0) /* given, not the default */
+		cJSON_AddNumberToObject(x, "etp", c->etp);
 	cJSON_AddNumberToObject(x, "vpp", c->vpp);
 	cJSON_AddNumberToObject(x, "zero", c->zero);
 	cJSON_AddBoolToObject(x, "fsdp", c->fsdp);
@@ -349,7 +357,7 @@ cal_replay_simulate(const model *m, const hw_cost *cost, const cal_replay_plan *
 
 /* ---- the split schedule -------------------------------------------------------------------- */
 
-static const sim_group coll_groups[] = {SIM_G_TP, SIM_G_CP, SIM_G_EP, SIM_G_DP, SIM_G_EDP, SIM_G_EMB};
+static const sim_group coll_groups[] = {SIM_G_TP, SIM_G_CP, SIM_G_EP, SIM_G_DP, SIM_G_EDP, SIM_G_EMB, SIM_G_ETP};
 #define NCOLLGROUPS (sizeof coll_groups / sizeof coll_groups[0])
 
 /* The stage a pipeline link leads to, or -1 when there is no such link. */

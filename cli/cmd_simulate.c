@@ -96,8 +96,11 @@ print_table(const cJSON *doc, const sim_train_result *r)
 	       cJSON_GetObjectItem(cfg, "dp")->valuedouble);
 	if (cJSON_GetObjectItem(cfg, "cp")->valuedouble > 1)
 		printf(", cp %.0f", cJSON_GetObjectItem(cfg, "cp")->valuedouble);
-	if (cJSON_GetObjectItem(cfg, "ep")->valuedouble > 1)
+	if (cJSON_GetObjectItem(cfg, "ep")->valuedouble > 1) {
 		printf(", ep %.0f", cJSON_GetObjectItem(cfg, "ep")->valuedouble);
+		if (cJSON_GetObjectItem(cfg, "etp")->valuedouble != cJSON_GetObjectItem(cfg, "tp")->valuedouble)
+			printf(" (etp %.0f)", cJSON_GetObjectItem(cfg, "etp")->valuedouble);
+	}
 	printf(", %s", cJSON_GetObjectItem(cfg, "schedule")->valuestring);
 	if (cJSON_GetObjectItem(cfg, "vpp")->valuedouble > 1)
 		printf(" (vpp %.0f)", cJSON_GetObjectItem(cfg, "vpp")->valuedouble);
@@ -167,7 +170,7 @@ simulate_train(int argc, char **argv)
 	static const cli_cmd cmd = {
 		"simulate train",
 		"simulate train --model M --system S --gpus N --tp T --pp P [--dp D] [--cp C]\n"
-		"                         [--ep E] [--vpp V] [--zero 0..3] [--fsdp] [--schedule gpipe|1f1b|interleaved|zb-h1]\n"
+		"                         [--ep E] [--etp T] [--vpp V] [--zero 0..3] [--fsdp] [--schedule gpipe|1f1b|interleaved|zb-h1]\n"
 		"                         --micro-batch B --global-batch G [--seq L] [--recompute none|selective|full|op]\n"
 		"                         [--[no-]sequence-parallel] [--dtype bf16|fp16|fp8|fp32] [--full] [--trace FILE] [--json]\n",
 		about_train,
@@ -191,7 +194,10 @@ simulate_train(int argc, char **argv)
 		OPT_INT("pp", "P", &c.pp, 1, 1 << 16, "pipeline-parallel degree"),
 		OPT_INT("dp", "D", &c.dp, 1, 1 << 24, "data-parallel degree (default: N / (T x P x C))"),
 		OPT_INT("cp", "C", &c.cp, 1, 1 << 16, "context-parallel degree"),
-		OPT_INT("ep", "E", &c.ep, 1, 1 << 16, "expert-parallel degree (divides D x C)"),
+		OPT_INT("ep", "E", &c.ep, 1, 1 << 16, "expert-parallel degree"),
+		OPT_INT("etp", "T", &c.etp, 1, 1 << 16,
+			"the MoE layers' tensor parallelism (parallel folding: etp x ep divides T x C x D; default T where E "
+			"divides D x C, else the largest divisor of T that fits)"),
 		OPT_INT("vpp", "V", &c.vpp, 1, 1 << 10, "virtual stages per pipeline rank (the interleaved schedule)"),
 		OPT_INT("zero", "Z", &c.zero, 0, 3, "ZeRO stage: 1 optimizer states, 2 + gradients, 3 + parameters"),
 		OPT_SWITCH("fsdp", &c.fsdp, "ZeRO-3 as PyTorch FSDP FULL_SHARD does it (per-block gathers)"),

@@ -22,7 +22,8 @@
  *   of ranks per node scales with the NICs those ranks use), else from link figures: inside a
  *   scale-up domain the per-GPU NVLink bandwidth times an efficiency, across nodes the NICs
  *   behind the group's GPUs on each node (per_node x NIC bandwidth per GPU), capped by NVLink,
- *   divided by the fabric's oversubscription for groups that cross the leaf level.
+ *   divided by the fabric's oversubscription for groups that cross the leaf level (an
+ *   all-to-all's off-node share goes through each rank's own NIC: one NIC per rank).
  *   Latency is a fixed launch-and-sync cost alpha plus a per-step cost for each step of the
  *   algorithm: a ring all-gather or reduce-scatter of n ranks takes n - 1 steps, a ring
  *   all-reduce 2(n - 1) (NCCL's tree across k nodes, 2(g - 1) intra-node steps and 2 log2 k
@@ -705,14 +706,19 @@ hw_cost_coll(const hw_cost *c, hw_coll op, int ranks, int per_node, double bytes
 	out->inter = nodes > 1;
 	double factor = hw_coll_busbw_factor(op, n);
 	if (op == HW_ALL_TO_ALL && nodes > 1) {
-		/* What leaves the node is the bottleneck: (n - per_node)/n of each rank's buffer. */
+		/* What leaves the node is the bottleneck: (n - per_node)/n of each rank's buffer (at
+		 * one NIC's bandwidth, below). */
 		factor = (double)(n - per_node) / (double)n;
 	}
 	out->wire_bytes = bytes * factor;
 	double lat = coll_latency_us(c, op, n, per_node, nodes);
 	const curve *cv = op == HW_ALL_TO_ALL ? NULL : find_curve(c, op, n, nodes);
 	hw_prov mprov;
-	double mbw = model_busbw(c, op, nodes, per_node, &mprov);
+	/* An all-to-all across nodes sends (n - per_node)/n of each rank's buffer off its node
+	 * through that rank's own NIC: every member's NIC is busy with its own bytes at once, so
+	 * one rank's share is one NIC's bandwidth, not the per_node NICs a ring all-reduce spreads
+	 * its one stream of bytes over (nccl-tests' inter-node alltoall busbw is about one NIC's). */
+	double mbw = model_busbw(c, op, nodes, op == HW_ALL_TO_ALL && nodes > 1 ? 1 : per_node, &mprov);
 	if (cv != NULL) {
 		double bw = curve_eval(cv, bytes);
 		if (nodes > 1) {

@@ -71,9 +71,86 @@ bool
 model_layer_is_moe(const model *m, int64_t layer)
 {
 	const model_tf *t = &m->tf;
-	if (m->kind != MODEL_TRANSFORMER || t->experts == 0 || layer < t->dense_layers)
+	if (m->kind != MODEL_TRANSFORMER || t->experts == 0)
+		return false;
+	if (m->pattern != NULL)
+		return layer >= 0 && layer < t->layers && m->pattern[layer] == 'E';
+	if (layer < t->dense_layers)
 		return false;
 	return (layer - t->dense_layers) % t->moe_every == 0;
+}
+
+model_block
+model_layer_block(const model *m, int64_t layer)
+{
+	if (m->pattern == NULL || layer < 0 || layer >= m->tf.layers)
+		return MODEL_BLOCK_FULL;
+	switch (m->pattern[layer]) {
+	case 'M': return MODEL_BLOCK_MAMBA;
+	case '*': return MODEL_BLOCK_ATTN;
+	default: return MODEL_BLOCK_MLP;
+	}
+}
+
+bool
+model_layers_alike(const model *m, int64_t a, int64_t b)
+{
+	return model_layer_is_moe(m, a) == model_layer_is_moe(m, b) && model_layer_block(m, a) == model_layer_block(m, b);
+}
+
+const char *
+model_hybrid_pattern(const model *m)
+{
+	return m->pattern;
+}
+
+/* Does the layer hold an attention mixer, an MLP (or MoE)? */
+static bool
+has_attn(const model *m, int64_t layer)
+{
+	model_block k = model_layer_block(m, layer);
+	return k == MODEL_BLOCK_FULL || k == MODEL_BLOCK_ATTN;
+}
+
+static bool
+has_mlp(const model *m, int64_t layer)
+{
+	model_block k = model_layer_block(m, layer);
+	return k == MODEL_BLOCK_FULL || k == MODEL_BLOCK_MLP;
+}
+
+/* Weights of a Mamba-2 mixer's projections (Megatron-Core's MambaMixer): in_proj from h to z
+ * and x (d_inner each), B and C (groups x state each) and dt (one a head); out_proj from
+ * d_inner back to h. */
+static double
+mamba_matmul_params(const model_tf *t)
+{
+	double h = (double)t->hidden, di = (double)(t->ssm_heads * t->ssm_head_dim);
+	double gn = (double)(t->ssm_groups * t->ssm_state);
+	return h * (2.0 * di + 2.0 * gn + (double)t->ssm_heads) + di * h;
+}
+
+double
+model_mamba_params(const model *m)
+{
+	const model_tf *t = &m->tf;
+	if (t->ssm_heads == 0)
+		return 0.0;
+	double di = (double)(t->ssm_heads * t->ssm_head_dim), gn = (double)(t->ssm_groups * t->ssm_state);
+	/* + the depthwise convolution over x, B and C (weights and bias), A, D and the dt bias per
+	 * head, the gated norm over d_inner, the block's input norm */
+	return mamba_matmul_params(t) + (di + 2.0 * gn) * (double)(t->ssm_conv + 1) + 3.0 * (double)t->ssm_heads + di +
+	       norm_params(t);
+}
+
+/* The chunked SSD scan's FLOPs per token (Dao and Gu 2024, section 6): with chunks of Q tokens,
+ * each group scores C against B inside a chunk (2 Q N), each head applies them to x (2 Q P),
+ * folds its chunk into a state (2 N P) and reads the states out (2 N P). */
+static double
+ssm_scan_flops_per_token(const model_tf *t)
+{
+	double Q = (double)t->ssm_chunk, N = (double)t->ssm_state, P = (double)t->ssm_head_dim;
+	return 2.0 * Q * N * (double)t->ssm_groups + (double)t->ssm_heads * (2.0 * Q * P + 4.0 * N * P);
 }
 
 /* Matmul weights a token multiplies by in one layer's MLP block (active: routed top_k). */
@@ -101,7 +178,9 @@ model_mlp_params(const model *m, int64_t layer)
 double
 model_layer_params(const model *m, int64_t layer)
 {
-	return model_attn_params(m) + model_mlp_params(m, layer);
+	if (model_layer_block(m, layer) == MODEL_BLOCK_MAMBA)
+		return model_mamba_params(m);
+	return (has_attn(m, layer) ? model_attn_params(m) : 0.0) + (has_mlp(m, layer) ? model_mlp_params(m, layer) : 0.0);
 }
 
 double
@@ -187,8 +266,30 @@ matmul_params_per_token(const model *m)
 	if (t->mlm_head)
 		p += (double)t->hidden * (double)t->hidden;
 	for (int64_t l = 0; l < t->layers; l++)
-		p += attn_matmul_params(t) + mlp_matmul_params(m, l, true);
+		if (model_layer_block(m, l) == MODEL_BLOCK_MAMBA)
+			p += mamba_matmul_params(t);
+		else
+			p += (has_attn(m, l) ? attn_matmul_params(t) : 0.0) + (has_mlp(m, l) ? mlp_matmul_params(m, l, true) : 0.0);
 	return p;
+}
+
+/* Layers with an attention mixer, and with a Mamba-2 mixer. */
+static double
+attn_layers(const model *m)
+{
+	double n = 0.0;
+	for (int64_t l = 0; l < m->tf.layers; l++)
+		n += has_attn(m, l);
+	return n;
+}
+
+static double
+mamba_layers(const model *m)
+{
+	double n = 0.0;
+	for (int64_t l = 0; l < m->tf.layers; l++)
+		n += model_layer_block(m, l) == MODEL_BLOCK_MAMBA;
+	return n;
 }
 
 /* Attention score + context FLOPs per token per layer at sequence length s (full matrix). */
@@ -206,7 +307,8 @@ model_flops_fwd_per_token(const model *m, int64_t seq)
 {
 	if (m->kind == MODEL_CNN)
 		return model_cnn_flops_per_sample(m);
-	return 2.0 * matmul_params_per_token(m) + (double)m->tf.layers * attn_core_flops_per_token(&m->tf, seq);
+	return 2.0 * matmul_params_per_token(m) + attn_layers(m) * attn_core_flops_per_token(&m->tf, seq) +
+	       mamba_layers(m) * (m->tf.ssm_heads > 0 ? ssm_scan_flops_per_token(&m->tf) : 0.0);
 }
 
 double
@@ -248,8 +350,7 @@ double
 model_flops_palm_per_token(const model *m, int64_t seq)
 {
 	const model_tf *t = &m->tf;
-	return 6.0 * matmul_params_per_token(m) +
-	       12.0 * (double)t->layers * (double)t->heads * (double)t->head_dim * (double)seq;
+	return 6.0 * matmul_params_per_token(m) + 12.0 * attn_layers(m) * (double)t->heads * (double)t->head_dim * (double)seq;
 }
 
 double
@@ -266,7 +367,7 @@ model_kv_bytes_per_token(const model *m, double bytes_per_elem)
 	const model_tf *t = &m->tf;
 	double per_layer = t->kv_lora_rank > 0 ? (double)(t->kv_lora_rank + t->qk_rope_dim)
 					       : 2.0 * (double)t->kv_heads * (double)t->head_dim;
-	return per_layer * (double)t->layers * bytes_per_elem;
+	return per_layer * attn_layers(m) * bytes_per_elem;
 }
 
 double
@@ -371,6 +472,16 @@ model_to_json(const model *m)
 		add_int(mla, "qk_nope_dim", t->qk_nope_dim);
 		add_int(mla, "qk_rope_dim", t->qk_rope_dim);
 		add_int(mla, "v_head_dim", t->v_head_dim);
+	}
+	if (m->pattern != NULL) {
+		cJSON *hy = cJSON_AddObjectToObject(o, "hybrid");
+		cJSON_AddStringToObject(hy, "pattern", m->pattern);
+		add_int(hy, "ssm_heads", t->ssm_heads);
+		add_int(hy, "ssm_head_dim", t->ssm_head_dim);
+		add_int(hy, "ssm_groups", t->ssm_groups);
+		add_int(hy, "ssm_state", t->ssm_state);
+		add_int(hy, "ssm_conv", t->ssm_conv);
+		add_int(hy, "ssm_chunk", t->ssm_chunk);
 	}
 	cJSON_AddNumberToObject(o, "fwd_flops_per_token", model_flops_fwd_per_token(m, t->seq));
 	cJSON_AddNumberToObject(o, "train_flops_per_token", model_flops_train_per_token(m, t->seq));

@@ -51,6 +51,7 @@ model_free(model *m)
 	if (m == NULL)
 		return;
 	free(m->layers);
+	free(m->pattern);
 	free(m);
 }
 
@@ -226,6 +227,29 @@ check_transformer(model *m, const char *origin, char *err, size_t errlen)
 	return 0;
 }
 
+/* A hybrid model's pattern (Nemotron-H's hybrid_override_pattern): one character a layer, "M" a
+ * Mamba-2 mixer, "*" attention, "-" an MLP, "E" a MoE; as long as "layers". */
+static int
+set_pattern(model *m, const char *pat, const char *origin, char *err, size_t errlen)
+{
+	size_t n = strlen(pat);
+	if ((int64_t)n != m->tf.layers)
+		return pp_err(err, errlen, PP_EINPUT, "%s: \"hybrid.pattern\" has %zu layers, \"layers\" says %lld", origin, n,
+			      (long long)m->tf.layers);
+	size_t bad = strspn(pat, "M*-E");
+	if (bad < n)
+		return pp_err(err, errlen, PP_EINPUT,
+			      "%s: \"hybrid.pattern\" may hold only M (Mamba-2), * (attention), - (MLP) and E (MoE), got '%c' at %zu",
+			      origin, pat[bad], bad + 1);
+	if (strchr(pat, 'E') != NULL && m->tf.experts == 0)
+		return pp_err(err, errlen, PP_EINPUT, "%s: \"hybrid.pattern\" has MoE layers (E) but no \"moe\" is given", origin);
+	free(m->pattern);
+	m->pattern = strdup(pat);
+	if (m->pattern == NULL)
+		return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+	return 0;
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Our own JSON format (docs/model-format.md). */
 
@@ -308,6 +332,27 @@ parse_ours(const cJSON *root, const char *origin, model *m, char *err, size_t er
 		    (rc = get_int(&rl, mla, "qk_nope_dim", true, 0, 1, DIM_MAX, &t->qk_nope_dim)) != 0 ||
 		    (rc = get_int(&rl, mla, "qk_rope_dim", true, 0, 1, DIM_MAX, &t->qk_rope_dim)) != 0 ||
 		    (rc = get_int(&rl, mla, "v_head_dim", true, 0, 1, DIM_MAX, &t->v_head_dim)) != 0)
+			return rc;
+	}
+	const cJSON *hy = cJSON_GetObjectItemCaseSensitive(root, "hybrid");
+	if (hy != NULL && !cJSON_IsNull(hy)) {
+		if (!cJSON_IsObject(hy))
+			return pp_err(err, errlen, PP_EINPUT, "%s: \"hybrid\" must be an object", origin);
+		reader rh = {origin, "hybrid.", err, errlen};
+		const char *pat;
+		if ((rc = get_str(&rh, hy, "pattern", &pat)) != 0)
+			return rc;
+		if (pat == NULL)
+			return pp_err(err, errlen, PP_EINPUT, "%s: missing field \"hybrid.pattern\" (one of M * - E a layer)",
+				      origin);
+		if ((rc = get_int(&rh, hy, "ssm_heads", true, 0, 1, DIM_MAX, &t->ssm_heads)) != 0 ||
+		    (rc = get_int(&rh, hy, "ssm_head_dim", true, 0, 1, DIM_MAX, &t->ssm_head_dim)) != 0 ||
+		    (rc = get_int(&rh, hy, "ssm_groups", false, 1, 1, DIM_MAX, &t->ssm_groups)) != 0 ||
+		    (rc = get_int(&rh, hy, "ssm_state", true, 0, 1, DIM_MAX, &t->ssm_state)) != 0 ||
+		    (rc = get_int(&rh, hy, "ssm_conv", false, 4, 1, 1 << 10, &t->ssm_conv)) != 0 ||
+		    (rc = get_int(&rh, hy, "ssm_chunk", false, 128, 1, 1 << 16, &t->ssm_chunk)) != 0)
+			return rc;
+		if ((rc = set_pattern(m, pat, origin, err, errlen)) != 0)
 			return rc;
 	}
 	return check_transformer(m, origin, err, errlen);

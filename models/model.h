@@ -61,7 +61,22 @@ typedef struct model_tf {
 	/* What a training framework needs to build the same model (0: not given; the frameworks'
 	 * defaults then apply): the RoPE base, and the norms' epsilon. */
 	double rope_theta, norm_eps;
+	/* Hybrid models (Nemotron-H; ssm_heads == 0 means none): each layer is one block, a
+	 * Mamba-2 mixer, an attention mixer, an MLP or a MoE (model_layer_block, from the hybrid
+	 * pattern); the Mamba-2 mixer is ssm_heads x ssm_head_dim wide (d_inner), its B and C
+	 * projections come in ssm_groups groups of ssm_state, its causal convolution is ssm_conv
+	 * wide and its scan runs in chunks of ssm_chunk tokens (Dao and Gu 2024, arXiv 2405.21060). */
+	int64_t ssm_heads, ssm_head_dim, ssm_groups, ssm_state, ssm_conv, ssm_chunk;
 } model_tf;
+
+/* What a layer holds: a transformer layer (attention and an MLP or MoE: every layer of a model
+ * without a hybrid pattern), or one block of a hybrid model. */
+typedef enum model_block {
+	MODEL_BLOCK_FULL,  /* attention + MLP (or MoE) */
+	MODEL_BLOCK_MAMBA, /* a Mamba-2 mixer ("M" in Nemotron-H's hybrid_override_pattern) */
+	MODEL_BLOCK_ATTN,  /* an attention mixer alone ("*") */
+	MODEL_BLOCK_MLP    /* an MLP alone ("-"), or a MoE alone ("E": model_layer_is_moe) */
+} model_block;
 
 typedef enum model_layer_kind {
 	MODEL_LAYER_CONV, MODEL_LAYER_FC, MODEL_LAYER_BN, MODEL_LAYER_RELU, MODEL_LAYER_MAXPOOL,
@@ -109,9 +124,15 @@ void model_cnn_input(const model *m, int64_t *c, int64_t *h, int64_t *w);
 
 /* Transformer layer structure. */
 bool model_layer_is_moe(const model *m, int64_t layer);
+model_block model_layer_block(const model *m, int64_t layer);
+/* Layers of the same structure (block and MoE or not): they cost the same. */
+bool model_layers_alike(const model *m, int64_t a, int64_t b);
+/* The hybrid pattern, one character a layer ("M", "*", "-", "E"), or NULL for a transformer. */
+const char *model_hybrid_pattern(const model *m);
+double model_mamba_params(const model *m);       /* one Mamba-2 mixer incl. its norm (0: none) */
 double model_attn_params(const model *m);        /* one layer's attention block incl. its norm */
 double model_mlp_params(const model *m, int64_t layer); /* one layer's MLP or MoE block incl. norm */
-double model_layer_params(const model *m, int64_t layer);
+double model_layer_params(const model *m, int64_t layer); /* the blocks a layer holds */
 double model_embedding_params(const model *m);   /* token (+position, +type) embeddings */
 double model_head_params(const model *m);        /* final norm + LM head (0 when tied), or BERT heads */
 

@@ -16,6 +16,7 @@ struct model {
 	model_kind kind;
 	model_tf tf;
 	char warnings[1024]; /* what the loader could not model, one line each ("" when none) */
+	char *pattern;       /* a hybrid model's blocks, one of "M*-E" a layer (tf.layers long), or NULL */
 	/* CNN */
 	model_layer *layers;
 	size_t nlayers;

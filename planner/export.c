@@ -183,6 +183,8 @@ megatron_args(ex *x, const char *indent)
 		ARG("--context-parallel-size %d", c->cp);
 	if (c->ep > 1)
 		ARG("--expert-model-parallel-size %d", c->ep);
+	if (c->ep > 1 && sim_train_etp(c) != c->tp) /* Megatron-Core's default is tp */
+		ARG("--expert-tensor-parallel-size %d", sim_train_etp(c));
 	if (c->sequence_parallel && c->tp > 1) {
 		ARG("--sequence-parallel");
 		if (c->tp_comm_overlap)

@@ -224,6 +224,25 @@ sim_stage_layers(const model *m, const sim_train_cfg *c, int stage)
 	return (int)split_part(L, p, stage);
 }
 
+/* MoE parallel folding (Liu et al. 2025, arXiv 2504.14960; Megatron-Core's
+ * --expert-tensor-parallel-size): the MoE layers lay etp x ep x edp over the tp x cp x dp ranks
+ * of a stage.  Megatron-Core's default etp is tp; where ep x tp does not fit (TP 2 and EP 64 on a
+ * stage of 64 ranks, DeepSeek-V3's dgxc recipe) the largest divisor of tp that does, as those
+ * recipes set it by hand.  The default is worked out here, not stored in the configuration, so
+ * that a configuration reads back as it was written. */
+int
+sim_train_etp(const sim_train_cfg *c)
+{
+	if (c->etp > 0)
+		return c->etp;
+	int64_t stage = (int64_t)c->tp * c->cp * (c->dp > 0 ? c->dp : 1);
+	int ep = c->ep > 0 ? c->ep : 1;
+	for (int e = c->tp; e > 1; e--)
+		if (c->tp % e == 0 && stage % ((int64_t)e * ep) == 0)
+			return e;
+	return 1;
+}
+
 static int
 usage(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int
@@ -296,6 +315,15 @@ sim_train_check(const model *m, const hw_system *sys, sim_train_cfg *c, char *er
 			     c->tp);
 	if (t->ffn > 0 && t->ffn % c->tp != 0)
 		return usage(err, errlen, "MLP width (%lld) must be divisible by tp (%d)", (long long)t->ffn, c->tp);
+	if (t->ssm_heads > 0) {
+		/* Megatron-Core's MambaMixer splits its heads and its B/C groups over the TP ranks */
+		if (t->ssm_heads % c->tp != 0 || t->ssm_groups % c->tp != 0)
+			return usage(err, errlen, "Mamba heads (%lld) and groups (%lld) must be divisible by tp (%d)",
+				     (long long)t->ssm_heads, (long long)t->ssm_groups, c->tp);
+		if (c->cp > 1)
+			return usage(err, errlen, "context parallelism of Mamba layers is not modelled (%s has them): use --cp 1",
+				     model_name(m));
+	}
 	int64_t seq = sim_seq(m, c);
 	if (seq < 1 || seq > (1 << 24))
 		return usage(err, errlen, "--seq must be from 1 to %d", 1 << 24);
@@ -307,10 +335,24 @@ sim_train_check(const model *m, const hw_system *sys, sim_train_cfg *c, char *er
 			return usage(err, errlen, "--ep needs a mixture-of-experts model; %s is dense", model_name(m));
 		if (t->experts % c->ep != 0)
 			return usage(err, errlen, "experts (%lld) must be divisible by ep (%d)", (long long)t->experts, c->ep);
-		if (((int64_t)c->dp * c->cp) % c->ep != 0)
-			return usage(err, errlen, "ep (%d) must divide dp x cp (%d x %d): experts are spread over data-parallel ranks",
-				     c->ep, c->dp, c->cp);
 	}
+	if (c->etp < 0)
+		return usage(err, errlen, "--etp must be a positive integer (or 0 for the default), got %d", c->etp);
+	if (c->etp > 1 && c->etp != c->tp && t->experts == 0)
+		return usage(err, errlen, "--etp needs a mixture-of-experts model; %s is dense", model_name(m));
+	int64_t stage_ranks = (int64_t)c->tp * c->cp * c->dp;
+	int etp = sim_train_etp(c);
+	if (t->experts > 0 && c->ep == 1 && etp != c->tp)
+		return usage(err, errlen,
+			     "--etp (%d) other than tp (%d) needs expert parallelism (--ep > 1): without it every TP rank runs "
+			     "its expert slices over the whole sequence", etp, c->tp);
+	if (t->experts > 0 && stage_ranks % ((int64_t)etp * c->ep) != 0)
+		return usage(err, errlen,
+			     "etp x ep (%d x %d) must divide tp x cp x dp (%d x %d x %d): the MoE layers fold their expert-tensor, "
+			     "expert and expert-data parallel ranks over the dense layers' ranks of a stage",
+			     etp, c->ep, c->tp, c->cp, c->dp);
+	if (t->experts > 0 && t->expert_ffn % etp != 0)
+		return usage(err, errlen, "expert width (%lld) must be divisible by etp (%d)", (long long)t->expert_ffn, etp);
 	if (c->pp == 1) {
 		if (c->vpp > 1)
 			return usage(err, errlen, "--vpp needs pipeline parallelism (pp > 1)");
@@ -381,11 +423,14 @@ sim_place(const hw_system *sys, const sim_train_cfg *c, placement *out)
 	out->tp_per_node = c->tp < dom ? c->tp : dom;
 	out->cp_per_node = per_domain(c->cp, c->tp, dom);
 	out->dp_per_node = per_domain(c->dp, (int64_t)c->tp * c->cp, dom);
-	out->ep_per_node = per_domain(c->ep, c->tp, dom);
-	out->edp = c->ep > 0 ? c->dp * c->cp / c->ep : c->dp;
+	/* the MoE groups fold over a stage's ranks etp fastest, then ep, then edp (sim.h) */
+	int etp = sim_train_etp(c), ep = c->ep > 0 ? c->ep : 1;
+	out->etp_per_node = etp < dom ? etp : dom;
+	out->ep_per_node = per_domain(ep, etp, dom);
+	out->edp = (int)((int64_t)c->tp * c->cp * c->dp / ((int64_t)etp * ep));
 	if (out->edp < 1)
 		out->edp = 1;
-	out->edp_per_node = per_domain(out->edp, (int64_t)c->tp * c->ep, dom);
+	out->edp_per_node = per_domain(out->edp, (int64_t)etp * ep, dom);
 	out->grad_per_node = per_domain(c->dp * c->cp, c->tp, dom);
 	int64_t pstride = (int64_t)c->tp * c->cp * c->dp;
 	out->pp_intra = pstride < dom && (dom % pstride == 0) && c->pp > 1;

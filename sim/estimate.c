@@ -69,15 +69,18 @@ sim_train_estimate(const model *m, const hw_cost *cost, const sim_train_cfg *cin
 		for (int k = 0; k < nl; k++, layer++) {
 			/* interleaved chunks hold other layers, but layers cost alike: the count matters */
 			layer_cost lc;
-			if (prev_layer >= 0 && model_layer_is_moe(m, layer) == model_layer_is_moe(m, prev_layer)) {
+			if (prev_layer >= 0 && model_layers_alike(m, layer, prev_layer)) {
 				lc = prev;
 			} else {
 				sim_layer_cost(m, cost, c, layer, &lc);
 				prev = lc;
 			}
 			prev_layer = layer;
-			double fwd = block_t(&lc.attn, false) + block_t(&lc.mlp, false) + 2.0 * tp_block;
-			double bwd = block_t(&lc.attn, true) + block_t(&lc.mlp, true) + 2.0 * tp_block;
+			/* TP collectives around each block (a MoE block under sequence parallelism keeps
+			 * the rank's own shard: none) */
+			double ntp = (lc.attn.no_tp ? 0.0 : 1.0) + (lc.mlp.no_tp ? 0.0 : 1.0);
+			double fwd = block_t(&lc.attn, false) + block_t(&lc.mlp, false) + ntp * tp_block;
+			double bwd = block_t(&lc.attn, true) + block_t(&lc.mlp, true) + ntp * tp_block;
 			if (c->recompute == SIM_RECOMPUTE_FULL)
 				bwd += fwd;
 			for (int b = 0; b < 2; b++) {
@@ -87,6 +90,12 @@ sim_train_estimate(const model *m, const hw_cost *cost, const sim_train_cfg *cin
 									bc->side_bytes, NULL);
 					double core_f = bc->fwd[1].t, core_b = bc->bwd[1].t;
 					if (bc->side_op == HW_ALL_TO_ALL) {
+						/* dispatch and combine, and the expert-TP gather and reduce-scatter */
+						if (bc->etp_bytes > 0)
+							side += 0.5 * (hw_cost_coll_time(cost, HW_ALL_GATHER, bc->etp_ranks,
+											 bc->etp_per_node, bc->etp_bytes, NULL) +
+								       hw_cost_coll_time(cost, HW_REDUCE_SCATTER, bc->etp_ranks,
+											 bc->etp_per_node, bc->etp_bytes, NULL));
 						fwd += 2.0 * side;
 						bwd += 2.0 * side;
 					} else {

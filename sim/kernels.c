@@ -225,6 +225,46 @@ sim_kernels_attn(const sim_kspec *s, double b, double sq, double sk, double dens
 	bmm(&x, SLOT_F1, SLOT_B1, sq, dv, sk, batch);
 }
 
+/* A Mamba-2 mixer (Megatron-Core's MambaMixer; Dao and Gu 2024, arXiv 2405.21060) over T
+ * tokens, b sequences of sq, on one of tp ranks, in the attention block's slots: the norm; in_proj
+ * (T, (2 d_inner + 2 G N + H) / tp, h): z, x, B, C and dt, split over the heads and groups; the
+ * causal depthwise convolution of x, B and C (a memory-bound pass, SiLU fused); the chunked SSD
+ * scan (section 6 of the paper) as the batched products it runs in chunks of Q tokens -- per
+ * group C B^T (Q x Q x N), per head the masked scores times x (Q x P x Q), the chunk states
+ * B^T x (N x P x Q) and the states read out by C (Q x P x N) -- plus its memory traffic (x, B,
+ * C, dt in, y out, the fp32 chunk states written and read; the small recurrence between chunks
+ * is left out); the gated RMSNorm y silu(z); out_proj (T, h, d_inner / tp); dropout, residual. */
+static void
+mamba(bctx *x, double T, double b, double sq)
+{
+	const sim_kspec *s = x->s;
+	const model_tf *t = x->t;
+	double tp = (double)s->tp, Tn = s->sp ? T / tp : T, h = (double)t->hidden, e = s->e;
+	double H = (double)t->ssm_heads / tp, P = (double)t->ssm_head_dim, G = (double)t->ssm_groups / tp;
+	double N = (double)t->ssm_state, Q = (double)t->ssm_chunk, di = H * P;
+	double drop = s->dropout ? 1.0 : 0.0;
+	double chunks = b * ceil(sq / Q);
+	x->block = SIM_KB_ATTN;
+	/* pre: norm, in_proj, convolution */
+	mem2(x, SLOT_F0, SLOT_B2, 2.0 * Tn * h * e, 3.0 * Tn * h * e);
+	x->w = SIM_W_SSM_IN;
+	linear(x, SLOT_F0, SLOT_B2, T, 2.0 * di + 2.0 * G * N + H, h, 1.0);
+	double xbc = di + 2.0 * G * N;
+	mem2(x, SLOT_F0, SLOT_B2, 2.0 * T * xbc * e, 3.0 * T * xbc * e);
+	/* core: the chunked scan */
+	bmm(x, SLOT_F1, SLOT_B1, Q, Q, N, chunks * G);
+	bmm(x, SLOT_F1, SLOT_B1, Q, P, Q, chunks * H);
+	bmm(x, SLOT_F1, SLOT_B1, N, P, Q, chunks * H);
+	bmm(x, SLOT_F1, SLOT_B1, Q, P, N, chunks * H);
+	double io = T * (xbc + H + di) * e, states = 2.0 * chunks * H * P * N * 4.0;
+	mem2(x, SLOT_F1, SLOT_B1, io + states, 2.0 * (io + states));
+	/* post: gated norm, out_proj, dropout, residual */
+	mem2(x, SLOT_F2, SLOT_B0, 3.0 * T * di * e, 5.0 * T * di * e);
+	x->w = SIM_W_SSM_OUT;
+	linear(x, SLOT_F2, SLOT_B0, T, h, di, 1.0);
+	mem2(x, SLOT_F2, SLOT_B0, Tn * h * (3.0 * e + drop), Tn * h * (2.0 * e + drop));
+}
+
 void
 sim_kernels_layer(const sim_kspec *s, int64_t layer, double T, double b, double sq, double sk, double density,
 		  sim_kemit emit, void *arg)
@@ -240,6 +280,15 @@ sim_kernels_layer(const sim_kspec *s, int64_t layer, double T, double b, double 
 	attn_dims(s, t, &at, &gt, &dqk, &dv);
 	bool mla = t->kv_lora_rank > 0;
 	double drop = s->dropout ? 1.0 : 0.0;
+
+	/* a hybrid model's layer holds one block: a Mamba-2 mixer, attention or an MLP */
+	model_block blk = model_layer_block(m, layer);
+	if (blk == MODEL_BLOCK_MAMBA) {
+		mamba(&x, T, b, sq);
+		return;
+	}
+	if (blk == MODEL_BLOCK_MLP)
+		goto mlp;
 
 	/* ---- attention ---- */
 	/* pre: norm, QKV projections, rotary */
@@ -275,32 +324,46 @@ sim_kernels_layer(const sim_kspec *s, int64_t layer, double T, double b, double 
 	x.w = SIM_W_PROJ;
 	linear(&x, SLOT_F2, SLOT_B0, T, h, at * dv, 1.0);
 	mem2(&x, SLOT_F2, SLOT_B0, Tn * h * (3.0 * e + drop), Tn * h * (2.0 * e + drop));
+	if (blk == MODEL_BLOCK_ATTN)
+		return;
 
 	/* ---- MLP ---- */
+mlp:
 	x.block = SIM_KB_MLP;
 	mem2(&x, SLOT_F0, SLOT_B2, 2.0 * Tn * h * e, 3.0 * Tn * h * e);
 	if (model_layer_is_moe(m, layer)) {
-		double E = (double)t->experts, k = (double)t->top_k, fe = (double)t->expert_ffn / tp;
-		/* pre: router, top-k, permutation */
+		double E = (double)t->experts, k = (double)t->top_k;
+		double etp = s->etp > 0 ? (double)s->etp : tp, fe = (double)t->expert_ffn / etp;
+		/* routed tokens an expert rank multiplies: each TP rank routes T / tp tokens (its
+		 * sequence shard with SP; without it the TP ranks split the tokens they all hold), its
+		 * EP group's ranks exchange them, and the etp ranks that share experts gather theirs:
+		 * T / tp x etp x top_k (T top_k with etp = tp, as before parallel folding) */
+		double R = T / tp * etp * k;
+		/* pre: router (over the tokens the rank holds: with sequence and expert parallelism its
+		 * own shard, the all-to-all dispatcher's; else the gathered sequence), top-k, permutation
+		 * of the routed tokens */
+		double Tq = s->sp && s->ep > 1 ? T / tp : T;
 		x.w = SIM_W_ROUTER;
-		linear(&x, SLOT_F0, SLOT_B2, T, E, h, 1.0);
-		mem2(&x, SLOT_F0, SLOT_B2, 2.0 * T * E * 4.0 + 2.0 * T * k * h * e, 2.0 * T * E * 4.0 + 2.0 * T * k * h * e);
-		/* core: the grouped GEMMs of the local experts that receive tokens */
+		linear(&x, SLOT_F0, SLOT_B2, Tq, E, h, 1.0);
+		mem2(&x, SLOT_F0, SLOT_B2, 2.0 * Tq * E * 4.0 + 2.0 * R * h * e, 2.0 * Tq * E * 4.0 + 2.0 * R * h * e);
+		/* core: the grouped GEMMs of the local experts that receive tokens (the group's ep x etp
+		 * ranks route ep etp T / tp top_k assignments over E experts) */
 		double local = E / (double)s->ep;
-		double hit = local * (1.0 - pow(1.0 - 1.0 / E, (double)s->ep * T * k));
+		double hit = local * (1.0 - pow(1.0 - 1.0 / E, (double)s->ep * R));
 		if (hit < 1.0)
 			hit = 1.0;
-		double tokens = T * k * s->moe_imb / hit;
+		double tokens = R * s->moe_imb / hit;
 		x.w = SIM_W_EXPERT_FC1;
 		linear(&x, SLOT_F1, SLOT_B1, tokens, ffn_mult(t) * fe, h, hit);
 		activation(&x, SLOT_F1, SLOT_B1, tokens * fe * hit);
 		x.w = SIM_W_EXPERT_FC2;
 		linear(&x, SLOT_F1, SLOT_B1, tokens, h, fe, hit);
-		/* post: un-permute and combine, shared experts, residual */
-		mem2(&x, SLOT_F2, SLOT_B0, 2.0 * T * k * h * e, 2.0 * T * k * h * e);
+		/* post: un-permute and combine, shared experts (a dense MLP over the dense layers' TP
+		 * ranks), residual */
+		mem2(&x, SLOT_F2, SLOT_B0, 2.0 * R * h * e, 2.0 * R * h * e);
 		if (t->shared_experts > 0)
-			dense_mlp(&x, SLOT_F2, SLOT_B0, T, (double)t->shared_experts * fe, SIM_W_SHARED_FC1,
-				  SIM_W_SHARED_FC2);
+			dense_mlp(&x, SLOT_F2, SLOT_B0, T, (double)t->shared_experts * (double)t->expert_ffn / tp,
+				  SIM_W_SHARED_FC1, SIM_W_SHARED_FC2);
 	} else {
 		dense_mlp(&x, SLOT_F1, SLOT_B1, T, (double)t->ffn / tp, SIM_W_FC1, SIM_W_FC2);
 	}

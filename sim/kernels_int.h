@@ -21,6 +21,7 @@ enum { SIM_KB_ATTN, SIM_KB_MLP, SIM_KB_N };
 typedef struct sim_kspec {
 	const model *m;
 	int tp, cp, ep;
+	int etp;             /* the MoE layers' tensor parallelism (0: tp) */
 	bool sp;             /* sequence parallelism: norms, residuals and dropout over T / tp tokens */
 	hw_dtype dt;         /* the linear layers' GEMMs (fp8: not the LM head's or the router's) */
 	int fp8_recipe;      /* with dt fp8: HW_FP8_*, which casts run around each fp8 GEMM */

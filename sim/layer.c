@@ -61,7 +61,7 @@ train_spec(const model *m, const sim_train_cfg *c, sim_kspec *s)
 	const model_tf *t = model_transformer(m);
 	memset(s, 0, sizeof *s);
 	s->m = m;
-	s->tp = c->tp, s->cp = c->cp, s->ep = c->ep;
+	s->tp = c->tp, s->cp = c->cp, s->ep = c->ep, s->etp = sim_train_etp(c);
 	s->sp = c->sequence_parallel && c->tp > 1;
 	s->dt = c->dtype;
 	s->fp8_recipe = c->fp8_recipe;
@@ -109,12 +109,16 @@ sim_layer_params(const model *m, const sim_train_cfg *c, int64_t layer, double *
 	const model_tf *t = model_transformer(m);
 	double tp = (double)c->tp;
 	double mult = t->mlp == MODEL_MLP_SWIGLU ? 3.0 : 2.0;
-	double attn = model_attn_params(m) / tp;
-	double mlp = model_mlp_params(m, layer);
+	/* a hybrid model's layer holds one block: its mixer's or its MLP's parameters alone */
+	model_block blk = model_layer_block(m, layer);
+	double attn = blk == MODEL_BLOCK_MAMBA ? model_mamba_params(m) / tp
+		      : blk == MODEL_BLOCK_MLP ? 0.0 : model_attn_params(m) / tp;
+	double mlp = blk == MODEL_BLOCK_FULL || blk == MODEL_BLOCK_MLP ? model_mlp_params(m, layer) : 0.0;
 	double ex = 0.0;
 	if (model_layer_is_moe(m, layer)) {
+		/* a rank holds the 1 / etp slices of its E / ep experts */
 		double all = (double)t->experts * mult * (double)t->hidden * (double)t->expert_ffn;
-		ex = all / (double)c->ep / tp;
+		ex = all / (double)c->ep / (double)sim_train_etp(c);
 		mlp = (mlp - all) / tp; /* shared experts, router, norm */
 	} else {
 		mlp /= tp;
@@ -185,7 +189,12 @@ sim_layer_cost_rec(const model *m, const hw_cost *cost, const sim_train_cfg *c, 
 	double gt = t->kv_heads >= c->tp ? (double)t->kv_heads / (double)c->tp : 1.0;
 	double dqk = mla ? (double)(t->qk_nope_dim + t->qk_rope_dim) : (double)t->head_dim;
 	double dv = mla ? (double)t->v_head_dim : (double)t->head_dim;
-	if (c->cp > 1) {
+	/* a hybrid model's layer without an attention mixer or without an MLP: no TP collectives
+	 * around the block it lacks (its segments stay empty) */
+	model_block blk = model_layer_block(m, layer);
+	A->no_tp = blk == MODEL_BLOCK_MLP;
+	B->no_tp = blk == MODEL_BLOCK_MAMBA || blk == MODEL_BLOCK_ATTN;
+	if (c->cp > 1 && !A->no_tp) {
 		/* Ring attention: each step passes a K/V chunk (and in backward also dK/dV) around the
 		 * cp ranks, beside the attention kernels. */
 		A->split = true;
@@ -195,15 +204,32 @@ sim_layer_cost_rec(const model *m, const hw_cost *cost, const sim_train_cfg *c, 
 		A->side_per_node = pl.cp_per_node >= 2 ? 2 : 1;
 	}
 	if (model_layer_is_moe(m, layer) && c->ep > 1) {
+		/* Megatron-Core's all-to-all dispatcher: each TP rank sends its own T / tp tokens'
+		 * top_k copies to their experts' ranks and gets the outputs back (the bytes each
+		 * member sends); the etp ranks sharing experts all-gather what they received, and
+		 * reduce-scatter the partial outputs before the combine.  (Without expert parallelism
+		 * the block is the all-gather dispatcher's: the TP collectives around it gather the
+		 * sequence, every rank runs its expert slices over all of it.) */
+		int etp = sim_train_etp(c);
+		double routed = b * sl / (double)c->tp * (double)t->top_k * (double)t->hidden * e;
 		B->split = true;
-		B->side_bytes = b * sl * (double)t->top_k * (double)t->hidden * e;
+		B->side_bytes = routed;
 		B->side_op = HW_ALL_TO_ALL;
 		B->side_ranks = c->ep;
 		B->side_per_node = pl.ep_per_node;
+		if (etp > 1) {
+			B->etp_bytes = routed * (double)etp;
+			B->etp_ranks = etp;
+			B->etp_per_node = pl.etp_per_node;
+		}
+		/* with sequence parallelism the block starts and ends on the rank's own sequence shard:
+		 * no TP gather before it or reduce-scatter after, but for a shared expert's */
+		B->no_tp = c->sequence_parallel && c->tp > 1 && t->shared_experts == 0;
 	}
 	double expert = 0.0;
 	double total = sim_layer_params(m, c, layer, &expert);
-	A->params = model_attn_params(m) / (double)c->tp;
+	A->params = blk == MODEL_BLOCK_MAMBA ? model_mamba_params(m) / (double)c->tp
+		    : blk == MODEL_BLOCK_MLP ? 0.0 : model_attn_params(m) / (double)c->tp;
 	B->params = total - A->params - expert;
 	B->expert_params = expert;
 }
@@ -302,8 +328,9 @@ sim_layer_time(const model *m, const hw_cost *cost, const sim_train_cfg *c, int6
 		else
 			tp = hw_cost_coll_time(cost, HW_ALL_REDUCE, c->tp, pl.tp_per_node, msg, NULL);
 	}
-	double fwd = block_time(&lc.attn, false) + block_time(&lc.mlp, false) + 2.0 * tp;
-	double bwd = block_time(&lc.attn, true) + block_time(&lc.mlp, true) + 2.0 * tp;
+	double ntp = (lc.attn.no_tp ? 0.0 : 1.0) + (lc.mlp.no_tp ? 0.0 : 1.0);
+	double fwd = block_time(&lc.attn, false) + block_time(&lc.mlp, false) + ntp * tp;
+	double bwd = block_time(&lc.attn, true) + block_time(&lc.mlp, true) + ntp * tp;
 	if (c->recompute == SIM_RECOMPUTE_FULL)
 		bwd += fwd;
 	return fwd + bwd;

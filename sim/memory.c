@@ -63,19 +63,37 @@ layer_activations(const model *m, const sim_train_cfg *c, int64_t layer, bool *h
 		a += 4.0 * b * at * sl; /* softmax statistics */
 	if (has_scores)
 		*has_scores = scores;
+	/* a hybrid model's layer holds one block (models/model.h) */
+	model_block blk = model_layer_block(m, layer);
+	if (blk == MODEL_BLOCK_MLP)
+		a = 0.0;
+	if (blk == MODEL_BLOCK_MAMBA) {
+		/* Mamba-2 mixer: norm input, in_proj input, in_proj output (z, x, B, C, dt), the
+		 * convolution's output, the scan's output y and the gated norm's output (out_proj's
+		 * input), the fp32 chunk states, the dropout mask */
+		double H = (double)t->ssm_heads / tp, di = H * (double)t->ssm_head_dim;
+		double gn = (double)t->ssm_groups / tp * (double)t->ssm_state, Q = (double)t->ssm_chunk;
+		return 2.0 * e * Tn * h + e * T * (2.0 * di + 2.0 * gn + H) + e * T * (di + 2.0 * gn) + 2.0 * e * T * di +
+		       4.0 * b * ceil(sl / Q) * H * (double)t->ssm_head_dim * (double)t->ssm_state + mask * Tn * h;
+	}
+	if (blk == MODEL_BLOCK_ATTN)
+		return a;
 
 	/* MLP: norm input, up input, activation input(s), down input, dropout mask */
 	double mult = t->mlp == MODEL_MLP_SWIGLU ? 2.0 : 1.0;
 	double mlp = e * Tn * h + e * Tn * h + mask * Tn * h;
 	if (model_layer_is_moe(m, layer)) {
-		double k = (double)t->top_k, fe = (double)t->expert_ffn / tp;
+		/* an expert rank keeps its routed tokens at its expert slices' width: T / tp x etp x
+		 * top_k tokens, expert_ffn / etp wide (sim/kernels.c; T top_k and / tp when etp = tp) */
+		double etp = (double)sim_train_etp(c);
+		double k = (double)t->top_k, fe = (double)t->expert_ffn / etp;
 		double imb = c->moe_imbalance;
 		if (c->moe_capacity > 0 && imb > c->moe_capacity)
 			imb = c->moe_capacity;
-		double tok = T * k * imb;
+		double tok = T / tp * etp * k * imb;
 		mlp += 4.0 * T * (double)t->experts + e * tok * h + e * tok * fe * (mult + 1.0);
 		if (t->shared_experts > 0) {
-			double fs = (double)t->shared_experts * fe;
+			double fs = (double)t->shared_experts * (double)t->expert_ffn / tp;
 			mlp += e * T * fs * (mult + 1.0);
 		}
 	} else {
@@ -154,7 +172,7 @@ sim_train_memory(const model *m, const hw_system *sys, const sim_train_cfg *c, i
 			int64_t first;
 			int n = sim_chunk_layers(m, c, stage, ch, &first);
 			for (int64_t l = first; l < first + n && k < nl; l++, k++) {
-				if (prev < 0 || model_layer_is_moe(m, l) != model_layer_is_moe(m, prev)) {
+				if (prev < 0 || !model_layers_alike(m, l, prev)) {
 					ex = 0.0;
 					lp = sim_layer_params(m, c, l, &ex);
 					la = layer_activations(m, c, l, NULL);

@@ -30,7 +30,7 @@ sim_weight_name(sim_weight w)
 {
 	static const char *const n[SIM_NWEIGHTS] = {
 		"none", "qkv", "q_down", "q_up", "kv_down", "kv_up", "proj", "fc1", "fc2", "router", "expert_fc1",
-		"expert_fc2", "shared_fc1", "shared_fc2", "mlm", "head", "conv", "fc",
+		"expert_fc2", "shared_fc1", "shared_fc2", "mlm", "head", "conv", "fc", "ssm_in", "ssm_out",
 	};
 	return (unsigned)w < SIM_NWEIGHTS ? n[w] : "?";
 }
@@ -38,7 +38,7 @@ sim_weight_name(sim_weight w)
 const char *
 sim_group_name(sim_group g)
 {
-	static const char *const n[SIM_NGROUPS] = {"tp", "cp", "ep", "dp", "edp", "pp", "emb"};
+	static const char *const n[SIM_NGROUPS] = {"tp", "cp", "ep", "dp", "edp", "pp", "emb", "etp"};
 	return (unsigned)g < SIM_NGROUPS ? n[g] : "?";
 }
 
@@ -249,19 +249,36 @@ global_of(const sim_train_cfg *c, int s, int inst, int j)
 	return j + c->tp * (inst + c->cp * c->dp * s);
 }
 
+static int
+etp_of(const sim_train_cfg *c)
+{
+	return sim_train_etp(c);
+}
+
 int
 sim_group_size(const sim_train_cfg *c, sim_group g)
 {
+	int ep = c->ep > 0 ? c->ep : 1;
 	switch (g) {
 	case SIM_G_TP: return c->tp;
 	case SIM_G_CP: return c->cp;
-	case SIM_G_EP: return c->ep;
+	case SIM_G_EP: return ep;
 	case SIM_G_DP: return c->dp * c->cp;
-	case SIM_G_EDP: return c->dp * c->cp / (c->ep > 0 ? c->ep : 1);
+	case SIM_G_EDP: return c->tp * c->cp * c->dp / (etp_of(c) * ep);
 	case SIM_G_PP: return c->pp;
 	case SIM_G_EMB: return c->pp > 1 ? 2 : 1;
+	case SIM_G_ETP: return etp_of(c);
 	default: return 1;
 	}
+}
+
+/* The k-th member of a MoE group of a stage's rank `flat` (its index tp + TP (cp + CP dp) in the
+ * stage): the groups fold etp fastest, then ep, then edp (sim.h); a group's members are `stride`
+ * flat indexes apart. */
+static int
+fold_member(int flat, int stride, int size, int k)
+{
+	return flat - (flat / stride) % size * stride + k * stride;
 }
 
 int
@@ -270,14 +287,16 @@ sim_group_members(const sim_train_cfg *c, sim_group g, int rank, int *out, int c
 	sim_coords co;
 	sim_rank_coords(c, rank, &co);
 	int n = sim_group_size(c, g);
+	int stage = co.pp * c->tp * c->cp * c->dp, flat = rank - stage;
 	for (int k = 0; k < n && k < cap; k++) {
 		int v;
 		switch (g) {
 		case SIM_G_TP: v = global_of(c, co.pp, co.inst, k); break;
 		case SIM_G_CP: v = global_of(c, co.pp, co.dp * c->cp + k, co.tp); break;
-		case SIM_G_EP: v = global_of(c, co.pp, co.inst - co.inst % c->ep + k, co.tp); break;
+		case SIM_G_EP: v = stage + fold_member(flat, etp_of(c), n, k); break;
+		case SIM_G_ETP: v = stage + fold_member(flat, 1, n, k); break;
+		case SIM_G_EDP: v = stage + fold_member(flat, etp_of(c) * (c->ep > 0 ? c->ep : 1), n, k); break;
 		case SIM_G_DP: v = global_of(c, co.pp, k, co.tp); break;
-		case SIM_G_EDP: v = global_of(c, co.pp, co.inst % c->ep + k * c->ep, co.tp); break;
 		case SIM_G_PP: v = global_of(c, k, co.inst, co.tp); break;
 		case SIM_G_EMB: v = n == 1 ? rank : global_of(c, k == 0 ? 0 : c->pp - 1, co.inst, co.tp); break;
 		default: v = rank; break;
@@ -582,7 +601,8 @@ sim_train_rank_ops(const sim_train_result *r, int rank, sim_rank_ops **out, char
 			op->per_node = ri->per_node;
 			op->elem_bytes = ri->elem;
 			op->bytes = ri->bytes;
-			if (kind == TAG_TP || kind == TAG_CP || kind == TAG_EP || kind == TAG_ZERO_AG || kind == TAG_ZERO_RS)
+			if (kind == TAG_TP || kind == TAG_CP || kind == TAG_EP || kind == TAG_ETP || kind == TAG_ZERO_AG ||
+			    kind == TAG_ZERO_RS)
 				op->layer = (tag >> 16) & 0x3ff;
 			break;
 		case REC_P2P: {

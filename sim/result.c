@@ -20,6 +20,7 @@ sim_train_cfg_json(const sim_train_cfg *c, int64_t seq)
 	cJSON_AddNumberToObject(o, "dp", c->dp);
 	cJSON_AddNumberToObject(o, "cp", c->cp);
 	cJSON_AddNumberToObject(o, "ep", c->ep);
+	cJSON_AddNumberToObject(o, "etp", sim_train_etp(c));
 	cJSON_AddNumberToObject(o, "vpp", c->vpp);
 	cJSON_AddNumberToObject(o, "zero", c->zero);
 	cJSON_AddBoolToObject(o, "fsdp", c->fsdp);

@@ -1288,6 +1288,9 @@ sim_serve_check(const model *m, const hw_system *sys, sim_serve_cfg *c, int64_t 
 	const model_tf *t = model_transformer(m);
 	if (t == NULL)
 		return pp_err(err, errlen, PP_EUSAGE, "%s is not a language model: serving simulates transformers", model_name(m));
+	if (model_hybrid_pattern(m) != NULL) /* its layers are priced as one representative each */
+		return pp_err(err, errlen, PP_EUSAGE, "%s is a hybrid Mamba/attention model: serving it is not modelled yet",
+			      model_name(m));
 	/* The bounds are the command line's: callers that build configurations themselves (the
 	 * validation rows, the planner) get the same limits. */
 	if (c->tp < 1 || c->pp < 1 || c->tp > 1024 || c->pp > 1024 || c->replicas < 1 || c->replicas > 100000)

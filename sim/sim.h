@@ -55,7 +55,12 @@ int sim_recompute_parse(const char *s, sim_recompute *out);
 
 typedef struct sim_train_cfg {
 	int gpus;              /* total GPUs */
-	int tp, pp, dp, cp, ep;/* dp 0: gpus / (tp pp cp); ep divides dp*cp (experts live in DP ranks) */
+	int tp, pp, dp, cp, ep;/* dp 0: gpus / (tp pp cp); etp x ep divides tp x cp x dp */
+	int etp;               /* expert tensor parallelism (MoE parallel folding, Liu et al. 2025):
+	                        * the MoE layers' own TP degree; their ranks etp x ep x edp are the
+	                        * dense layers' tp x cp x dp of a stage.  0: Megatron-Core's default
+	                        * (tp) where ep divides dp x cp, else the largest divisor of tp that
+	                        * fits (sim_train_etp) */
 	int vpp;               /* virtual stages per pipeline rank (interleaved), 1 otherwise */
 	int zero;              /* 0 none, 1 optimizer states, 2 + gradients, 3 + parameters */
 	bool offload_optimizer;/* ZeRO-Offload: optimizer states and step on the CPU */
@@ -100,6 +105,8 @@ void sim_train_cfg_framework(sim_train_cfg *c, const hw_profile *fw);
 /* Completes and validates a configuration for a model on a system (derives dp, checks every
  * divisibility rule).  Returns PP_EUSAGE with a message naming the failed constraint. */
 int sim_train_check(const model *m, const hw_system *sys, sim_train_cfg *c, char *err, size_t errlen);
+/* The MoE layers' tensor-parallel degree of a configuration: its etp, or the default for 0. */
+int sim_train_etp(const sim_train_cfg *c);
 
 /* Memory per GPU of one pipeline stage, bytes. */
 typedef struct sim_mem {
@@ -188,7 +195,7 @@ void sim_train_result_free(sim_train_result *r);
 typedef enum sim_weight {
 	SIM_W_NONE, SIM_W_QKV, SIM_W_Q_DOWN, SIM_W_Q_UP, SIM_W_KV_DOWN, SIM_W_KV_UP, SIM_W_PROJ, SIM_W_FC1,
 	SIM_W_FC2, SIM_W_ROUTER, SIM_W_EXPERT_FC1, SIM_W_EXPERT_FC2, SIM_W_SHARED_FC1, SIM_W_SHARED_FC2,
-	SIM_W_MLM, SIM_W_HEAD, SIM_W_CONV, SIM_W_CNN_FC, SIM_NWEIGHTS
+	SIM_W_MLM, SIM_W_HEAD, SIM_W_CONV, SIM_W_CNN_FC, SIM_W_SSM_IN, SIM_W_SSM_OUT, SIM_NWEIGHTS
 } sim_weight;
 const char *sim_weight_name(sim_weight w);
 
@@ -206,9 +213,14 @@ typedef struct sim_kernel {
 	int64_t layer;       /* the model layer of the weight (-1: none, the embedding or the head) */
 } sim_kernel;
 
-typedef enum sim_group { SIM_G_TP, SIM_G_CP, SIM_G_EP, SIM_G_DP, SIM_G_EDP, SIM_G_PP, SIM_G_EMB, SIM_NGROUPS } sim_group;
+typedef enum sim_group {
+	SIM_G_TP, SIM_G_CP, SIM_G_EP, SIM_G_DP, SIM_G_EDP, SIM_G_PP, SIM_G_EMB, SIM_G_ETP, SIM_NGROUPS
+} sim_group;
 /* "tp", "cp", "ep", "dp" (the gradient group: dp x cp ranks), "edp" (expert data parallel:
- * dp x cp / ep), "pp", "emb" (first and last stage, for tied embeddings). */
+ * tp x cp x dp / (etp x ep)), "pp", "emb" (first and last stage, for tied embeddings), "etp"
+ * (expert tensor parallel).  The MoE groups fold over a stage's tp x cp x dp ranks in
+ * Megatron-Core's order, etp fastest, then ep, then edp: an EP group spans TP ranks when etp is
+ * below tp. */
 const char *sim_group_name(sim_group g);
 
 /* A rank's streams, as the simulator gives every GPU. */

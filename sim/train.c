@@ -105,7 +105,7 @@ struct merged {
 static const char *const tag_names[TAG_NKINDS] = {
 	"?", "fwd attn", "fwd mlp", "bwd attn", "bwd mlp", "wgrad attn", "wgrad mlp", "recompute", "tp", "cp", "ep",
 	"pp send fwd", "pp send bwd", "dp grads", "zero gather", "zero reduce-scatter", "embed fwd", "embed bwd",
-	"head fwd", "head bwd", "optimizer", "embedding sync", "param gather", "cnn fwd", "cnn bwd", "step",
+	"head fwd", "head bwd", "optimizer", "embedding sync", "param gather", "cnn fwd", "cnn bwd", "step", "etp",
 };
 
 const char *
@@ -116,7 +116,7 @@ sim_tag_name(uint32_t tag, char *buf, size_t n)
 	const char *nm = k < TAG_NKINDS ? tag_names[k] : "?";
 	switch (k) {
 	case TAG_FWD_ATTN: case TAG_FWD_MLP: case TAG_BWD_ATTN: case TAG_BWD_MLP: case TAG_W_ATTN: case TAG_W_MLP:
-	case TAG_RECOMP: case TAG_TP: case TAG_CP: case TAG_EP: case TAG_ZERO_AG: case TAG_ZERO_RS:
+	case TAG_RECOMP: case TAG_TP: case TAG_CP: case TAG_EP: case TAG_ETP: case TAG_ZERO_AG: case TAG_ZERO_RS:
 		snprintf(buf, n, "%s L%u mb%u", nm, layer, mb);
 		break;
 	case TAG_PP_FWD: case TAG_PP_BWD: case TAG_EMBED_FWD: case TAG_EMBED_BWD: case TAG_HEAD_FWD: case TAG_HEAD_BWD:
@@ -523,6 +523,26 @@ tp_coll_leave(bld *b, int s, int inst, const int32_t *before)
 		   false, true);
 }
 
+/* The ranks of a MoE group of TP member j of instance `inst`: the MoE layers fold their groups
+ * over the stage's ranks in Megatron-Core's order (flat index tp + TP (cp + CP dp): etp fastest,
+ * then ep, then edp), so a group is `size` ranks `stride` flat indexes apart: the EP group
+ * stride etp, the ETP group stride 1.  In the symmetric mode the representative alone. */
+static int
+fold_members(const bld *b, int s, int inst, int j, int stride, int size, int *out)
+{
+	if (b->ninst * b->tpm == 1) {
+		out[0] = rank_of(b, s, 0, 0);
+		return 1;
+	}
+	int tp = b->tpm, flat = inst * tp + j;
+	int base = flat - (flat / stride) % size * stride;
+	for (int g = 0; g < size; g++) {
+		int f = base + g * stride;
+		out[g] = rank_of(b, s, f / tp, f % tp);
+	}
+	return size;
+}
+
 /* The ranks of instance `inst`'s side group (CP ring or EP all-to-all), member j. */
 static int
 side_members(const bld *b, int s, int inst, int j, int group, int stride, int *out)
@@ -607,6 +627,36 @@ layer_done(bld *b, int s)
 	}
 }
 
+/* The MoE exchanges around the experts of a block on stage s: before them (after = false) the
+ * all-to-all dispatch over each EP group, then the all-gather over each expert-TP group; after
+ * them the expert-TP reduce-scatter, then the all-to-all combine.  A group's op is made once,
+ * by its first member; it waits for its members' last compute op and gates their next. */
+static void
+moe_exchange(bld *b, int s, const block_cost *bc, bool after, int64_t layer, int64_t mb)
+{
+	const sim_train_cfg *c = b->c;
+	int etp = sim_train_etp(c);
+	for (int step = 0; step < 2; step++) {
+		bool a2a = after ? step == 1 : step == 0;
+		if (!a2a && !(bc->etp_bytes > 0))
+			continue;
+		for (int i = 0; i < b->ninst; i++)
+			for (int j = 0; j < b->tpm; j++) {
+				int mem[4096];
+				int n = a2a ? fold_members(b, s, i, j, etp, c->ep, mem) : fold_members(b, s, i, j, 1, etp, mem);
+				if (n > 1 && mem[0] != rank_of(b, s, i, j))
+					continue; /* the group's first member creates the op */
+				if (a2a)
+					collective(b, mem, n, S_EP, SIM_G_EP, HW_ALL_TO_ALL, bc->side_ranks, bc->side_per_node,
+						   bc->side_bytes, sim_tag(TAG_EP, layer, mb), NULL, true, true);
+				else
+					collective(b, mem, n, S_EP, SIM_G_ETP, after ? HW_REDUCE_SCATTER : HW_ALL_GATHER,
+						   bc->etp_ranks, bc->etp_per_node, bc->etp_bytes, sim_tag(TAG_ETP, layer, mb),
+						   NULL, true, true);
+			}
+	}
+}
+
 /* Runs one block's forward (bwd = false) or backward on every simulated rank of stage s. */
 static void
 block(bld *b, int s, const block_cost *bc, bool bwd, bool attn, int64_t layer, int64_t mb, bool recomputing)
@@ -622,7 +672,7 @@ block(bld *b, int s, const block_cost *bc, bool bwd, bool attn, int64_t layer, i
 	int32_t before[64];
 	for (int i = 0; i < b->ninst; i++) {
 		/* Entering the block: SP gathers the sequence (the backward of the RS that left it). */
-		if (sp)
+		if (sp && !bc->no_tp)
 			tp_coll_enter(b, s, i);
 		if (bwd && bc->recompute.t > 0)
 			for (int j = 0; j < b->tpm; j++)
@@ -647,8 +697,10 @@ block(bld *b, int s, const block_cost *bc, bool bwd, bool attn, int64_t layer, i
 				else
 					compute(b, rk, &mg->all, tag, l, layer);
 			}
-			/* Leaving the block: all-reduce, or SP's reduce-scatter. */
-			tp_coll_leave(b, s, i, before);
+			/* Leaving the block: all-reduce, or SP's reduce-scatter (none around a block a
+			 * hybrid model's layer lacks) */
+			if (!bc->no_tp)
+				tp_coll_leave(b, s, i, before);
 		} else {
 			for (int j = 0; j < b->tpm; j++)
 				compute(b, rank_of(b, s, i, j), &sg[0], tag, klist(bc, s0), layer);
@@ -659,43 +711,35 @@ block(bld *b, int s, const block_cost *bc, bool bwd, bool attn, int64_t layer, i
 	/* A block with a side exchange runs phase by phase over the instances: an exchange that
 	 * joins several instances (the full mode's CP ring, EP all-to-all) is made after every
 	 * member's segment before it, which it waits for, and gates every member's next one. */
-	int group = attn ? c->cp : c->ep;
-	for (int i = 0; i < b->ninst; i++)
-		for (int j = 0; j < b->tpm; j++) {
-			/* the side exchange runs beside the core */
-			int mem[4096];
-			int n = side_members(b, s, i, j, group, 1, mem);
-			if (b->ninst > 1 && mem[0] != rank_of(b, s, i, j))
-				continue; /* the first instance of the group creates the op */
-			if (attn) {
+	if (attn) {
+		for (int i = 0; i < b->ninst; i++)
+			for (int j = 0; j < b->tpm; j++) {
+				/* the side exchange runs beside the core */
+				int mem[4096];
+				int n = side_members(b, s, i, j, c->cp, 1, mem);
+				if (b->ninst > 1 && mem[0] != rank_of(b, s, i, j))
+					continue; /* the first instance of the group creates the op */
 				collective(b, mem, n, side_kind, SIM_G_CP, bc->side_op, bc->side_ranks, bc->side_per_node,
 					   bc->side_bytes * (bwd ? 2.0 : 1.0), sim_tag(TAG_CP, layer, mb), NULL, true, true);
-			} else {
-				/* dispatch before the experts, combine after */
-				collective(b, mem, n, side_kind, SIM_G_EP, HW_ALL_TO_ALL, bc->side_ranks, bc->side_per_node,
-					   bc->side_bytes, sim_tag(TAG_EP, layer, mb), NULL, true, true);
 			}
-		}
+	} else {
+		/* dispatch before the experts (and the expert-TP gather), combine after (after the
+		 * expert-TP reduce-scatter); the backward runs the same exchanges in the same order */
+		moe_exchange(b, s, bc, false, layer, mb);
+	}
 	for (int i = 0; i < b->ninst; i++)
 		for (int j = 0; j < b->tpm; j++)
 			compute(b, rank_of(b, s, i, j), &sg[1], tag, klist(bc, s0 + 1), layer);
 	if (!attn)
-		for (int i = 0; i < b->ninst; i++)
-			for (int j = 0; j < b->tpm; j++) {
-				int mem[4096];
-				int n = side_members(b, s, i, j, c->ep, 1, mem);
-				if (b->ninst > 1 && mem[0] != rank_of(b, s, i, j))
-					continue;
-				collective(b, mem, n, S_EP, SIM_G_EP, HW_ALL_TO_ALL, bc->side_ranks, bc->side_per_node,
-					   bc->side_bytes, sim_tag(TAG_EP, layer, mb), NULL, true, true);
-			}
+		moe_exchange(b, s, bc, true, layer, mb);
 	for (int i = 0; i < b->ninst; i++) {
 		for (int j = 0; j < b->tpm; j++) {
 			before[j] = b->r[rank_of(b, s, i, j)].last;
 			compute(b, rank_of(b, s, i, j), &sg[2], tag, klist(bc, s0 + 2), layer);
 		}
 		/* Leaving the block: all-reduce, or SP's reduce-scatter. */
-		tp_coll_leave(b, s, i, before);
+		if (!bc->no_tp)
+			tp_coll_leave(b, s, i, before);
 	}
 }
 
@@ -1447,7 +1491,7 @@ build(bld *b, const model *m, const hw_cost *cost, const sim_train_cfg *c, size_
 		}
 		for (int64_t l = 0; l < L; l++) {
 			/* layers of the same kind cost the same: reuse the previous one's costs */
-			if (l > 0 && model_layer_is_moe(m, l) == model_layer_is_moe(m, l - 1))
+			if (l > 0 && model_layers_alike(m, l, l - 1))
 				b->lc[l] = b->lc[l - 1];
 			else if (b->rec)
 				sim_layer_cost_rec(m, cost, c, l, &b->lc[l], b->rec);
@@ -1543,7 +1587,9 @@ full_per_symmetric(const bld *f, int kind)
 	case TAG_CP:
 		return inst / (double)c->cp * tpm;
 	case TAG_EP:
-		return inst / (double)c->ep * tpm;
+		return inst * tpm / (double)c->ep;
+	case TAG_ETP:
+		return inst * tpm / (double)sim_train_etp(c);
 	case TAG_DP:
 		return f->t ? tpm : 1.0;
 	case TAG_ZERO_AG: case TAG_ZERO_RS:

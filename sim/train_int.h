@@ -62,6 +62,13 @@ typedef struct block_cost {
 	double side_bytes;  /* bytes of the side collective per direction (0: none) */
 	hw_coll side_op;
 	int side_ranks, side_per_node;
+	/* MoE with expert tensor parallelism: after the dispatch the etp ranks all-gather the tokens
+	 * their expert shards share, before the combine they reduce-scatter the partial outputs
+	 * (bytes: the gathered buffer, nccl-tests' all-gather size; 0: none) */
+	double etp_bytes;
+	int etp_ranks, etp_per_node;
+	bool no_tp;         /* no TP collectives around the block: a MoE block with sequence
+	                     * parallelism dispatches each rank's own tokens (no shared expert) */
 	double params;        /* parameters of the block held by this rank (reduced over dp x cp) */
 	double expert_params; /* MoE expert parameters (reduced over the expert-data group) */
 	int32_t klist;        /* recording: the first of its SLOT_N kernel lists (sim_rec), else -1 */
@@ -76,8 +83,8 @@ typedef struct layer_cost {
 typedef struct placement {
 	int domain;               /* GPUs sharing the scale-up fabric (NVLink domain) */
 	int tp_per_node;          /* members of a TP group inside one domain */
-	int cp_per_node, dp_per_node, ep_per_node, edp_per_node;
-	int edp;                  /* expert-data-parallel degree: dp * cp / ep */
+	int cp_per_node, dp_per_node, ep_per_node, edp_per_node, etp_per_node;
+	int edp;                  /* expert-data-parallel degree: tp * cp * dp / (etp * ep) */
 	int grad_per_node;        /* members of the gradient-reduction group (dp x cp) per domain */
 	bool pp_intra;            /* consecutive stages share a domain */
 } placement;
@@ -167,7 +174,7 @@ enum tag_kind {
 	TAG_FWD_ATTN = 1, TAG_FWD_MLP, TAG_BWD_ATTN, TAG_BWD_MLP, TAG_W_ATTN, TAG_W_MLP, TAG_RECOMP,
 	TAG_TP, TAG_CP, TAG_EP, TAG_PP_FWD, TAG_PP_BWD, TAG_DP, TAG_ZERO_AG, TAG_ZERO_RS, TAG_EMBED_FWD,
 	TAG_EMBED_BWD, TAG_HEAD_FWD, TAG_HEAD_BWD, TAG_OPTIM, TAG_EMB_SYNC, TAG_PARAM_AG, TAG_CNN_FWD,
-	TAG_CNN_BWD, TAG_STEP, TAG_NKINDS
+	TAG_CNN_BWD, TAG_STEP, TAG_ETP, TAG_NKINDS
 };
 static inline uint32_t
 sim_tag(int kind, int64_t layer, int64_t mb)

@@ -266,6 +266,67 @@ START_TEST(deepseek_v3_counts)
 }
 END_TEST
 
+/* Nemotron-H-56B (arXiv 2504.03624 Table 1; Megatron-Bridge's NemotronHModel56BProvider): 54
+ * Mamba-2 layers, 10 attention layers and 54 squared-ReLU MLPs, h 8192.  A Mamba-2 mixer of 256
+ * heads of 64 (d_inner 16384), 8 groups of state 256: in_proj 8192 x (2 x 16384 + 2 x 8 x 256 +
+ * 256), out_proj 16384 x 8192, the width-4 convolution over x, B and C with its bias
+ * (16384 + 4096) x 5, A, D and the dt bias (3 x 256), the gated norm (16384) and the input norm
+ * (8192).  Attention: 8192 x (64 + 2 x 8 + 64) x 128 + norm; MLP 2 x 8192 x 32768 + norm; the
+ * untied embedding and head 131072 x 8192 each, the final norm.  About 56B, as published.
+ * FLOPs: per token 2 x the matmul weights, the attention core 4 s a d in 10 layers, the SSD
+ * scan 2 Q N G + H (2 Q P + 4 N P) in 54 (chunks Q = 128). */
+START_TEST(nemotron_h_counts)
+{
+	model *m = load("nemotron-h-56b");
+	ck_assert_str_eq(model_hybrid_pattern(m), "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-"
+						  "M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-");
+	ck_assert_int_eq(model_layer_block(m, 0), MODEL_BLOCK_MAMBA);
+	ck_assert_int_eq(model_layer_block(m, 1), MODEL_BLOCK_MLP);
+	ck_assert_int_eq(model_layer_block(m, 7), MODEL_BLOCK_ATTN);
+	ck_assert(!model_layers_alike(m, 0, 1) && model_layers_alike(m, 0, 2));
+	double mamba_mm = 8192.0 * (2 * 16384 + 2 * 8 * 256 + 256) + 16384.0 * 8192;
+	double mamba = mamba_mm + (16384.0 + 4096) * 5 + 3 * 256 + 16384 + 8192;
+	double attn_mm = 8192.0 * (64 + 2 * 8 + 64) * 128, attn = attn_mm + 8192;
+	double mlp_mm = 2.0 * 8192 * 32768, mlp = mlp_mm + 8192;
+	ck_assert_rel(model_mamba_params(m), mamba, 0.0);
+	ck_assert_rel(model_layer_params(m, 0), mamba, 0.0);
+	ck_assert_rel(model_layer_params(m, 7), attn, 0.0);
+	ck_assert_rel(model_layer_params(m, 1), mlp, 0.0);
+	double total = 54 * mamba + 10 * attn + 54 * mlp + 2 * 131072.0 * 8192 + 8192;
+	ck_assert_rel(model_params(m), total, 1e-15);
+	ck_assert_msg(fabs(total - 56e9) <= 0.01 * 56e9, "total %.6g, published 56B", total);
+	double scan = 2.0 * 128 * 256 * 8 + 256.0 * (2 * 128 * 64 + 4 * 256 * 64);
+	double fwd = 2.0 * (54 * mamba_mm + 10 * attn_mm + 54 * mlp_mm + 131072.0 * 8192) + 10 * 4.0 * 8192 * 64 * 128 +
+		     54 * scan;
+	ck_assert_rel(model_flops_fwd_per_token(m, 8192), fwd, 1e-12);
+	/* the KV cache of the 10 attention layers alone */
+	ck_assert_rel(model_kv_bytes_per_token(m, 2.0), 2.0 * 8 * 128 * 10 * 2, 0.0);
+	model_free(m);
+}
+END_TEST
+
+static void expect_error(const char *doc, const char *needle);
+
+/* A hybrid pattern must be as long as the model and use only its four letters. */
+START_TEST(hybrid_pattern_checked)
+{
+	static const char head[] = "{\"name\":\"h\",\"layers\":3,\"hidden\":64,\"heads\":4,\"ffn\":256,\"vocab\":100,"
+				   "\"seq\":16,\"hybrid\":{\"ssm_heads\":4,\"ssm_head_dim\":32,\"ssm_state\":16,";
+	char doc[512];
+	snprintf(doc, sizeof doc, "%s\"pattern\":\"M-\"}}", head);
+	expect_error(doc, "\"hybrid.pattern\" has 2 layers, \"layers\" says 3");
+	snprintf(doc, sizeof doc, "%s\"pattern\":\"M-A\"}}", head);
+	expect_error(doc, "got 'A' at 3");
+	snprintf(doc, sizeof doc, "%s\"pattern\":\"M-E\"}}", head);
+	expect_error(doc, "has MoE layers (E) but no \"moe\"");
+	snprintf(doc, sizeof doc, "%s\"pattern\":\"M*-\"}}", head);
+	model *m;
+	ck_assert_msg(model_parse(doc, strlen(doc), "test", &m, err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(model_layer_block(m, 1), MODEL_BLOCK_ATTN);
+	model_free(m);
+}
+END_TEST
+
 /* CNNs: torchvision's parameter counts, exactly, and the PyTorch MNIST example's. */
 START_TEST(cnn_exact_counts)
 {
@@ -825,6 +886,8 @@ main(void)
 	tcase_add_test(tc, bert_large_exact);
 	tcase_add_test(tc, llama3_405b_hand_count);
 	tcase_add_test(tc, deepseek_v3_counts);
+	tcase_add_test(tc, nemotron_h_counts);
+	tcase_add_test(tc, hybrid_pattern_checked);
 	tcase_add_test(tc, cnn_exact_counts);
 	tcase_add_test(tc, resnet50_flops_and_shapes);
 	tcase_add_test(tc, mnist_cnn_shapes);

@@ -323,6 +323,158 @@ START_TEST(cp_and_ep_collectives)
 }
 END_TEST
 
+/* MoE parallel folding, counted by hand.  Mixtral-8x7B (h 4096, 8 experts of SwiGLU width
+ * 14336, top-2, 32 MoE layers) on 8 GPUs, tp 2, dp 4, ep 4, one 1024-token sequence per
+ * micro-batch with sequence parallelism, two micro-batches per rank:
+ *   - each rank routes its T / tp = 512 tokens' k = 2 copies: an all-to-all of
+ *     512 x 2 x 4096 x 2 B = 8,388,608 B over its EP group (nccl-tests' size: what each member
+ *     sends), twice forward and twice backward per layer and micro-batch: 4 x 32 x 2 = 256;
+ *   - with etp 1 the EP group is 4 consecutive ranks (it spans the TP pairs), there is no
+ *     expert-TP exchange, and each rank's 2 local experts multiply the 512 x 2 = 1024 routings
+ *     its group sends it, 512 each: GEMMs of 512 x 28672 x 4096 (fc1) and 512 x 4096 x 14336
+ *     (fc2), two in a batch; it holds 8 x 3 x 4096 x 14336 / 4 = 352,321,536 expert weights
+ *     a layer;
+ *   - with etp 2 (Megatron-Core's default, tp) the EP group is every other rank (stride etp),
+ *     the etp pairs all-gather the tokens they received (2 x 8,388,608 B) and reduce-scatter
+ *     the outputs, each rank's expert slices are half as wide and multiply twice the tokens:
+ *     1024 x 14336 x 4096 and 1024 x 4096 x 7168; its expert weights halve. */
+START_TEST(moe_folding_hand_worked)
+{
+	static const struct {
+		int etp;
+		int ep_stride;                 /* flat distance between EP group members */
+		double a2a_bytes, etp_bytes;   /* per collective */
+		double m, n1, k2;              /* fc1 m x n1 x 4096, fc2 m x 4096 x k2 */
+		double expert_params;          /* per rank and MoE layer */
+	} cases[] = {
+		{1, 1, 8388608.0, 0.0, 512, 28672, 14336, 352321536.0},
+		{2, 2, 8388608.0, 16777216.0, 1024, 14336, 7168, 176160768.0},
+	};
+	for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+		fixture f;
+		setup(&f, "mixtral-8x7b", "dgx-h100");
+		sim_train_cfg c = cfg(8, 2, 1, 1, 8);
+		c.ep = 4;
+		c.etp = cases[ci].etp;
+		c.seq = 1024;
+		c.sequence_parallel = true;
+		simulate(&f, &c);
+		const sim_train_cfg *cc = sim_train_config(f.r);
+		ck_assert_int_eq(sim_train_etp(cc), cases[ci].etp);
+		ck_assert_int_eq(sim_group_size(cc, SIM_G_EDP), 8 / (4 * cases[ci].etp));
+		int mem[8];
+		ck_assert_int_eq(sim_group_members(cc, SIM_G_EP, 0, mem, 8), 4);
+		for (int k = 0; k < 4; k++)
+			ck_assert_int_eq(mem[k], k * cases[ci].ep_stride);
+		double expert;
+		sim_layer_params(f.m, cc, 0, &expert);
+		ck_assert_rel(expert, cases[ci].expert_params, 1e-12);
+		for (int rank = 0; rank < 8; rank += 3) {
+			sim_rank_ops *o = rank_ops(&f, rank);
+			counts n;
+			count(o, &n);
+			ck_assert_int_eq(n.coll[SIM_G_EP][HW_ALL_TO_ALL], 4 * 32 * 2);
+			ck_assert_int_eq(n.coll[SIM_G_ETP][HW_ALL_GATHER], cases[ci].etp > 1 ? 2 * 32 * 2 : 0);
+			ck_assert_int_eq(n.coll[SIM_G_ETP][HW_REDUCE_SCATTER], cases[ci].etp > 1 ? 2 * 32 * 2 : 0);
+			/* no TP collectives around a MoE block: the dispatcher starts and ends on the
+			 * rank's own sequence shard (the attention block's gather and reduce-scatter
+			 * remain, twice forward and twice backward per layer) */
+			ck_assert_int_eq(n.coll[SIM_G_TP][HW_ALL_GATHER], 2 * 32 * 2);
+			ck_assert_int_eq(n.coll[SIM_G_TP][HW_REDUCE_SCATTER], 2 * 32 * 2);
+			int fc1 = 0, fc2 = 0;
+			for (size_t i = 0; i < o->nops; i++) {
+				const sim_rop *op = &o->ops[i];
+				if (op->kind == SIM_OP_COLL && op->group == SIM_G_EP) {
+					ck_assert_int_eq(op->group_size, 4);
+					ck_assert_rel(op->bytes, cases[ci].a2a_bytes, 1e-12);
+				}
+				if (op->kind == SIM_OP_COLL && op->group == SIM_G_ETP) {
+					ck_assert_int_eq(op->group_size, cases[ci].etp);
+					ck_assert_rel(op->bytes, cases[ci].etp_bytes, 1e-12);
+				}
+			}
+			for (size_t k = 0; k < o->nkernels; k++) {
+				const sim_kernel *sk = &o->kernels[k];
+				if (sk->pass != SIM_PASS_FWD || sk->hk.kind != HW_K_GEMM)
+					continue;
+				if (sk->weight == SIM_W_EXPERT_FC1) {
+					ck_assert_rel(sk->hk.m, cases[ci].m, 1e-6);
+					ck_assert_rel(sk->hk.n, cases[ci].n1, 1e-12);
+					ck_assert_rel(sk->hk.k, 4096, 1e-12);
+					ck_assert_rel(sk->hk.batch, 2, 1e-6);
+					fc1++;
+				} else if (sk->weight == SIM_W_EXPERT_FC2) {
+					ck_assert_rel(sk->hk.m, cases[ci].m, 1e-6);
+					ck_assert_rel(sk->hk.n, 4096, 1e-12);
+					ck_assert_rel(sk->hk.k, cases[ci].k2, 1e-12);
+					fc2++;
+				}
+			}
+			ck_assert_int_eq(fc1, 32 * 2);
+			ck_assert_int_eq(fc2, 32 * 2);
+			sim_rank_ops_free(o);
+		}
+		teardown(&f);
+	}
+}
+END_TEST
+
+/* A hybrid model's layers, counted by hand: Nemotron-H-56B (54 Mamba-2, 10 attention, 54 MLP
+ * layers) on tp 8 with sequence parallelism, one 1024-token micro-batch.  Every layer holds one
+ * block, so it gathers the sequence once and reduce-scatters once forward, and again backward:
+ * 2 x 118 of each.  A Mamba-2 layer's in_proj is 1024 x (2 x 16384 + 2 x 8 x 256 + 256) / 8 =
+ * 4640 wide from 8192, its out_proj 1024 x 8192 from 16384 / 8 = 2048; its scan runs 1024 / 128
+ * = 8 chunks, the C B^T products 128 x 128 x 256 one group a rank (8 / 8) each, the others per
+ * head (256 / 8 = 32 a rank): 256 of 128 x 64 x 128.  QKV projections in the 10 attention
+ * layers only, up projections in the 54 MLPs. */
+START_TEST(hybrid_layers_hand_counted)
+{
+	fixture f;
+	setup(&f, "nemotron-h-56b", "dgx-h100");
+	sim_train_cfg c = cfg(8, 8, 1, 1, 1);
+	c.seq = 1024;
+	c.sequence_parallel = true;
+	simulate(&f, &c);
+	check_flops(&f);
+	sim_rank_ops *o = rank_ops(&f, 5);
+	counts n;
+	count(o, &n);
+	ck_assert_int_eq(n.coll[SIM_G_TP][HW_ALL_GATHER], 2 * 118);
+	ck_assert_int_eq(n.coll[SIM_G_TP][HW_REDUCE_SCATTER], 2 * 118);
+	int in = 0, out = 0, qkv = 0, fc1 = 0, cb = 0, cx = 0;
+	for (size_t k = 0; k < o->nkernels; k++) {
+		const sim_kernel *sk = &o->kernels[k];
+		const hw_kernel *h = &sk->hk;
+		if (h->kind != HW_K_GEMM)
+			continue;
+		if (sk->pass == SIM_PASS_FWD && sk->weight == SIM_W_SSM_IN) {
+			ck_assert(h->m == 1024 && h->n == 4640 && h->k == 8192 && h->batch == 1);
+			in++;
+		} else if (sk->pass == SIM_PASS_FWD && sk->weight == SIM_W_SSM_OUT) {
+			ck_assert(h->m == 1024 && h->n == 8192 && h->k == 2048);
+			out++;
+		} else if (sk->pass == SIM_PASS_FWD && sk->weight == SIM_W_QKV) {
+			qkv++;
+		} else if (sk->pass == SIM_PASS_FWD && sk->weight == SIM_W_FC1) {
+			fc1++;
+		} else if (sk->pass == SIM_PASS_BMM && h->m == 128 && h->n == 128 && h->k == 256) {
+			ck_assert(h->batch == 8 * 1);
+			cb++;
+		} else if (sk->pass == SIM_PASS_BMM && h->m == 128 && h->n == 64 && h->k == 128 && h->batch == 8 * 32) {
+			cx++;
+		}
+	}
+	ck_assert_int_eq(in, 54);
+	ck_assert_int_eq(out, 54);
+	ck_assert_int_eq(qkv, 10);
+	ck_assert_int_eq(fc1, 54);
+	ck_assert_int_eq(cb, 54);  /* forward only: the backward's products are transposed shapes */
+	ck_assert_int_ge(cx, 54);
+	sim_rank_ops_free(o);
+	teardown(&f);
+}
+END_TEST
+
 /* ---- groups -------------------------------------------------------------------------------- */
 
 static void
@@ -373,9 +525,11 @@ START_TEST(groups_partition_and_placement)
 	ck_assert(hw_open(":memory:", 0, &db, err, sizeof err) == 0);
 	hw_system sys;
 	ck_assert(hw_system_get(db, "dgx-h100", &sys, err, sizeof err) == 0);
-	static const int shapes[][5] = {/* tp, cp, dp, pp, ep */
-					{2, 1, 2, 2, 1}, {8, 1, 4, 2, 1}, {4, 2, 2, 2, 2}, {2, 2, 4, 1, 4}, {1, 1, 8, 1, 8},
-					{8, 4, 2, 2, 4}};
+	static const int shapes[][6] = {/* tp, cp, dp, pp, ep, etp (0: the default) */
+					{2, 1, 2, 2, 1, 0}, {8, 1, 4, 2, 1, 0}, {4, 2, 2, 2, 2, 0}, {2, 2, 4, 1, 4, 0},
+					{1, 1, 8, 1, 8, 0}, {8, 4, 2, 2, 4, 0},
+					/* parallel folding: EP over TP ranks (etp 1), etp 2 of tp 4, EP of 16 on tp 8 */
+					{4, 1, 2, 1, 8, 1}, {4, 1, 4, 2, 4, 2}, {8, 1, 2, 1, 16, 1}, {2, 2, 4, 1, 8, 2}};
 	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
 		sim_train_cfg c;
 		sim_train_cfg_init(&c);
@@ -384,6 +538,7 @@ START_TEST(groups_partition_and_placement)
 		c.dp = shapes[i][2];
 		c.pp = shapes[i][3];
 		c.ep = shapes[i][4];
+		c.etp = shapes[i][5];
 		c.gpus = c.tp * c.cp * c.dp * c.pp;
 		check_partition(&c);
 		/* TP groups: consecutive ranks inside one node */
@@ -397,9 +552,10 @@ START_TEST(groups_partition_and_placement)
 		/* members per node as sim_place assumes them when it shares links */
 		placement pl;
 		sim_place(&sys, &c, &pl);
-		static const sim_group gs[] = {SIM_G_TP, SIM_G_CP, SIM_G_DP, SIM_G_EP, SIM_G_EDP};
-		const int want[] = {pl.tp_per_node, pl.cp_per_node, pl.grad_per_node, pl.ep_per_node, pl.edp_per_node};
-		for (size_t k = 0; k < 5; k++) {
+		static const sim_group gs[] = {SIM_G_TP, SIM_G_CP, SIM_G_DP, SIM_G_EP, SIM_G_EDP, SIM_G_ETP};
+		const int want[] = {pl.tp_per_node,  pl.cp_per_node,  pl.grad_per_node,
+				    pl.ep_per_node,  pl.edp_per_node, pl.etp_per_node};
+		for (size_t k = 0; k < 6; k++) {
 			int all[512];
 			int n = sim_group_members(&c, gs[k], 0, all, 512), on0 = 0;
 			for (int j = 0; j < n; j++)
@@ -1124,6 +1280,8 @@ main(void)
 	tcase_add_test(t, hand_counted_gemm_flops);
 	tcase_add_test(t, hand_counted_collectives);
 	tcase_add_test(t, cp_and_ep_collectives);
+	tcase_add_test(t, moe_folding_hand_worked);
+	tcase_add_test(t, hybrid_layers_hand_counted);
 	tcase_add_test(t, groups_partition_and_placement);
 	tcase_add_test(t, groups_are_the_full_modes);
 	tcase_add_test(t, full_mode_gives_the_same_lists);

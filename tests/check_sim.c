@@ -463,19 +463,23 @@ START_TEST(census_counts_the_full_graph)
 		sim_recompute rc;
 		int64_t mb, gb, seq;
 		int dp;
+		int etp; /* 0: the default */
 	} cases[] = {
-		{"gpt-1.7b", 2, 4, 1, 1, 1, 0, false, false, SIM_1F1B, SIM_RECOMPUTE_NONE, 1, 16, 0, 2},
-		{"gpt-1.7b", 2, 2, 1, 1, 2, 1, false, true, SIM_INTERLEAVED, SIM_RECOMPUTE_SELECTIVE, 1, 16, 0, 2},
-		{"gpt-1.7b", 1, 4, 1, 1, 1, 0, false, false, SIM_ZB_H1, SIM_RECOMPUTE_NONE, 1, 16, 0, 2},
-		{"gpt-1.7b", 2, 2, 1, 1, 1, 0, false, false, SIM_GPIPE, SIM_RECOMPUTE_FULL, 2, 16, 0, 2},
-		{"gpt2-xl", 1, 1, 1, 1, 1, 3, false, false, SIM_1F1B, SIM_RECOMPUTE_NONE, 2, 16, 0, 4},
-		{"gpt2-xl", 1, 1, 1, 1, 1, 3, true, false, SIM_1F1B, SIM_RECOMPUTE_FULL, 2, 16, 0, 4},
-		{"gpt-1.7b", 2, 1, 1, 1, 1, 2, false, true, SIM_1F1B, SIM_RECOMPUTE_NONE, 1, 8, 0, 4},
-		{"llama-3-8b", 2, 2, 4, 1, 1, 1, false, true, SIM_1F1B, SIM_RECOMPUTE_NONE, 1, 4, 32768, 1},
-		{"mixtral-8x7b", 2, 2, 1, 4, 1, 1, false, true, SIM_1F1B, SIM_RECOMPUTE_NONE, 1, 16, 2048, 4},
-		{"mixtral-8x7b", 1, 1, 2, 4, 1, 3, false, false, SIM_1F1B, SIM_RECOMPUTE_NONE, 1, 8, 8192, 2},
-		{"resnet-50", 1, 1, 1, 1, 1, 0, false, false, SIM_1F1B, SIM_RECOMPUTE_NONE, 32, 512, 0, 8},
-		{"resnet-50", 1, 1, 1, 1, 1, 1, false, false, SIM_1F1B, SIM_RECOMPUTE_NONE, 16, 256, 0, 4},
+		{"gpt-1.7b", 2, 4, 1, 1, 1, 0, false, false, SIM_1F1B, SIM_RECOMPUTE_NONE, 1, 16, 0, 2, 0},
+		{"gpt-1.7b", 2, 2, 1, 1, 2, 1, false, true, SIM_INTERLEAVED, SIM_RECOMPUTE_SELECTIVE, 1, 16, 0, 2, 0},
+		{"gpt-1.7b", 1, 4, 1, 1, 1, 0, false, false, SIM_ZB_H1, SIM_RECOMPUTE_NONE, 1, 16, 0, 2, 0},
+		{"gpt-1.7b", 2, 2, 1, 1, 1, 0, false, false, SIM_GPIPE, SIM_RECOMPUTE_FULL, 2, 16, 0, 2, 0},
+		{"gpt2-xl", 1, 1, 1, 1, 1, 3, false, false, SIM_1F1B, SIM_RECOMPUTE_NONE, 2, 16, 0, 4, 0},
+		{"gpt2-xl", 1, 1, 1, 1, 1, 3, true, false, SIM_1F1B, SIM_RECOMPUTE_FULL, 2, 16, 0, 4, 0},
+		{"gpt-1.7b", 2, 1, 1, 1, 1, 2, false, true, SIM_1F1B, SIM_RECOMPUTE_NONE, 1, 8, 0, 4, 0},
+		{"llama-3-8b", 2, 2, 4, 1, 1, 1, false, true, SIM_1F1B, SIM_RECOMPUTE_NONE, 1, 4, 32768, 1, 0},
+		{"mixtral-8x7b", 2, 2, 1, 4, 1, 1, false, true, SIM_1F1B, SIM_RECOMPUTE_NONE, 1, 16, 2048, 4, 0},
+		{"mixtral-8x7b", 1, 1, 2, 4, 1, 3, false, false, SIM_1F1B, SIM_RECOMPUTE_NONE, 1, 8, 8192, 2, 0},
+		/* parallel folding: EP over the TP ranks (etp 1); a hybrid Mamba/attention model */
+		{"mixtral-8x7b", 2, 2, 1, 4, 1, 1, false, true, SIM_1F1B, SIM_RECOMPUTE_NONE, 1, 8, 1024, 2, 1},
+		{"nemotron-h-56b", 8, 1, 1, 1, 1, 1, false, true, SIM_1F1B, SIM_RECOMPUTE_NONE, 1, 4, 1024, 2, 0},
+		{"resnet-50", 1, 1, 1, 1, 1, 0, false, false, SIM_1F1B, SIM_RECOMPUTE_NONE, 32, 512, 0, 8, 0},
+		{"resnet-50", 1, 1, 1, 1, 1, 1, false, false, SIM_1F1B, SIM_RECOMPUTE_NONE, 16, 256, 0, 4, 0},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		model *m;
@@ -486,6 +490,7 @@ START_TEST(census_counts_the_full_graph)
 		cfg.pp = cases[i].pp;
 		cfg.cp = cases[i].cp;
 		cfg.ep = cases[i].ep;
+		cfg.etp = cases[i].etp;
 		cfg.vpp = cases[i].vpp;
 		cfg.dp = cases[i].dp;
 		cfg.gpus = cfg.tp * cfg.pp * cfg.cp * cfg.dp;

@@ -134,6 +134,16 @@ run_bad 2 'option "--model" is given more than once' $T --model gpt3-175b --gpus
 run_bad 2 'option "--json" is given more than once' $T --gpus 8 --tp 8 --global-batch 8 --json --json
 run_bad 2 'option "--tp" needs a value' $T --gpus 8 --global-batch 8 --tp
 run_bad 2 "attention heads (32) must be divisible by tp (3)" $T --gpus 3 --tp 3 --global-batch 3
+# MoE parallel folding: etp x ep must tile a stage's ranks; etp alone changes nothing
+X="simulate train --model mixtral-8x7b --system dgx-h100 --micro-batch 1 --seq 1024"
+run_bad 2 "etp x ep (2 x 8) must divide tp x cp x dp (2 x 1 x 4)" $X --gpus 8 --tp 2 --ep 8 --etp 2 --global-batch 8
+run_bad 2 "--etp (1) other than tp (2) needs expert parallelism" $X --gpus 8 --tp 2 --etp 1 --global-batch 8
+run_bad 2 "--etp needs a mixture-of-experts model" $T --gpus 8 --tp 2 --etp 4 --global-batch 8
+run_bad 2 "expert width (14336) must be divisible by etp (3)" $X --gpus 6 --tp 2 --ep 2 --etp 3 --global-batch 6
+# a hybrid model's Mamba-2 mixers split heads and groups over TP, and have no context parallelism
+H="simulate train --model nemotron-h-56b --system dgx-h100 --micro-batch 1 --global-batch 1 --seq 1024"
+run_bad 2 "Mamba heads (256) and groups (8) must be divisible by tp (16)" $H --gpus 16 --tp 16
+run_bad 2 "context parallelism of Mamba layers is not modelled" $H --gpus 16 --tp 8 --cp 2
 # absurd but well-formed sizes: refused before any work, not simulated for hours
 run_bad 2 "micro-batches per step is more than the simulator handles" $T --gpus 8 --tp 8 --global-batch 1099511627776
 run_bad 2 "the op graph would need more than" simulate train --model llama-3-8b --system dgx-h100 --gpus 65536 \

@@ -53,6 +53,13 @@ arg "--kv-lora-rank 512" "$TMPD/dsv3.sh"
 arg "--moe-ffn-hidden-size 2048" "$TMPD/dsv3.sh"
 arg "--moe-shared-expert-intermediate-size 2048" "$TMPD/dsv3.sh"
 arg "--moe-layer-freq '\[0,0,0,1,1," "$TMPD/dsv3.sh"
+# MoE parallel folding: EP 8 on tp 2 x dp 4 takes the experts' TP down to 1 (Megatron-Core's default
+# is tp, so the export says it)
+run 0 plan train --model qwen3-30b-a3b --system dgx-h100 --gpus 8 --global-batch 64 --tp 2 --pp 1 --ep 8 --export megatron
+cp "$TMPD/out" "$TMPD/fold.sh"
+check megatron "$TMPD/fold.sh"
+arg "--expert-model-parallel-size 8" "$TMPD/fold.sh"
+arg "--expert-tensor-parallel-size 1" "$TMPD/fold.sh"
 run 0 plan train --model deepseek-v3 --system dgx-h100 --gpus 512 --global-batch 4096 --export nemo
 check nemo "$TMPD/out"
 arg "DeepSeekModelProvider(" "$TMPD/out"

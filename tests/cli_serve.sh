@@ -66,6 +66,8 @@ run 2 simulate serve --model llama-3-405b --system dgx-h100 --tp 1 --rate 5
 expect_err "does not fit"
 run 2 simulate serve --model resnet-50 --system dgx-h100 --tp 1 --rate 5
 expect_err "not a language model"
+run 2 simulate serve --model nemotron-h-56b --system dgx-h100 --tp 8 --rate 5
+expect_err "hybrid Mamba/attention model: serving it is not modelled yet"
 
 # plan serve: a small search, its JSON and table
 P="plan serve --model llama-3-8b --systems dgx-h100 --slo-ttft-p99 500 --slo-tpot-p99 50 --duration 20"

@@ -231,22 +231,25 @@ static const struct recipe {
 	int kv_heads, vocab;        /* > 0: the dimensions the run had */
 	int recompute;              /* a sim_recompute the recipe ran, or -1 */
 	int ep;                     /* > 0: the expert-parallel degree the recipe ran */
+	int fp8_recipe;             /* an FP8 row's HW_FP8_* scaling, or -1: the framework's */
 	const char *why;
 } recipes[] = {
-	{"35a9aecc", "GPT3-175B", SIM_ATTN_FLASH, -1, 0, 0, 0, -1, 0, "recipe: TE FlashAttention-2 backend (NVTE_FUSED_ATTN=0)"},
-	{"35a9aecc", "Nemotron4-340B", SIM_ATTN_FLASH, -1, 0, 0, 0, -1, 0, "recipe: TE FlashAttention-2 backend (NVTE_FUSED_ATTN=0)"},
-	{"35a9aecc", "Grok-1", SIM_ATTN_FLASH, -1, 0, 0, 0, -1, 0, "recipe: TE FlashAttention-2 backend (NVTE_FUSED_ATTN=0)"},
-	{"741c8860", "Grok-1", SIM_ATTN_FLASH, -1, 0, 0, 0, -1, 0, "recipe: TE FlashAttention-2 backend (NVTE_FUSED_ATTN=0)"},
-	{"35a9aecc", "Llama3.1-405B", -1, -1, 0, 16, 51200, -1, 0, "run: 16 KV groups and a GPT-2 vocabulary (dgxc 405B yaml)"},
-	{"dgxc-benchmarking", "DeepSeek-V3", -1, 0, 0, 0, 0, -1, 0, "recipe: no TP communication overlap"},
-	{"dgxc-benchmarking", "Llama4-Maverick", -1, -1, 1, 0, 0, -1, 0, "launch script: VP=1"},
-	{"Automodel", "GPT-OSS 120B", SIM_ATTN_FLASH, -1, 0, 0, 0, SIM_RECOMPUTE_NONE, 16,
+	{"35a9aecc", "GPT3-175B", SIM_ATTN_FLASH, -1, 0, 0, 0, -1, 0, -1, "recipe: TE FlashAttention-2 backend (NVTE_FUSED_ATTN=0)"},
+	{"35a9aecc", "Nemotron4-340B", SIM_ATTN_FLASH, -1, 0, 0, 0, -1, 0, -1, "recipe: TE FlashAttention-2 backend (NVTE_FUSED_ATTN=0)"},
+	{"35a9aecc", "Grok-1", SIM_ATTN_FLASH, -1, 0, 0, 0, -1, 0, -1, "recipe: TE FlashAttention-2 backend (NVTE_FUSED_ATTN=0)"},
+	{"741c8860", "Grok-1", SIM_ATTN_FLASH, -1, 0, 0, 0, -1, 0, -1, "recipe: TE FlashAttention-2 backend (NVTE_FUSED_ATTN=0)"},
+	{"35a9aecc", "Llama3.1-405B", -1, -1, 0, 16, 51200, -1, 0, -1, "run: 16 KV groups and a GPT-2 vocabulary (dgxc 405B yaml)"},
+	{"dgxc-benchmarking", "DeepSeek-V3", -1, 0, 0, 0, 0, -1, 0, -1, "recipe: no TP communication overlap"},
+	{"dgxc-benchmarking", "Llama4-Maverick", -1, -1, 1, 0, 0, -1, 0, -1, "launch script: VP=1"},
+	{"Automodel", "GPT-OSS 120B", SIM_ATTN_FLASH, -1, 0, 0, 0, SIM_RECOMPUTE_NONE, 16, -1,
 	 "recipe: FlexAttention (FlashAttention-2 class), no activation checkpointing, EP 16"},
-	{"Automodel", "GPT-OSS 20B", SIM_ATTN_FLASH, -1, 0, 0, 0, SIM_RECOMPUTE_FULL, 8,
+	{"Automodel", "GPT-OSS 20B", SIM_ATTN_FLASH, -1, 0, 0, 0, SIM_RECOMPUTE_FULL, 8, -1,
 	 "recipe: FlexAttention (FlashAttention-2 class), activation checkpointing, EP 8"},
-	{"Automodel", "Nemotron V3", SIM_ATTN_FLASH, -1, 0, 0, 0, SIM_RECOMPUTE_FULL, 0,
+	{"Automodel", "Nemotron V3", SIM_ATTN_FLASH, -1, 0, 0, 0, SIM_RECOMPUTE_FULL, 0, -1,
 	 "recipe: PyTorch SDPA, activation checkpointing"},
-	{"Automodel", "", -1, -1, 0, 0, 0, SIM_RECOMPUTE_FULL, 0, "recipe: activation checkpointing"},
+	{"dgxc-benchmarking", "Nemotron-H", -1, -1, 0, 0, 0, -1, 0, HW_FP8_TENSORWISE,
+	 "recipe: FP8 current scaling (bf16_with_fp8_mixed_current_scaling in NeMo's nemotronh_56b.py)"},
+	{"Automodel", "", -1, -1, 0, 0, 0, SIM_RECOMPUTE_FULL, 0, -1, "recipe: activation checkpointing"},
 };
 
 static const struct recipe *
@@ -269,7 +272,7 @@ catalog_of(const vrow *w)
 		{"Llama2-7B", "llama-2-7b"}, {"GPT3-175B", "gpt3-175b"}, {"DeepSeek-V3", "deepseek-v3"},
 		{"Grok-1", "grok-1"}, {"Nemotron4-15B", "nemotron-4-15b"}, {"Nemotron4-340B", "nemotron-4-340b"},
 		{"Llama4-Maverick", "llama-4-maverick"}, {"Qwen3-30B-A3B", "qwen3-30b-a3b"}, {"GPT-OSS 120B", "gpt-oss-120b"},
-		{"GPT-OSS 20B", "gpt-oss-20b"}, {"Kimi K2", "kimi-k2"},
+		{"GPT-OSS 20B", "gpt-oss-20b"}, {"Kimi K2", "kimi-k2"}, {"Nemotron-H-56B", "nemotron-h-56b"},
 	};
 	const char *name = get(w, C_MODEL);
 	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
@@ -470,6 +473,13 @@ row_config(vrow *w, const hw_profile *fw)
 		c->sequence_parallel = !val_has(rc, "no sequence parallel");
 	/* an FP8 row may name its recipe (torchao's tables do); DeepSpeed's may offload */
 	const char *notes = get(w, C_NOTES);
+	/* the MoE layers' tensor parallelism where a recipe set it apart from TP ("ETP=1",
+	 * Megatron-Core's --expert-tensor-parallel-size); else the default (sim_train_etp) */
+	const char *etp = strstr(notes, "ETP=");
+	if (etp != NULL && c->ep > 1) {
+		long x = strtol(etp + 4, NULL, 10);
+		c->etp = x > 0 && x <= DEGREE_MAX ? (int)x : 0;
+	}
 	c->offload_optimizer = val_has(notes, "CPU AdamW offload") || val_has(notes, "optimizer offload");
 	if (val_has(prec, "mxfp8"))
 		c->fp8_recipe = HW_FP8_MXFP8;
@@ -496,6 +506,8 @@ row_config(vrow *w, const hw_profile *fw)
 			c->recompute = (sim_recompute)rr->recompute;
 		if (rr->ep > 0 && geti(w, C_EP) <= 0)
 			c->ep = rr->ep;
+		if (rr->fp8_recipe >= 0 && c->dtype == HW_FP8 && c->fp8_recipe == 0)
+			c->fp8_recipe = rr->fp8_recipe;
 		pp_strlcpy(w->note, rr->why, sizeof w->note);
 	}
 	/* a row that says it ran its source's most performant layout and states none runs the
