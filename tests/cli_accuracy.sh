@@ -27,8 +27,8 @@ for f in d['families']:
                                                              100 * f['mean_signed_error']))
 bad = []
 # the guards: the figures of docs/validation.md, a little slack for the platform's last bits
-if o['mape'] > 0.105: bad.append("overall MAPE %.3f > 0.105" % o['mape'])
-if o['predicted_share'] < 0.90: bad.append("predicted share %.3f < 0.90" % o['predicted_share'])
+if o['mape'] > 0.115: bad.append("overall MAPE %.3f > 0.115" % o['mape'])
+if o['predicted_share'] < 0.95: bad.append("predicted share %.3f < 0.95" % o['predicted_share'])
 if abs(o['mean_signed_error']) > 0.03: bad.append("overall mean signed %.3f beyond 0.03" % o['mean_signed_error'])
 # the 80% intervals hold about 80% of measured values (each family against the others' errors)
 iv = d['intervals']

@@ -4,22 +4,22 @@
 -- recorded fits (hardware/data/fit-*.json); docs/validation.md says how each was made.
 --
 -- Training (per framework profile) over validate/data/published-training.csv + training-2024-2025.csv:
---   generic        594 rows, MAPE 10.9% -> 10.7%
---     pytorch        554 rows, MAPE 10.3% -> 10.3%
---     maxtext         40 rows, MAPE 15.4% -> 8.6%
---       megatron       311 rows, MAPE 7.4% -> 7.3%
---       deepspeed       26 rows, MAPE 57.5% -> 24.7%
---       llm-foundry    191 rows, MAPE 6.5% -> 6.4%
---       nemo-automodel  14 rows, MAPE 17.1% -> 13.6%
---       torchtitan      12 rows, MAPE 35.0% -> 9.4%
---         megatron-2021   64 rows, MAPE 7.0% -> 6.7%
+--   generic        609 rows, MAPE 12.5% -> 12.0%
+--     pytorch        569 rows, MAPE 11.8% -> 11.8%
+--     maxtext         40 rows, MAPE 15.0% -> 8.6%
+--       megatron       326 rows, MAPE 10.0% -> 9.9%
+--       deepspeed       26 rows, MAPE 56.9% -> 24.7%
+--       llm-foundry    191 rows, MAPE 6.6% -> 6.4%
+--       nemo-automodel  14 rows, MAPE 20.9% -> 16.5%
+--       torchtitan      12 rows, MAPE 34.7% -> 9.4%
+--         megatron-2021   64 rows, MAPE 7.3% -> 6.7%
 -- each with
 --   gemm_scale     the rate its GEMMs reach, as a fraction of the GPU's measured rate
 --   attn_scale     the rate its fused attention reaches, of the GPU's measured rate
 --   host_op_us     the host's time to issue one kernel (a floor on a kernel's time)
 --   comm_slowdown  compute slowdown while its collectives run beside it
 -- and the 80% intervals of 7 frameworks' predictions (err_p10, err_p90: percentiles of their
--- cross-validated errors), which held 75.6% of 594 measured values.
+-- cross-validated errors), which held 74.4% of 609 measured values.
 -- The GPUs keep their measured kernel rates (params.sql): no framework's behaviour is fitted
 -- into them.
 --
@@ -28,56 +28,56 @@
 --   serve_allreduce_us  latency of a decode step's small TP all-reduce
 -- and transferred to the other systems of the same NVLink 4 NVSwitch generation.
 INSERT INTO param(scope, subject, key, value, origin, method, source) VALUES
-('framework', 'generic', 'attn_scale', 0.667114, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 594 rows, MAPE 10.9% -> 10.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'generic', 'comm_slowdown', 0.329123, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 594 rows, MAPE 10.9% -> 10.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'generic', 'gemm_scale', 0.821301, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 594 rows, MAPE 10.9% -> 10.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'generic', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 594 rows, MAPE 10.9% -> 10.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'pytorch', 'attn_scale', 0.664672, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 554 rows, MAPE 10.3% -> 10.3%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'pytorch', 'comm_slowdown', 0.327666, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 554 rows, MAPE 10.3% -> 10.3%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'pytorch', 'gemm_scale', 0.83349, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 554 rows, MAPE 10.3% -> 10.3%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'pytorch', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 554 rows, MAPE 10.3% -> 10.3%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'maxtext', 'attn_scale', 0.502567, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 40 rows, MAPE 15.4% -> 8.6%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'maxtext', 'comm_slowdown', 0.329071, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 40 rows, MAPE 15.4% -> 8.6%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'maxtext', 'gemm_scale', 0.704315, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 40 rows, MAPE 15.4% -> 8.6%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'maxtext', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 40 rows, MAPE 15.4% -> 8.6%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'megatron', 'attn_scale', 0.634825, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 311 rows, MAPE 7.4% -> 7.3%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'megatron', 'comm_slowdown', 0.327306, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 311 rows, MAPE 7.4% -> 7.3%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'megatron', 'gemm_scale', 0.838731, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 311 rows, MAPE 7.4% -> 7.3%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'megatron', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 311 rows, MAPE 7.4% -> 7.3%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'deepspeed', 'attn_scale', 1.09913, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 26 rows, MAPE 57.5% -> 24.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'deepspeed', 'comm_slowdown', 0.329984, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 26 rows, MAPE 57.5% -> 24.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'deepspeed', 'gemm_scale', 0.498879, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 26 rows, MAPE 57.5% -> 24.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'deepspeed', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 26 rows, MAPE 57.5% -> 24.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'llm-foundry', 'attn_scale', 0.647221, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 191 rows, MAPE 6.5% -> 6.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'llm-foundry', 'comm_slowdown', 0.327666, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 191 rows, MAPE 6.5% -> 6.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'llm-foundry', 'gemm_scale', 0.865494, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 191 rows, MAPE 6.5% -> 6.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'llm-foundry', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 191 rows, MAPE 6.5% -> 6.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'nemo-automodel', 'attn_scale', 0.962518, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 14 rows, MAPE 17.1% -> 13.6%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'nemo-automodel', 'comm_slowdown', 0.327452, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 14 rows, MAPE 17.1% -> 13.6%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'nemo-automodel', 'gemm_scale', 0.714409, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 14 rows, MAPE 17.1% -> 13.6%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'nemo-automodel', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 14 rows, MAPE 17.1% -> 13.6%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'torchtitan', 'attn_scale', 0.430308, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 12 rows, MAPE 35.0% -> 9.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'torchtitan', 'comm_slowdown', 0.329138, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 12 rows, MAPE 35.0% -> 9.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'torchtitan', 'gemm_scale', 0.722697, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 12 rows, MAPE 35.0% -> 9.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'torchtitan', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 12 rows, MAPE 35.0% -> 9.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'megatron-2021', 'attn_scale', 0.634825, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 64 rows, MAPE 7.0% -> 6.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'megatron-2021', 'comm_slowdown', 0.327666, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 64 rows, MAPE 7.0% -> 6.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'megatron-2021', 'gemm_scale', 0.866524, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 64 rows, MAPE 7.0% -> 6.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'megatron-2021', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 64 rows, MAPE 7.0% -> 6.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'generic', 'err_p10', -0.110668, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 594 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'generic', 'err_p90', 0.133987, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 594 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'pytorch', 'err_p10', -0.107166, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 554 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'pytorch', 'err_p90', 0.144, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 554 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'megatron', 'err_p10', -0.0833759, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 311 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'megatron', 'err_p90', 0.120133, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 311 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'megatron-2021', 'err_p10', -0.106843, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 64 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'megatron-2021', 'err_p90', 0.101629, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 64 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'deepspeed', 'err_p10', -0.430242, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 26 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'deepspeed', 'err_p90', 0.412471, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 26 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'llm-foundry', 'err_p10', -0.10974, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 191 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'llm-foundry', 'err_p90', 0.0963172, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 191 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'maxtext', 'err_p10', -0.152085, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 40 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'maxtext', 'err_p90', 0.112984, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 40 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'generic', 'attn_scale', 0.669418, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 609 rows, MAPE 12.5% -> 12.0%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'generic', 'comm_slowdown', 0.329138, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 609 rows, MAPE 12.5% -> 12.0%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'generic', 'gemm_scale', 0.815055, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 609 rows, MAPE 12.5% -> 12.0%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'generic', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 609 rows, MAPE 12.5% -> 12.0%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'pytorch', 'attn_scale', 0.666345, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 569 rows, MAPE 11.8% -> 11.8%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'pytorch', 'comm_slowdown', 0.327666, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 569 rows, MAPE 11.8% -> 11.8%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'pytorch', 'gemm_scale', 0.826614, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 569 rows, MAPE 11.8% -> 11.8%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'pytorch', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 569 rows, MAPE 11.8% -> 11.8%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'maxtext', 'attn_scale', 0.506623, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 40 rows, MAPE 15.0% -> 8.6%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'maxtext', 'comm_slowdown', 0.329062, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 40 rows, MAPE 15.0% -> 8.6%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'maxtext', 'gemm_scale', 0.703141, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 40 rows, MAPE 15.0% -> 8.6%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'maxtext', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 40 rows, MAPE 15.0% -> 8.6%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'megatron', 'attn_scale', 0.620857, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 326 rows, MAPE 10.0% -> 9.9%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'megatron', 'comm_slowdown', 0.319413, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 326 rows, MAPE 10.0% -> 9.9%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'megatron', 'gemm_scale', 0.82621, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 326 rows, MAPE 10.0% -> 9.9%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'megatron', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 326 rows, MAPE 10.0% -> 9.9%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'deepspeed', 'attn_scale', 1.09914, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 26 rows, MAPE 56.9% -> 24.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'deepspeed', 'comm_slowdown', 0.329984, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 26 rows, MAPE 56.9% -> 24.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'deepspeed', 'gemm_scale', 0.498156, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 26 rows, MAPE 56.9% -> 24.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'deepspeed', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 26 rows, MAPE 56.9% -> 24.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'llm-foundry', 'attn_scale', 0.647307, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 191 rows, MAPE 6.6% -> 6.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'llm-foundry', 'comm_slowdown', 0.327666, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 191 rows, MAPE 6.6% -> 6.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'llm-foundry', 'gemm_scale', 0.865403, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 191 rows, MAPE 6.6% -> 6.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'llm-foundry', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 191 rows, MAPE 6.6% -> 6.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'nemo-automodel', 'attn_scale', 0.988564, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 14 rows, MAPE 20.9% -> 16.5%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'nemo-automodel', 'comm_slowdown', 0.309578, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 14 rows, MAPE 20.9% -> 16.5%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'nemo-automodel', 'gemm_scale', 0.952548, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 14 rows, MAPE 20.9% -> 16.5%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'nemo-automodel', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 14 rows, MAPE 20.9% -> 16.5%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'torchtitan', 'attn_scale', 0.43157, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 12 rows, MAPE 34.7% -> 9.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'torchtitan', 'comm_slowdown', 0.329138, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 12 rows, MAPE 34.7% -> 9.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'torchtitan', 'gemm_scale', 0.718689, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 12 rows, MAPE 34.7% -> 9.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'torchtitan', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 12 rows, MAPE 34.7% -> 9.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'megatron-2021', 'attn_scale', 0.620857, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 64 rows, MAPE 7.3% -> 6.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'megatron-2021', 'comm_slowdown', 0.323549, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 64 rows, MAPE 7.3% -> 6.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'megatron-2021', 'gemm_scale', 0.865941, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 64 rows, MAPE 7.3% -> 6.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'megatron-2021', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 64 rows, MAPE 7.3% -> 6.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'generic', 'err_p10', -0.122774, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 609 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'generic', 'err_p90', 0.154404, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 609 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'pytorch', 'err_p10', -0.117544, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 569 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'pytorch', 'err_p90', 0.156649, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 569 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'megatron', 'err_p10', -0.0811206, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 326 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'megatron', 'err_p90', 0.158947, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 326 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'megatron-2021', 'err_p10', -0.107377, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 64 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'megatron-2021', 'err_p90', 0.101198, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 64 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'deepspeed', 'err_p10', -0.428722, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 26 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'deepspeed', 'err_p90', 0.410341, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 26 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'llm-foundry', 'err_p10', -0.117149, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 191 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'llm-foundry', 'err_p90', 0.0891437, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 191 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'maxtext', 'err_p10', -0.15109, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 40 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'maxtext', 'err_p90', 0.113115, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 40 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
 ('system', 'hgx-h200', 'iter_overhead_s', 0.000960997, 'fitted', 'paraplan validate --set serving --fit hgx-h200: Nelder-Mead over 8 rows, MAPE 31.2% -> 29.3%', 'validate/data/published-serving.csv'),
 ('system', 'hgx-h200', 'serve_allreduce_us', 5.36475, 'fitted', 'paraplan validate --set serving --fit hgx-h200: Nelder-Mead over 8 rows, MAPE 31.2% -> 29.3%', 'validate/data/published-serving.csv'),
 ('system', 'dgx-h100', 'iter_overhead_s', 0.000960997, 'fitted', 'transferred from the hgx-h200 serving fit (an NVLink 4 NVSwitch system, the same engines)', 'validate/data/published-serving.csv'),
