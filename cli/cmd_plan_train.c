@@ -37,12 +37,15 @@ static const char about_text[] =
 	"nodes that trains T tokens (15T = 15e12) in D days with its best layout, and the cost to\n"
 	"rent it at each listed price or to buy it (purchase amortized over --life-years, default 4,\n"
 	"plus power at --kwh-price, default 0.09, times --pue, default 1.3).  A layout search records\n"
-	"the same terms and every price of the system in its --json document for 'paraplan report'.\n";
+	"the same terms and every price of the system in its --json document for 'paraplan report'.\n"
+	"--lora-rank, --lora-modules, --base-dtype and --sample-len plan a fine-tuning run as\n"
+	"'simulate train' runs it (docs/finetune-goodput.md).\n";
 
 static const char examples_text[] =
 	"  paraplan plan train --model llama-3-70b --system dgx-h100 --gpus 64 --global-batch 512\n"
 	"  paraplan plan train --model llama-3-70b --system dgx-h100 --gpus 64 --global-batch 512 --export megatron\n"
-	"  paraplan plan train --model llama-3-70b --tokens 15T --days 90 --global-batch 2048 --systems dgx-h100,dgx-b200\n";
+	"  paraplan plan train --model llama-3-70b --tokens 15T --days 90 --global-batch 2048 --systems dgx-h100,dgx-b200\n"
+	"  paraplan plan train --model llama-2-70b --system dgx-h100 --gpus 8 --global-batch 32 --seq 4096 --lora-rank 16\n";
 
 /* --tp 4, --tp 2,4,8, --tp 1..8: a pinned search dimension (plan_pin) */
 static int
@@ -531,6 +534,7 @@ cmd_plan_train(int argc, char **argv)
 		OPT_OUT("out", "FILE", &out_path,
 			"with --export: write it to FILE (atomically; a sweep's to FILE with -<N>gpus before its extension) "
 			"and print the table"),
+		OPT_FINETUNE(&o.lora_rank, &o.lora_modules, &o.base_nf4, &o.sample_len),
 		OPT_NUM("tokens", "T", &co.tokens, 1.0, 1e18, "capacity planning: tokens to train (15T = 15e12)"),
 		OPT_NUM("days", "D", &co.days, 0.001, 1e5, "capacity planning: days to train them in"),
 		OPT_SYSTEMS(&systems),

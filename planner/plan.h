@@ -149,6 +149,12 @@ typedef struct plan_train_opts {
 	unsigned recomputes;      /* bit 1 << sim_recompute of each to try; 0: none and full */
 	double memory_headroom;   /* fraction of GPU memory kept free (PLAN_MEMORY_HEADROOM) */
 	const plan_framework *framework; /* what the framework runs (NULL: anything); fw says how fast */
+	/* fine-tuning, as sim_train_cfg holds it: every layout searched trains LoRA adapters of this
+	 * rank (0: every parameter) on these projections, over an NF4 base, with packed samples */
+	int lora_rank;
+	unsigned lora_modules;
+	bool base_nf4;
+	int64_t sample_len;
 	double life_years, usd_per_kwh, pue; /* ownership terms printed in the JSON for reports */
 	volatile sig_atomic_t *stop; /* set asynchronously to stop early (Ctrl-C) */
 	void (*progress)(void *arg, size_t done, size_t total);
