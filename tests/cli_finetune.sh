@@ -43,5 +43,7 @@ run 2 $base --sample-len 4096
 expect_err "--sample-len must be from 1 to the sequence length"
 run 2 simulate train --model mnist-cnn --system dgx-a100 --gpus 1 --micro-batch 1 --global-batch 8 --lora-rank 4
 expect_err "is a CNN"
+run 2 simulate train --model nemotron-h-56b --system dgx-h100 --gpus 8 --tp 8 --micro-batch 1 --global-batch 8 --lora-rank 8
+expect_err "is a hybrid model"
 
 finish
