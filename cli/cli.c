@@ -192,6 +192,26 @@ cli_opt_dist(const cli_opt *o, const char *val, char *err, size_t errlen)
 	return 0;
 }
 
+/* --lora-modules q,v,o,...: the adapted projections */
+int
+cli_opt_lora_modules(const cli_opt *o, const char *val, char *err, size_t errlen)
+{
+	return sim_lora_modules_parse(val, o->target, err, errlen);
+}
+
+/* --base-dtype bf16|fp16|nf4: how the frozen base is stored (nf4: QLoRA) */
+int
+cli_opt_base_dtype(const cli_opt *o, const char *val, char *err, size_t errlen)
+{
+	if (!strcmp(val, "nf4"))
+		*(bool *)o->target = true;
+	else if (!strcmp(val, "bf16") || !strcmp(val, "fp16"))
+		*(bool *)o->target = false;
+	else
+		return pp_err(err, errlen, PP_EUSAGE, "--base-dtype must be bf16, fp16 (the training dtype) or nf4, got \"%s\"", val);
+	return 0;
+}
+
 /* ---- progress and Ctrl-C ------------------------------------------------------------------- */
 
 double

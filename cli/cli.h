@@ -98,6 +98,19 @@ int cli_opt_dist(const cli_opt *o, const char *val, char *err, size_t errlen);  
 #define OPT_DTYPE(N, A, P, H) {N, A, cli_opt_dtype, CLI_TARGET(hw_dtype, P), 0, 0, H, 0, NULL, NULL}
 #define OPT_SCHEDULE(N, A, P, H) {N, A, cli_opt_schedule, CLI_TARGET(sim_schedule, P), 0, 0, H, 0, NULL, NULL}
 #define OPT_RECOMPUTE(N, A, P, H) {N, A, cli_opt_recompute, CLI_TARGET(sim_recompute, P), 0, 0, H, 0, NULL, NULL}
+int cli_opt_lora_modules(const cli_opt *o, const char *val, char *err, size_t errlen); /* unsigned * (SIM_LORA_*) */
+int cli_opt_base_dtype(const cli_opt *o, const char *val, char *err, size_t errlen);   /* bool *: nf4 */
+/* The fine-tuning options of 'simulate train' and 'plan train' (docs/finetune-goodput.md):
+ * int *rank, unsigned *modules, bool *nf4, int64_t *sample_len. */
+#define OPT_FINETUNE(R, M, Q, S)                                                                             \
+	OPT_INT("lora-rank", "R", R, 1, 65536, "fine-tune with LoRA adapters of rank R on a frozen base"),       \
+	OPT_FN("lora-modules", "LIST", cli_opt_lora_modules, M,                                                  \
+	       "the adapted projections: q,k,v,o,gate,up,down, attn, mlp or all (default all)"),                 \
+	OPT_FN("base-dtype", "D", cli_opt_base_dtype, Q,                                                         \
+	       "the frozen base's weights: the training dtype (default) or nf4 (QLoRA: 4-bit NormalFloat with "  \
+	       "double quantization, dequantized before each GEMM)"),                                            \
+	OPT_I64("sample-len", "L", S, 1, 1 << 24,                                                                \
+		"packed sequences: samples of L tokens packed into each sequence, attention masked per sample")
 #define OPT_DIST(N, A, P, H) {N, A, cli_opt_dist, CLI_TARGET(sim_dist, P), 0, 0, H, 0, NULL, NULL}
 /* A file the command will write (--out FILE, --trace FILE): the path is held, when it is read,
  * to the rule every written file follows (pp_output_check: a new path or a regular file we may

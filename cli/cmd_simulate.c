@@ -137,6 +137,21 @@ print_table(const cJSON *doc, const sim_train_result *r)
 	cli_table_addf(t, 0, "exposed communication");
 	cli_table_addf(t, 1, "%s (%.1f%%)", cli_seconds(m->exposed_comm_s, a, sizeof a),
 		       m->step_time_s > 0 ? 100.0 * m->exposed_comm_s / m->step_time_s : 0.0);
+	const cJSON *ft = cJSON_GetObjectItem(doc, "finetune");
+	if (ft != NULL) {
+		cli_table_addf(t, 0, "fine-tuning");
+		if (cJSON_GetObjectItem(cfg, "lora_rank") != NULL)
+			cli_table_addf(t, 1, "%s rank %.0f on %s, %s base: %s trainable of %s", cli_str(ft, "method"),
+				       cli_num(cfg, "lora_rank"), cli_str(cfg, "lora_modules"), cli_str(cfg, "base_dtype"),
+				       cli_si(cli_num(ft, "trainable_params"), "", a, sizeof a),
+				       cli_si(cli_num(ft, "frozen_params"), "", b, sizeof b));
+		else
+			cli_table_addf(t, 1, "full, %s trainable", cli_si(cli_num(ft, "trainable_params"), "", a, sizeof a));
+		if (cJSON_GetObjectItem(cfg, "sample_len") != NULL) {
+			cli_table_addf(t, 0, "packed samples");
+			cli_table_addf(t, 1, "%.0f tokens each, attention within each sample", cli_num(cfg, "sample_len"));
+		}
+	}
 	cli_table_addf(t, 0, "rests on");
 	cli_table_addf(t, 1, "%.0f%% measured, %.0f%% fitted, %.0f%% datasheet", 100.0 * m->prov_share[HW_PROV_MEASURED],
 		       100.0 * m->prov_share[HW_PROV_FITTED], 100.0 * m->prov_share[HW_PROV_DATASHEET]);
@@ -172,7 +187,8 @@ simulate_train(int argc, char **argv)
 		"simulate train --model M --system S --gpus N --tp T --pp P [--dp D] [--cp C]\n"
 		"                         [--ep E] [--etp T] [--vpp V] [--zero 0..3] [--fsdp] [--schedule gpipe|1f1b|interleaved|zb-h1]\n"
 		"                         --micro-batch B --global-batch G [--seq L] [--recompute none|selective|full|op]\n"
-		"                         [--[no-]sequence-parallel] [--dtype bf16|fp16|fp8|fp32] [--full] [--trace FILE] [--json]\n",
+		"                         [--[no-]sequence-parallel] [--dtype bf16|fp16|fp8|fp32] [--full] [--trace FILE] [--json]\n"
+		"                         [--lora-rank R [--lora-modules LIST] [--base-dtype bf16|nf4]] [--sample-len L]\n",
 		about_train,
 		"  paraplan simulate train --model gpt3-175b --system dgx-a100 --gpus 1024 --tp 8 --pp 8 \\\n"
 		"      --vpp 3 --micro-batch 1 --global-batch 1536 --recompute selective --sequence-parallel\n"};
@@ -232,6 +248,7 @@ simulate_train(int argc, char **argv)
 		OPT_INT("gpus-per-node", "N", &gpn, 1, 1024,
 			"use N GPUs of each node (nodes of fewer GPUs, e.g. two nodes of 4); each keeps its NIC bandwidth, "
 			"the NVLink domain shrinks to N"),
+		OPT_FINETUNE(&c.lora_rank, &c.lora_modules, &c.base_nf4, &c.sample_len),
 		OPT_OUT("trace", "FILE", &trace, "write a Chrome/Perfetto trace (open in ui.perfetto.dev)"),
 		OPT_JSON(&json),
 		OPT_DB(&db_path),

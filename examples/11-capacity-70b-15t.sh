@@ -3,7 +3,8 @@
 #     vs buy, as a report with charts.
 . "$(dirname "$0")/lib.sh"
 say "Llama-3-70B, 15T tokens within 90 days, 2048 sequences of 8192 tokens per step, on DGX H100
-or DGX B200 nodes; rent at every listed price, or buy (4-year life, \$0.09/kWh, PUE 1.3)."
+or DGX B200 nodes; rent at every listed price, or buy (4-year life, \$0.09/kWh, PUE 1.3).  The
+days count failures at Llama 3's interruption rate, with checkpoints at the optimal interval."
 P="plan train --model llama-3-70b --tokens 15T --days 90 --global-batch 2048 --systems dgx-h100,dgx-b200"
 ask capacity-70b $P
 # the report reads the plan as a JSON document

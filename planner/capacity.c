@@ -4,6 +4,9 @@
  *
  * For each system the node count doubles until the best layout (plan_train at that size)
  * meets the deadline, then a bisection over whole nodes finds the smallest count that does.
+ * The deadline is met with failures counted (goodput.c): the training days over the goodput of
+ * that many GPUs, which falls as the cluster grows (more interruptions, each losing work and a
+ * restart); the count that would do without failures is searched too and reported beside it.
  * Rent: GPU-hours times each of the system's rental prices.  Buy: the purchase price amortized
  * linearly over its life for the days the training takes, plus energy: node power x PUE x
  * price per kWh x hours (planner/cost.c holds the arithmetic).
@@ -25,6 +28,7 @@ plan_capacity_opts_init(plan_capacity_opts *o)
 	o->usd_per_kwh = PLAN_USD_PER_KWH;
 	o->pue = PLAN_PUE;
 	o->max_gpus = 65536;
+	plan_failure_opts_init(&o->failures);
 }
 
 typedef struct best_at {
@@ -76,6 +80,52 @@ days_for(const plan_capacity_opts *o, double step_s)
 	return o->tokens / tokens_per_step * step_s / 86400.0;
 }
 
+/* One node count evaluated: its best layout and, with failures, its goodput. */
+typedef struct node_eval {
+	int nodes;
+	best_at b;
+	plan_goodput_result g;
+} node_eval;
+
+/* Whether a count trains the tokens in the days: with failures, the training days over the
+ * goodput. */
+static bool
+meets(const plan_capacity_opts *o, const node_eval *e, bool failures)
+{
+	if (!e->b.ok)
+		return false;
+	double d = days_for(o, e->b.step_s);
+	if (failures)
+		d = e->g.goodput > 0.0 ? d / e->g.goodput : INFINITY;
+	return d <= o->days;
+}
+
+static const node_eval *
+evaluate(const model *m, hw_db *db, const char *system, int nodes, int gpn, const plan_capacity_opts *o,
+	 node_eval *cache, int *ncache, double *ckpt, size_t *done, size_t total, char *err, size_t errlen, int *rcp)
+{
+	for (int i = 0; i < *ncache; i++)
+		if (cache[i].nodes == nodes)
+			return &cache[i];
+	node_eval *e = &cache[*ncache < 64 ? *ncache : 63];
+	memset(e, 0, sizeof *e);
+	e->nodes = nodes;
+	if ((*rcp = best_layout(m, db, system, nodes * gpn, o, &e->b, err, errlen)) != 0)
+		return NULL;
+	(*done)++;
+	if (o->progress)
+		o->progress(o->progress_arg, *done, total);
+	if (e->b.ok && !o->failures.off) {
+		if (*ckpt < 0.0)
+			*ckpt = plan_checkpoint_bytes(m, &e->b.cfg);
+		if ((*rcp = plan_goodput(&o->failures, (double)nodes * gpn, *ckpt, &e->g, err, errlen)) != 0)
+			return NULL;
+	}
+	if (*ncache < 64)
+		(*ncache)++;
+	return e;
+}
+
 static cJSON *
 plan_system(const model *m, hw_db *db, const char *system, const plan_capacity_opts *o, size_t *done, size_t total,
 	    char *err, size_t errlen, int *rcp)
@@ -88,60 +138,91 @@ plan_system(const model *m, hw_db *db, const char *system, const plan_capacity_o
 	cJSON *x = cJSON_CreateObject();
 	cJSON_AddStringToObject(x, "system", system);
 	cJSON_AddStringToObject(x, "gpu", sys.gpu.name);
-	/* doubling */
-	best_at lo_b = {0}, hi_b = {0};
-	int lo = 0, hi = 0;
-	for (int nodes = 1; nodes * gpn <= o->max_gpus; nodes *= 2) {
-		best_at b;
-		if ((*rcp = best_layout(m, db, system, nodes * gpn, o, &b, err, errlen)) != 0) {
-			cJSON_Delete(x);
-			return NULL;
-		}
-		(*done)++;
-		if (o->progress)
-			o->progress(o->progress_arg, *done, total);
-		if (b.ok && days_for(o, b.step_s) <= o->days) {
-			hi = nodes;
-			hi_b = b;
+	/* every count evaluated once, for both searches (a plan_train each) */
+	node_eval cache[64];
+	int ncache = 0;
+	double ckpt = -1.0;
+	int hi = 0, hi0 = 0;
+	best_at hi_b = {0};
+	plan_goodput_result hi_g = {0};
+	for (int pass = 0; pass < 2; pass++) {
+		bool failures = pass == 0 && !o->failures.off;
+		if (pass == 1 && o->failures.off)
 			break;
+		int lo = 0, found = 0;
+		for (int nodes = 1; nodes * gpn <= o->max_gpus; nodes *= 2) {
+			const node_eval *e = evaluate(m, db, system, nodes, gpn, o, cache, &ncache, &ckpt, done, total, err, errlen, rcp);
+			if (e == NULL) {
+				cJSON_Delete(x);
+				return NULL;
+			}
+			if (meets(o, e, failures)) {
+				found = nodes;
+				break;
+			}
+			lo = nodes;
+			if (o->stop && *o->stop)
+				break;
 		}
-		lo = nodes;
-		lo_b = b;
-		if (o->stop && *o->stop)
-			break;
+		/* bisection over whole nodes between the last count that missed and the first that met */
+		while (found > 0 && found - lo > 1 && !(o->stop && *o->stop)) {
+			int mid = lo + (found - lo) / 2;
+			const node_eval *e = evaluate(m, db, system, mid, gpn, o, cache, &ncache, &ckpt, done, total, err, errlen, rcp);
+			if (e == NULL) {
+				cJSON_Delete(x);
+				return NULL;
+			}
+			if (meets(o, e, failures))
+				found = mid;
+			else
+				lo = mid;
+		}
+		if (pass == 0) {
+			hi = found;
+			if (found > 0) {
+				const node_eval *e = evaluate(m, db, system, found, gpn, o, cache, &ncache, &ckpt, done, total, err,
+							      errlen, rcp);
+				hi_b = e->b;
+				hi_g = e->g;
+			}
+		} else {
+			hi0 = found;
+		}
 	}
-	(void)lo_b;
 	if (hi == 0) {
 		cJSON_AddBoolToObject(x, "feasible", false);
-		char why[160];
-		snprintf(why, sizeof why, "no layout on up to %d GPUs trains %.3g tokens in %.3g days", o->max_gpus, o->tokens,
-			 o->days);
+		char why[200];
+		snprintf(why, sizeof why, "no layout on up to %d GPUs trains %.3g tokens in %.3g days%s", o->max_gpus, o->tokens,
+			 o->days, o->failures.off ? "" : " with failures counted");
 		cJSON_AddStringToObject(x, "reason", why);
 		return x;
 	}
-	/* bisection over whole nodes between the last count that missed and the first that met */
-	while (hi - lo > 1 && !(o->stop && *o->stop)) {
-		int mid = lo + (hi - lo) / 2;
-		best_at b;
-		if ((*rcp = best_layout(m, db, system, mid * gpn, o, &b, err, errlen)) != 0) {
-			cJSON_Delete(x);
-			return NULL;
-		}
-		(*done)++;
-		if (b.ok && days_for(o, b.step_s) <= o->days) {
-			hi = mid;
-			hi_b = b;
-		} else {
-			lo = mid;
-		}
-	}
 	int gpus = hi * gpn;
-	double days = days_for(o, hi_b.step_s);
-	double hours = days * 24.0;
+	double days = days_for(o, hi_b.step_s) / (o->failures.off ? 1.0 : hi_g.goodput);
+	double hours = days * 24.0; /* wall-clock: what is rented and powered */
 	cJSON_AddBoolToObject(x, "feasible", true);
 	cJSON_AddNumberToObject(x, "gpus", gpus);
 	cJSON_AddNumberToObject(x, "nodes", hi);
 	cJSON_AddNumberToObject(x, "days", days);
+	if (!o->failures.off) {
+		cJSON *f = cJSON_AddObjectToObject(x, "failures");
+		cJSON_AddNumberToObject(f, "training_days", days_for(o, hi_b.step_s));
+		cJSON_AddNumberToObject(f, "goodput", hi_g.goodput);
+		cJSON_AddNumberToObject(f, "effective_days", days);
+		cJSON_AddNumberToObject(f, "failures_per_gpu_hour", o->failures.failures_per_gpu_hour);
+		cJSON_AddNumberToObject(f, "mtbf_hours", isinf(hi_g.mtbf_s) ? -1.0 : hi_g.mtbf_s / 3600.0);
+		cJSON_AddNumberToObject(f, "interruptions", isinf(hi_g.mtbf_s) ? 0.0 : days * 86400.0 / hi_g.mtbf_s);
+		cJSON_AddNumberToObject(f, "checkpoint_bytes", hi_g.checkpoint_bytes);
+		cJSON_AddNumberToObject(f, "storage_gbps", hi_g.storage_bps / 1e9);
+		cJSON_AddNumberToObject(f, "checkpoint_write_s", hi_g.write_s);
+		cJSON_AddNumberToObject(f, "restart_s", hi_g.restart_s);
+		cJSON_AddNumberToObject(f, "checkpoint_interval_s", hi_g.interval_s);
+		cJSON_AddNumberToObject(f, "young_interval_s", isinf(hi_g.young_s) ? -1.0 : hi_g.young_s);
+		cJSON_AddNumberToObject(f, "gpus_without_failures", hi0 * gpn);
+		cJSON_AddStringToObject(f, "source",
+					"interruptions: Llama 3 (arXiv 2407.21783) 419 in 54 days on 16,384 H100 unless set; "
+					"interval and goodput: Daly 2006");
+	}
 	cJSON_AddNumberToObject(x, "gpu_hours", hours * gpus);
 	cJSON_AddNumberToObject(x, "step_time_s", hi_b.step_s);
 	cJSON_AddNumberToObject(x, "tokens_per_s", hi_b.metrics.tokens_per_s);

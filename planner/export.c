@@ -904,6 +904,11 @@ plan_export_config(const model *m, const hw_system *sys, const sim_train_cfg *c,
 	if (t == NULL)
 		return refuse(err, errlen, plan_export_name(kind),
 			      "launch configurations are written for transformers and this is a CNN", NULL);
+	/* the exporters write pre-training launches; a LoRA/QLoRA run is launched by PEFT-aware
+	 * tools (torchtune, NeMo's PEFT recipes, axolotl) whose settings are not written yet */
+	if (c->lora_rank > 0)
+		return refuse(err, errlen, plan_export_name(kind),
+			      "LoRA fine-tuning (--lora-rank) is not written by the exporters: they launch full training", NULL);
 	ex x = {.m = m, .t = t, .sys = sys, .c = c, .o = o};
 	/* what runs it: the export's own framework, or for a launcher the one ranked with */
 	const char *fw = kind == PLAN_EXPORT_NEMO ? "nemo" : kind == PLAN_EXPORT_TORCHTITAN ? "torchtitan"

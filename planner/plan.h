@@ -149,6 +149,12 @@ typedef struct plan_train_opts {
 	unsigned recomputes;      /* bit 1 << sim_recompute of each to try; 0: none and full */
 	double memory_headroom;   /* fraction of GPU memory kept free (PLAN_MEMORY_HEADROOM) */
 	const plan_framework *framework; /* what the framework runs (NULL: anything); fw says how fast */
+	/* fine-tuning, as sim_train_cfg holds it: every layout searched trains LoRA adapters of this
+	 * rank (0: every parameter) on these projections, over an NF4 base, with packed samples */
+	int lora_rank;
+	unsigned lora_modules;
+	bool base_nf4;
+	int64_t sample_len;
 	double life_years, usd_per_kwh, pue; /* ownership terms printed in the JSON for reports */
 	volatile sig_atomic_t *stop; /* set asynchronously to stop early (Ctrl-C) */
 	void (*progress)(void *arg, size_t done, size_t total);
@@ -176,6 +182,51 @@ const sim_train_cfg *plan_train_winner_at(const plan_train_result *r, size_t i, 
 bool plan_train_interrupted(const plan_train_result *r);
 void plan_train_result_free(plan_train_result *r);
 
+/* ---- goodput (planner/goodput.c): training time with failures and checkpoints -------------- */
+
+/* Llama 3's 419 unexpected interruptions in 54 days on 16,384 H100 GPUs (arXiv 2407.21783,
+ * section 3.3.4): 419 / (54 x 24 x 16,384) per GPU-hour, 1.97e-5. */
+#define PLAN_FAILURES_PER_GPU_HOUR (419.0 / (54.0 * 24.0 * 16384.0))
+/* Llama 3's storage (Tectonic) sustained 2 TB/s for 16,384 GPUs (arXiv 2407.21783, section
+ * 3.3.1): 122 MB/s per GPU. */
+#define PLAN_STORAGE_BPS_PER_GPU (2e12 / 16384.0)
+/* Detection, rescheduling, process and NCCL start-up and warm-up before the checkpoint is read:
+ * an assumption (10 minutes), not a published figure; --restart-min sets it. */
+#define PLAN_RESTART_S 600.0
+
+typedef struct plan_failure_opts {
+	bool off;                     /* capacity planning assumes no failure (the old answer) */
+	double failures_per_gpu_hour; /* interruptions per GPU-hour (0: none) */
+	double storage_bps_per_gpu;   /* checkpoint write and read bandwidth per GPU, B/s */
+	double storage_bps;           /* > 0: the aggregate instead, B/s, whatever the GPUs */
+	double restart_s;             /* fixed restart time, before reading the checkpoint */
+	double interval_s;            /* checkpoint interval; 0: Daly's optimum */
+} plan_failure_opts;
+void plan_failure_opts_init(plan_failure_opts *o);
+
+typedef struct plan_goodput_result {
+	double mtbf_s;           /* mean time between interruptions of the job (inf: none) */
+	double failures_per_day; /* of the job */
+	double checkpoint_bytes, storage_bps;
+	double write_s;          /* delta: one checkpoint's write */
+	double restart_s;        /* R: restart plus reading the checkpoint */
+	double interval_s;       /* tau: training between checkpoints (Daly's optimum unless set) */
+	double young_s;          /* Young's first-order optimum sqrt(2 delta M), for comparison */
+	double goodput;          /* training time over wall time, 0..1 */
+} plan_goodput_result;
+
+/* Bytes of one checkpoint: the trainable parameters (a LoRA run's adapters) in the training
+ * dtype and their Adam state, 14 bytes a parameter in bf16 (12 in fp32). */
+double plan_checkpoint_bytes(const model *m, const sim_train_cfg *c);
+/* Daly 2006's higher-order optimum interval for checkpoint time delta and MTBF M. */
+double plan_daly_interval(double delta_s, double mtbf_s);
+/* Daly 2006's complete model: tau / (M e^{R/M} (e^{(tau + delta)/M} - 1)); M inf: tau / (tau + delta). */
+double plan_daly_goodput(double tau_s, double delta_s, double restart_s, double mtbf_s);
+/* The goodput of a job on `gpus` GPUs whose checkpoints hold checkpoint_bytes; PP_EUSAGE
+ * naming the option on a bad setting. */
+int plan_goodput(const plan_failure_opts *o, double gpus, double checkpoint_bytes, plan_goodput_result *out, char *err,
+		 size_t errlen);
+
 /* Capacity planning: for each system, the smallest number of whole nodes whose best layout
  * trains `tokens` tokens within `days`, its cost rented at each of the system's prices and
  * bought (purchase amortized over `life_years`, plus power at `usd_per_kwh` times `pue`). */
@@ -185,6 +236,7 @@ typedef struct plan_capacity_opts {
 	int64_t global_batch, seq;
 	double life_years, usd_per_kwh, pue;
 	const hw_profile *fw;     /* the framework (not owned); NULL: none */
+	plan_failure_opts failures; /* interruptions and checkpoints counted (unless .off) */
 	int max_gpus;
 	int jobs;
 	volatile sig_atomic_t *stop;

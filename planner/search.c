@@ -163,6 +163,10 @@ plan_enumerate(const model *m, const hw_system *sys, int gpus, const plan_train_
 	base.gpus = gpus;
 	base.global_batch = o->global_batch;
 	base.seq = seq;
+	base.lora_rank = o->lora_rank;
+	base.lora_modules = o->lora_modules;
+	base.base_nf4 = o->base_nf4;
+	base.sample_len = o->sample_len;
 	/* flash attention keeps no score matrix and recomputes it anyway: selective recomputation is
 	 * the same as none, so by default only none and full are tried (and selective with unfused
 	 * attention) */
@@ -611,6 +615,10 @@ diagnose(const model *m, const hw_system *sys, int gpus, const plan_train_opts *
 	c.gpus = gpus;
 	c.global_batch = o->global_batch;
 	c.seq = seq;
+	c.lora_rank = o->lora_rank;
+	c.lora_modules = o->lora_modules;
+	c.base_nf4 = o->base_nf4;
+	c.sample_len = o->sample_len;
 	c.tp = o->tp.n ? o->tp.v[0] : 1;
 	c.pp = o->pp.n ? o->pp.v[0] : 1;
 	c.cp = o->cp.n ? o->cp.v[0] : 1;

@@ -282,6 +282,10 @@ sim_train_check(const model *m, const hw_system *sys, sim_train_cfg *c, char *er
 		return usage(err, errlen, "%s has no %s tensor rate: choose another --dtype", sys->gpu.name,
 			     hw_dtype_name(c->dtype));
 
+	int rc = sim_ft_check(m, c, err, errlen);
+	if (rc != 0)
+		return rc;
+
 	int64_t mp = (int64_t)c->tp * c->pp * c->cp;
 	if (c->dp == 0) {
 		if (c->gpus % mp != 0)

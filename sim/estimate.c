@@ -105,12 +105,14 @@ sim_train_estimate(const model *m, const hw_cost *cost, const sim_train_cfg *cin
 				}
 			}
 			tstage += fwd + bwd;
-			double lp = lc.attn.params + lc.mlp.params, le = lc.mlp.expert_params;
+			/* trainable parameters (reduced, stepped) and the weights' stored bytes (gathered) */
+			double lp = lc.attn.train_params + lc.mlp.train_params, le = lc.mlp.train_expert_params;
+			double wb = lc.attn.wbytes + lc.mlp.wbytes, we = lc.mlp.wexpert_bytes;
 			P += lp;
 			Pe += le;
 			if (c->zero >= 3) {
-				double ag = hw_cost_coll_time(cost, HW_ALL_GATHER, grp, pl.grad_per_node, lp * e, NULL) +
-					    (le > 0 ? hw_cost_coll_time(cost, HW_ALL_GATHER, pl.edp, pl.edp_per_node, le * e, NULL) : 0);
+				double ag = hw_cost_coll_time(cost, HW_ALL_GATHER, grp, pl.grad_per_node, wb, NULL) +
+					    (we > 0 ? hw_cost_coll_time(cost, HW_ALL_GATHER, pl.edp, pl.edp_per_node, we, NULL) : 0);
 				double rs = hw_cost_coll_time(cost, HW_REDUCE_SCATTER, grp, pl.grad_per_node, (lp + le) * gb, NULL);
 				double comm = 2.0 * ag + rs;
 				zexp += comm > fwd + bwd ? comm - (fwd + bwd) : 0.0;
@@ -123,12 +125,14 @@ sim_train_estimate(const model *m, const hw_cost *cost, const sim_train_cfg *cin
 		if (s == 0) {
 			sim_embed_cost(m, cost, c, &f, &b);
 			tstage += f.t + b.t;
-			P += sim_embed_params(m, c);
+			if (!sim_ft_frozen(c))
+				P += sim_embed_params(m, c);
 		}
 		if (s == c->pp - 1) {
 			sim_head_cost(m, cost, c, &f, &b);
 			tstage += f.t + b.t;
-			P += sim_head_params(m, c);
+			if (!sim_ft_frozen(c))
+				P += sim_head_params(m, c);
 		}
 		if (tstage > worst) {
 			worst = tstage;

@@ -102,9 +102,102 @@ fp8_cast_bytes(int recipe, double e, double n, bool wgrad)
 
 static void mem(const bctx *x, int slot, double bytes);
 
+/* The LoRA adapters on the linear layer being emitted (weight x->w, n outputs and k inputs on
+ * this rank): the projections of the layer that lora_mask selects, each (n_i, k_i); a fused
+ * QKV splits into q, k and v, a gated MLP's first layer into gate and up (finetune.c counts
+ * the same projections).  The head, the MLM transform and the router carry none. */
+static int
+adapted_parts(const bctx *x, double N, double K, double *pn, double *pk)
+{
+	const sim_kspec *s = x->s;
+	const model_tf *t = x->t;
+	unsigned m = s->lora_mask ? s->lora_mask : SIM_LORA_ALL;
+	int n = 0;
+	switch (x->w) {
+	case SIM_W_QKV: {
+		double tp = (double)s->tp, at = (double)t->heads / tp;
+		double gt = t->kv_heads >= s->tp ? (double)t->kv_heads / tp : 1.0, d = N / (at + 2.0 * gt);
+		const double outs[3] = {at * d, gt * d, gt * d};
+		const unsigned bits[3] = {SIM_LORA_Q, SIM_LORA_K, SIM_LORA_V};
+		for (int i = 0; i < 3; i++)
+			if (m & bits[i])
+				pn[n] = outs[i], pk[n++] = K;
+		return n;
+	}
+	case SIM_W_Q_DOWN: case SIM_W_Q_UP:
+		if (m & SIM_LORA_Q)
+			pn[n] = N, pk[n++] = K;
+		return n;
+	case SIM_W_KV_DOWN: case SIM_W_KV_UP:
+		if (m & (SIM_LORA_K | SIM_LORA_V))
+			pn[n] = N, pk[n++] = K;
+		return n;
+	case SIM_W_PROJ:
+		if (m & SIM_LORA_O)
+			pn[n] = N, pk[n++] = K;
+		return n;
+	case SIM_W_FC1: case SIM_W_EXPERT_FC1: case SIM_W_SHARED_FC1:
+		if (t->mlp == MODEL_MLP_SWIGLU) {
+			if (m & SIM_LORA_GATE)
+				pn[n] = N / 2.0, pk[n++] = K;
+			if (m & SIM_LORA_UP)
+				pn[n] = N / 2.0, pk[n++] = K;
+		} else if (m & SIM_LORA_UP) {
+			pn[n] = N, pk[n++] = K;
+		}
+		return n;
+	case SIM_W_FC2: case SIM_W_EXPERT_FC2: case SIM_W_SHARED_FC2:
+		if (m & SIM_LORA_DOWN)
+			pn[n] = N, pk[n++] = K;
+		return n;
+	default:
+		return 0;
+	}
+}
+
+/* A frozen NF4 base weight is dequantized to 16 bits before each GEMM that reads it, as
+ * bitsandbytes' MatMul4Bit (dequantize_4bit, then a 16-bit matmul, forward and again for the
+ * input gradient) and torchao's NF4 linear do in training; its fused 4-bit GEMV serves single
+ * tokens only.  The head and the router stay 16-bit. */
+static bool
+quantized(const bctx *x)
+{
+	return x->s->qbytes > 0 && x->w != SIM_W_HEAD && x->w != SIM_W_MLM && x->w != SIM_W_ROUTER;
+}
+
+/* The adapters' kernels beside a linear layer of M tokens: forward x A (M, r, k) and (xA) B
+ * (M, n, r) and the add of their output into the layer's (read two, write one); backward the
+ * weight gradient of B (r, n, M), the gradient through B (M, r, n), the weight gradient of A
+ * (k, r, M), the input gradient through A (M, k, r) and its add into the layer's input
+ * gradient.  6 M r (k + n) FLOPs in all, as Hu et al. count them. */
+static void
+adapters(const bctx *x, int f, int b, int w, double M, double N, double K, double batch, bool bwd)
+{
+	const sim_kspec *s = x->s;
+	double pn[3], pk[3], r = (double)s->lora_rank, e = s->e;
+	if (s->lora_rank <= 0)
+		return;
+	int np = adapted_parts(x, N, K, pn, pk);
+	for (int i = 0; i < np; i++) {
+		if (!bwd) {
+			gemm(x, f, s->adt, 0.0, SIM_W_LORA_A, SIM_PASS_FWD, M, r, pk[i], batch);
+			gemm(x, f, s->adt, 0.0, SIM_W_LORA_B, SIM_PASS_FWD, M, pn[i], r, batch);
+			mem(x, f, 3.0 * M * pn[i] * batch * e);
+			continue;
+		}
+		gemm(x, w, s->adt, 0.0, SIM_W_LORA_B, SIM_PASS_WGRAD, r, pn[i], M, batch);
+		gemm(x, b, s->adt, 0.0, SIM_W_LORA_B, SIM_PASS_DGRAD, M, r, pn[i], batch);
+		gemm(x, w, s->adt, 0.0, SIM_W_LORA_A, SIM_PASS_WGRAD, pk[i], r, M, batch);
+		gemm(x, b, s->adt, 0.0, SIM_W_LORA_A, SIM_PASS_DGRAD, M, pk[i], r, batch);
+		mem(x, b, 3.0 * M * pk[i] * batch * e);
+	}
+}
+
 /* A linear layer: forward into f, and with the backward the input gradient into b and the
  * weight gradient into b too, or into SLOT_W when a zero-bubble schedule runs it apart (the
- * head's never: it ends the last stage's backward).  An FP8 layer's casts run beside it. */
+ * head's never: it ends the last stage's backward).  An FP8 layer's casts run beside it.  A
+ * frozen base computes the input gradient only; its adapters and an NF4 base's
+ * dequantization run beside it. */
 static void
 linear(const bctx *x, int f, int b, double M, double N, double K, double batch)
 {
@@ -112,14 +205,24 @@ linear(const bctx *x, int f, int b, double M, double N, double K, double batch)
 	int w = s->zb && x->w != SIM_W_HEAD && x->w != SIM_W_MLM ? SLOT_W : b;
 	hw_dtype dt = linear_dtype(x);
 	bool fp8 = dt == HW_FP8;
+	bool nf4 = quantized(x);
+	double deq = K * N * batch * (s->qbytes + s->e); /* read the packed weights and scales, write 16 bits */
 	if (fp8)
 		mem(x, f, fp8_cast_bytes(s->fp8_recipe, s->e, M * K * batch, false));
+	if (nf4)
+		mem(x, f, deq);
 	gemm(x, f, dt, s->wbytes, x->w, SIM_PASS_FWD, M, N, K, batch);
+	adapters(x, f, b, w, M, N, K, batch, false);
 	if (!s->backward)
 		return;
 	if (fp8)
 		mem(x, b, fp8_cast_bytes(s->fp8_recipe, s->e, M * N * batch, false));
+	if (nf4)
+		mem(x, b, deq);
 	gemm(x, b, dt, s->wbytes, x->w, SIM_PASS_DGRAD, M, K, N, batch);
+	adapters(x, f, b, w, M, N, K, batch, true);
+	if (s->frozen)
+		return;
 	if (fp8 && fp8_cast_bytes(s->fp8_recipe, s->e, 1.0, true) > 0)
 		mem(x, w, fp8_cast_bytes(s->fp8_recipe, s->e, (M * K + M * N) * batch, true));
 	gemm(x, w, dt, s->wbytes, x->w, SIM_PASS_WGRAD, K, N, M, batch);
@@ -376,7 +479,8 @@ sim_kernels_embed(const sim_kspec *s, double T, sim_kemit emit, void *arg)
 	const model_tf *t = model_transformer(s->m);
 	bctx x = {.s = s, .t = t, .emit = emit, .arg = arg, .block = SIM_KB_ATTN, .layer = -1};
 	double h = (double)t->hidden;
-	mem2(&x, SLOT_F0, SLOT_B0, 3.0 * T * h * s->e, 3.0 * T * h * s->e);
+	/* a frozen embedding accumulates no gradient: its backward is nothing */
+	mem2(&x, SLOT_F0, SLOT_B0, 3.0 * T * h * s->e, s->frozen ? 0.0 : 3.0 * T * h * s->e);
 }
 
 void

@@ -36,6 +36,14 @@ typedef struct sim_kspec {
 	hw_attn_impl attn;   /* the fused attention's generation */
 	bool dropout;        /* attention and hidden dropout (models with biases train with it) */
 	double moe_imb;      /* tokens on the busiest local expert over the mean (>= 1) */
+	/* fine-tuning (finetune.c): a frozen base computes no weight gradients (the embedding
+	 * and head included); LoRA adapters of rank lora_rank on the projections of lora_mask
+	 * (SIM_LORA_*) add their own kernels; qbytes > 0: the base's linear weights are stored at
+	 * qbytes a weight (NF4) and dequantized before each GEMM that reads them */
+	bool frozen;
+	int lora_rank;
+	unsigned lora_mask;
+	double qbytes;
 } sim_kspec;
 
 /* Receives each kernel: the block (SIM_KB_*) and segment (SLOT_*) it belongs to.  Kernels of a

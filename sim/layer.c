@@ -78,6 +78,10 @@ train_spec(const model *m, const sim_train_cfg *c, sim_kspec *s)
 	s->moe_imb = c->moe_imbalance;
 	if (c->moe_capacity > 0 && s->moe_imb > c->moe_capacity)
 		s->moe_imb = c->moe_capacity;
+	s->frozen = sim_ft_frozen(c);
+	s->lora_rank = c->lora_rank;
+	s->lora_mask = c->lora_modules;
+	s->qbytes = c->base_nf4 ? SIM_NF4_BYTES : 0.0;
 }
 
 static void
@@ -174,8 +178,12 @@ sim_layer_cost_rec(const model *m, const hw_cost *cost, const sim_train_cfg *c, 
 	int64_t seq = sim_seq(m, c);
 	double b = (double)c->micro_batch, s = (double)seq, sl = s / (double)c->cp;
 	/* causal attention computes half the scores (context parallelism balances the halves
-	 * over the ranks) */
-	sim_kernels_layer(&ks, layer, b * sl, b, sl, s, t->causal ? 0.5 : 1.0, price, &x);
+	 * over the ranks); packed samples of L tokens attend within their sample only, L / s of
+	 * the scores (the s / L samples of a sequence, L^2 (/ 2) each) */
+	double density = t->causal ? 0.5 : 1.0;
+	if (c->sample_len > 0 && c->sample_len < seq)
+		density *= (double)c->sample_len / s;
+	sim_kernels_layer(&ks, layer, b * sl, b, sl, s, density, price, &x);
 	if (!ks.flash && c->recompute == SIM_RECOMPUTE_SELECTIVE) {
 		/* Korthikanti 2022: recompute the attention core (scores, softmax, dropout, context) */
 		A->recompute = A->fwd[1];
@@ -232,6 +240,7 @@ sim_layer_cost_rec(const model *m, const hw_cost *cost, const sim_train_cfg *c, 
 		    : blk == MODEL_BLOCK_MLP ? 0.0 : model_attn_params(m) / (double)c->tp;
 	B->params = total - A->params - expert;
 	B->expert_params = expert;
+	sim_ft_block_params(m, c, layer, A, B);
 }
 
 /* The embedding's or head's two segments, and with a recorder their two new kernel lists. */

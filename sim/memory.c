@@ -22,6 +22,14 @@
  * Beyond the model: NCCL buffers, the CUDA context and cuBLAS workspace, and a fragmentation
  * reserve of the caching allocator: 10% of what is allocated and freed within a step (the
  * activations, and ZeRO-3's gathered parameters), the memory that churns.
+ *
+ * Fine-tuning with LoRA (finetune.c): the frozen base keeps its weights (NF4 for QLoRA's linear
+ * layers) and nothing else; the adapters have weights, gradients and optimizer states as
+ * above, and each token keeps r values of x A per adapted projection for the backward pass.
+ * The other activations are counted as for training: every adapted projection needs its input
+ * for A's gradient, and the norms and the activation function need theirs for the input
+ * gradient (a frozen projection with no adapter could drop its input; counting it keeps the
+ * figure an upper bound).  An NF4 base dequantizes one weight at a time into a 16-bit buffer.
  */
 #include "config.h"
 #include "sim/train_int.h"
@@ -63,6 +71,17 @@ layer_activations(const model *m, const sim_train_cfg *c, int64_t layer, bool *h
 		a += 4.0 * b * at * sl; /* softmax statistics */
 	if (has_scores)
 		*has_scores = scores;
+	if (c->lora_rank > 0) { /* x A of each adapted projection, and of each routed token's experts */
+		sim_ft_layer ft;
+		sim_ft_layer_get(m, c, layer, &ft);
+		a += e * T * ft.act_rows;
+		if (model_layer_is_moe(m, layer)) {
+			double imb = c->moe_imbalance;
+			if (c->moe_capacity > 0 && imb > c->moe_capacity)
+				imb = c->moe_capacity;
+			a += e * T * (double)t->top_k * imb * ft.expert_act_rows;
+		}
+	}
 	/* a hybrid model's layer holds one block (models/model.h) */
 	model_block blk = model_layer_block(m, layer);
 	if (blk == MODEL_BLOCK_MLP)
@@ -168,6 +187,9 @@ sim_train_memory(const model *m, const hw_system *sys, const sim_train_cfg *c, i
 		int chunks = c->schedule == SIM_INTERLEAVED && c->vpp > 1 ? c->vpp : 1, k = 0;
 		int64_t prev = -1;
 		double lp = 0.0, ex = 0.0, la = 0.0;
+		/* fine-tuning: adapters, and the base's quantized linear weights, of the stage */
+		sim_ft_layer ft = {0};
+		double Ad = 0.0, Adex = 0.0, Q = 0.0, Qex = 0.0, largest = 0.0, biggest_bytes = 0.0, lb = 0.0;
 		for (int ch = 0; ch < chunks && k < nl; ch++) {
 			int64_t first;
 			int n = sim_chunk_layers(m, c, stage, ch, &first);
@@ -176,10 +198,25 @@ sim_train_memory(const model *m, const hw_system *sys, const sim_train_cfg *c, i
 					ex = 0.0;
 					lp = sim_layer_params(m, c, l, &ex);
 					la = layer_activations(m, c, l, NULL);
+					if (c->lora_rank > 0) {
+						sim_ft_layer_get(m, c, l, &ft);
+						double q = c->base_nf4 ? SIM_NF4_BYTES : sim_act_bytes(c);
+						double lin = ft.attn_linear + ft.mlp_linear + ft.expert_linear;
+						lb = (lp - lin) * sim_act_bytes(c) + lin * q +
+						     (ft.attn_adapters + ft.mlp_adapters + ft.expert_adapters) * sim_act_bytes(c);
+					}
 				}
 				prev = l;
 				P += lp - ex;
 				Pex += ex;
+				Ad += ft.attn_adapters + ft.mlp_adapters;
+				Adex += ft.expert_adapters;
+				Q += ft.attn_linear + ft.mlp_linear;
+				Qex += ft.expert_linear;
+				if (ft.largest > largest)
+					largest = ft.largest;
+				if (lb > biggest_bytes)
+					biggest_bytes = lb;
 				if (lp > biggest)
 					biggest = lp;
 				act += la;
@@ -221,6 +258,22 @@ sim_train_memory(const model *m, const hw_system *sys, const sim_train_cfg *c, i
 			gathered = 2.0 * biggest * wbytes;
 			out->weights += gathered;
 		}
+		if (c->lora_rank > 0) {
+			/* the frozen base: weights only (its linear layers in NF4 for QLoRA), sharded by
+			 * ZeRO-3 like any weight; the adapters train: weights, gradients, optimizer states */
+			double qb = c->base_nf4 ? SIM_NF4_BYTES : wbytes;
+			double base = (P - Q) * wbytes + Q * qb, based = (Pex - Qex) * wbytes + Qex * qb;
+			double zdp = c->zero >= 3 ? placement_dp : 1.0, zedp = c->zero >= 3 ? edp : 1.0;
+			out->weights = base / zdp + based / zedp + Ad * wbytes / zdp + Adex * wbytes / zedp;
+			if (c->zero >= 3) {
+				gathered = 2.0 * biggest_bytes;
+				out->weights += gathered;
+			}
+			out->grads = c->zero >= 2 ? Ad * gbytes / placement_dp + Adex * gbytes / edp : (Ad + Adex) * gbytes;
+			out->optimizer = c->zero >= 1 ? Ad * obytes / placement_dp + Adex * obytes / edp : (Ad + Adex) * obytes;
+			if (c->offload_optimizer)
+				out->optimizer = 0.0;
+		}
 		/* activations */
 		double fl = inflight(c, stage, micro);
 		double per_mb_layers;
@@ -242,6 +295,8 @@ sim_train_memory(const model *m, const hw_system *sys, const sim_train_cfg *c, i
 		out->inflight = fl;
 		out->comm_buffers = c->gpus > 1 ? NCCL_BYTES : 0.0;
 		out->workspace = CUDA_CONTEXT_BYTES + WORKSPACE_BYTES;
+		if (c->base_nf4)
+			out->workspace += largest * wbytes; /* the dequantized weight of the GEMM at hand */
 		out->reserve = FRAGMENTATION * (out->activations + gathered);
 	}
 	out->total = out->weights + out->grads + out->optimizer + out->activations + out->comm_buffers + out->workspace +

@@ -31,6 +31,7 @@ sim_weight_name(sim_weight w)
 	static const char *const n[SIM_NWEIGHTS] = {
 		"none", "qkv", "q_down", "q_up", "kv_down", "kv_up", "proj", "fc1", "fc2", "router", "expert_fc1",
 		"expert_fc2", "shared_fc1", "shared_fc2", "mlm", "head", "conv", "fc", "ssm_in", "ssm_out",
+		"lora_a", "lora_b",
 	};
 	return (unsigned)w < SIM_NWEIGHTS ? n[w] : "?";
 }

@@ -52,6 +52,15 @@ sim_train_cfg_json(const sim_train_cfg *c, int64_t seq)
 	cJSON_AddNumberToObject(o, "first_stage_layers", c->first_stage_layers);
 	cJSON_AddNumberToObject(o, "last_stage_layers", c->last_stage_layers);
 	cJSON_AddBoolToObject(o, "full_mode", c->full);
+	/* fine-tuning, only when asked for: a pre-training document keeps its keys */
+	if (c->lora_rank > 0) {
+		char mods[64];
+		cJSON_AddNumberToObject(o, "lora_rank", c->lora_rank);
+		cJSON_AddStringToObject(o, "lora_modules", sim_lora_modules_name(c->lora_modules, mods, sizeof mods));
+		cJSON_AddStringToObject(o, "base_dtype", c->base_nf4 ? "nf4" : hw_dtype_name(c->dtype));
+	}
+	if (c->sample_len > 0)
+		cJSON_AddNumberToObject(o, "sample_len", (double)c->sample_len);
 	return o;
 }
 
@@ -87,6 +96,14 @@ sim_train_json(const sim_train_result *r)
 	cJSON_AddNumberToObject(o, "exposed_comm_s", m->exposed_comm_s);
 	cJSON_AddNumberToObject(o, "compute_s", m->compute_s);
 	cJSON_AddBoolToObject(o, "fits", m->fits);
+	if (r->cfg.lora_rank > 0 || r->cfg.sample_len > 0) {
+		cJSON *ft = cJSON_AddObjectToObject(o, "finetune");
+		cJSON_AddStringToObject(ft, "method", r->cfg.lora_rank == 0 ? "full" : r->cfg.base_nf4 ? "qlora" : "lora");
+		cJSON_AddNumberToObject(ft, "trainable_params", r->ft.trainable);
+		cJSON_AddNumberToObject(ft, "frozen_params", r->ft.frozen);
+		cJSON_AddNumberToObject(ft, "nf4_params", r->ft.quantized);
+		cJSON_AddNumberToObject(ft, "flops_per_token", r->ft.flops_per_token);
+	}
 	cJSON *mem = cJSON_AddArrayToObject(o, "memory");
 	for (int s = 0; s < m->stages; s++) {
 		const sim_mem *x = &r->mem[s];

@@ -93,7 +93,41 @@ typedef struct sim_train_cfg {
 	                             * (replay); off, the simulation does no recording at all */
 	uint64_t seed;
 	const hw_profile *fw;       /* the training framework (not owned); NULL: the defaults above */
+	/* fine-tuning (docs/finetune-goodput.md; 0 / false: pre-training as above) */
+	int lora_rank;              /* LoRA adapters of this rank on a frozen base */
+	unsigned lora_modules;      /* SIM_LORA_* bits of the adapted projections; 0: all of them */
+	bool base_nf4;              /* the frozen base's linear layers stored in NF4 (QLoRA) */
+	int64_t sample_len;         /* packed sequences: mean length of the samples packed into one
+	                             * sequence, attention masked per sample (0: one sample a sequence) */
 } sim_train_cfg;
+
+/* LoRA (Hu et al. 2021, arXiv 2106.09685): each adapted projection W (k inputs, n outputs) of
+ * the frozen base gains A (r x k) and B (n x r) and computes xW + s x A^T B^T; only A and B
+ * train.  The projections by their Hugging Face names: q, k, v and o of the attention, gate, up
+ * and down of the MLP (and of each expert; a model without a gate has up and down only). */
+enum {
+	SIM_LORA_Q = 1u << 0, SIM_LORA_K = 1u << 1, SIM_LORA_V = 1u << 2, SIM_LORA_O = 1u << 3,
+	SIM_LORA_GATE = 1u << 4, SIM_LORA_UP = 1u << 5, SIM_LORA_DOWN = 1u << 6,
+	SIM_LORA_ATTN = 0x0f, SIM_LORA_MLP = 0x70, SIM_LORA_ALL = 0x7f
+};
+/* "q,v,o,gate,up,down", "all" (or "all-linear"), "attn", "mlp"; PP_EUSAGE naming the bad one. */
+int sim_lora_modules_parse(const char *s, unsigned *out, char *err, size_t errlen);
+/* "q,k,v,o,gate,up,down" of a mask (0: all) into buf. */
+const char *sim_lora_modules_name(unsigned mask, char *buf, size_t n);
+/* Bytes per NF4 weight: 4 bits, one 8-bit scale per block of 64 and one fp32 scale per 256
+ * blocks (QLoRA's double quantization, Dettmers et al. 2023 section 3): 0.5 + 1/64 + 4/16384. */
+#define SIM_NF4_BYTES (0.5 + 1.0 / 64.0 + 4.0 / 16384.0)
+
+/* The parameters a fine-tuning trains and holds, over the whole model (no parallelism):
+ * adapters (or, without LoRA, every parameter), the frozen base, and of it the linear-layer
+ * weights NF4 stores.  FLOPs per token the method needs: forward, input gradients, and the
+ * weight gradients of what trains (3x forward without LoRA), with attention over sample_len
+ * tokens when sequences are packed. */
+typedef struct sim_ft_totals {
+	double trainable, frozen, quantized;
+	double flops_per_token;
+} sim_ft_totals;
+void sim_ft_totals_get(const model *m, const sim_train_cfg *c, sim_ft_totals *out);
 
 /* Defaults: 1F1B, no recomputation, bf16, flash attention, overlapped bf16->fp32 gradient
  * reduction as Megatron-LM does, scatter/gather on, 1 GPU, no framework profile. */
@@ -195,7 +229,8 @@ void sim_train_result_free(sim_train_result *r);
 typedef enum sim_weight {
 	SIM_W_NONE, SIM_W_QKV, SIM_W_Q_DOWN, SIM_W_Q_UP, SIM_W_KV_DOWN, SIM_W_KV_UP, SIM_W_PROJ, SIM_W_FC1,
 	SIM_W_FC2, SIM_W_ROUTER, SIM_W_EXPERT_FC1, SIM_W_EXPERT_FC2, SIM_W_SHARED_FC1, SIM_W_SHARED_FC2,
-	SIM_W_MLM, SIM_W_HEAD, SIM_W_CONV, SIM_W_CNN_FC, SIM_W_SSM_IN, SIM_W_SSM_OUT, SIM_NWEIGHTS
+	SIM_W_MLM, SIM_W_HEAD, SIM_W_CONV, SIM_W_CNN_FC, SIM_W_SSM_IN, SIM_W_SSM_OUT, SIM_W_LORA_A,
+	SIM_W_LORA_B, SIM_NWEIGHTS
 } sim_weight;
 const char *sim_weight_name(sim_weight w);
 

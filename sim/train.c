@@ -578,8 +578,8 @@ static void
 zero_gather(bld *b, int s, int64_t layer, int64_t mb, const block_cost *A, const block_cost *B)
 {
 	const sim_train_cfg *c = b->c;
-	double bytes = (A->params + B->params) * sim_act_bytes(c);
-	double ebytes = B->expert_params * sim_act_bytes(c);
+	double bytes = A->wbytes + B->wbytes; /* as stored: a fine-tuning's NF4 base stays packed */
+	double ebytes = B->wexpert_bytes;
 	int grp = c->dp * c->cp;
 	for (int j = 0; j < b->tpm; j++) {
 		int mem[4096];
@@ -600,7 +600,7 @@ zero_reduce(bld *b, int s, int64_t layer, int64_t mb, const block_cost *A, const
 {
 	const sim_train_cfg *c = b->c;
 	double gb = (double)sim_grad_bytes(c);
-	double bytes = (A->params + B->params) * gb, ebytes = B->expert_params * gb;
+	double bytes = (A->train_params + B->train_params) * gb, ebytes = B->train_expert_params * gb;
 	int grp = c->dp * c->cp;
 	for (int j = 0; j < b->tpm; j++) {
 		int mem[4096];
@@ -1031,12 +1031,13 @@ stage_buckets(bld *b, int s, int j)
 		chunk_layers(b, s, ch, &first, &count);
 		for (int64_t l = first + count - 1; l >= first; l--) {
 			const layer_cost *lc = &b->lc[l];
-			acc += (lc->attn.params + lc->mlp.params) * gb;
-			eacc += lc->mlp.expert_params * gb;
-			if (is_last_virtual(b, s, ch) && l == first + count - 1)
+			acc += (lc->attn.train_params + lc->mlp.train_params) * gb;
+			eacc += lc->mlp.train_expert_params * gb;
+			bool frozen = sim_ft_frozen(c); /* a frozen head and embedding have no gradients */
+			if (is_last_virtual(b, s, ch) && l == first + count - 1 && !frozen)
 				acc += sim_head_params(b->m, c) * gb;
 			bool last = ch == 0 && l == first;
-			if (last && s == 0)
+			if (last && s == 0 && !frozen)
 				acc += sim_embed_params(b->m, c) * gb;
 			if (acc < limit && eacc < limit && !last)
 				continue;
@@ -1053,7 +1054,7 @@ stage_buckets(bld *b, int s, int j)
 	}
 }
 
-/* Parameters of stage s held by one rank: non-expert and expert. */
+/* Trainable parameters of stage s held by one rank: non-expert and expert. */
 static void
 stage_params(const bld *b, int s, double *P, double *Pe)
 {
@@ -1062,10 +1063,12 @@ stage_params(const bld *b, int s, double *P, double *Pe)
 		int64_t first, count;
 		chunk_layers(b, s, ch, &first, &count);
 		for (int64_t l = first; l < first + count; l++) {
-			*P += b->lc[l].attn.params + b->lc[l].mlp.params;
-			*Pe += b->lc[l].mlp.expert_params;
+			*P += b->lc[l].attn.train_params + b->lc[l].mlp.train_params;
+			*Pe += b->lc[l].mlp.train_expert_params;
 		}
 	}
+	if (sim_ft_frozen(b->c))
+		return;
 	if (s == 0)
 		*P += sim_embed_params(b->m, b->c);
 	if (s == b->p - 1)
@@ -1123,7 +1126,7 @@ pass_grads(bld *b)
 			for (int j = 0; j < b->tpm; j++)
 				stage_buckets(b, s, j);
 	/* Tied embeddings split over the first and last stage: their gradients are summed. */
-	if (b->p > 1 && t->tied_embeddings) {
+	if (b->p > 1 && t->tied_embeddings && !sim_ft_frozen(c)) {
 		double bytes = (double)t->vocab * (double)t->hidden / (double)c->tp * (double)sim_grad_bytes(c);
 		for (int i = 0; i < b->ninst; i++)
 			for (int j = 0; j < b->tpm; j++) {
@@ -1717,6 +1720,9 @@ sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *cin, sim_tra
 	mt->tokens_per_s_per_gpu = mt->tokens_per_s / (double)c->gpus;
 	if (b.t) {
 		mt->model_flops = model_flops_train_per_token(m, res->seq) * tokens;
+		sim_ft_totals_get(m, c, &res->ft);
+		if (c->lora_rank > 0 || c->sample_len > 0) /* no base weight gradients, attention within samples */
+			mt->model_flops = res->ft.flops_per_token * tokens;
 		/* what ran: stage_flops and recompute_flops count the layers of one rank group per
 		 * stage (add_flops runs once per layer, whatever the number of simulated instances),
 		 * scaled up to every rank of the step (each stage instance and TP member does the same

@@ -71,6 +71,11 @@ typedef struct block_cost {
 	                     * parallelism dispatches each rank's own tokens (no shared expert) */
 	double params;        /* parameters of the block held by this rank (reduced over dp x cp) */
 	double expert_params; /* MoE expert parameters (reduced over the expert-data group) */
+	/* of them the trainable ones, whose gradients are reduced and which the optimizer steps
+	 * (all of them; a LoRA fine-tuning's adapters), and the bytes of the block's weights as
+	 * stored, which ZeRO-3 gathers (finetune.c, sim_ft_block_params) */
+	double train_params, train_expert_params;
+	double wbytes, wexpert_bytes;
 	int32_t klist;        /* recording: the first of its SLOT_N kernel lists (sim_rec), else -1 */
 } block_cost;
 
@@ -97,6 +102,28 @@ void sim_place(const hw_system *sys, const sim_train_cfg *c, placement *out);
  * INFINITY when even the symmetric graph passes the limit. */
 int sim_train_census(const model *m, const hw_cost *cost, const sim_train_cfg *c, double *ops, char *err,
 		     size_t errlen);
+
+/* ---- fine-tuning (finetune.c) ---- */
+/* A layer's projections on one rank: base linear weights (what NF4 stores) and LoRA adapter
+ * parameters of the attention, the dense or shared MLP and the routed experts; the largest base
+ * weight (elements, a dequantization buffer's size); the adapter rows r each token keeps for
+ * the backward pass (x A, per adapted projection), and per routed token of the experts. */
+typedef struct sim_ft_layer {
+	double attn_linear, mlp_linear, expert_linear;
+	double attn_adapters, mlp_adapters, expert_adapters;
+	double largest;
+	double act_rows, expert_act_rows;
+} sim_ft_layer;
+void sim_ft_layer_get(const model *m, const sim_train_cfg *c, int64_t layer, sim_ft_layer *out);
+void sim_ft_block_params(const model *m, const sim_train_cfg *c, int64_t layer, block_cost *attn, block_cost *mlp);
+/* The fine-tuning settings' own rules (sim_train_check calls it). */
+int sim_ft_check(const model *m, sim_train_cfg *c, char *err, size_t errlen);
+/* The base is frozen: no weight gradients but the adapters'. */
+static inline bool
+sim_ft_frozen(const sim_train_cfg *c)
+{
+	return c->lora_rank > 0;
+}
 
 /* Effective settings derived from a checked configuration. */
 int sim_grad_bytes(const sim_train_cfg *c);
@@ -198,6 +225,7 @@ struct sim_train_result {
 	sim_rec *rec;      /* cfg.record_ops: the recorder (the engine is kept too) */
 	int ninst, tpm;    /* simulated instances per stage and TP members per instance */
 	bool transformer;
+	sim_ft_totals ft;  /* what the fine-tuning trains and holds (the whole model) */
 };
 
 #endif

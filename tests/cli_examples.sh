@@ -58,6 +58,11 @@ py "d('r152-4-replicas')['images_per_s'] > d('r152-pp4')['images_per_s'] > d('r1
 # 11. the capacity plan: B200 needs fewer GPUs than H100 for the same deadline; the report is written
 py "(lambda s: all(x['feasible'] and x['days'] <= 90 for x in s) and s[1]['gpus'] < s[0]['gpus'])(d('capacity-70b')['systems'])"
 [ -s "$J/report-70b/report.html" ] && [ -s "$J/report-70b/report.md" ] || fail "example 11 wrote no report"
+# 12. fine-tuning: full fine-tuning of 1.56B does not fit a 16 GB T4 and LoRA does; a 70B LoRA
+# on one node and a 70B QLoRA on one GPU fit
+py "not d('ft-gpt2xl-full')['memory'][0]['fits'] and d('ft-gpt2xl-lora')['memory'][0]['fits']"
+py "d('ft-70b-lora-node')['winner']['config']['lora_rank'] == 16 and d('ft-70b-qlora-gpu')['memory'][0]['fits']"
+py "d('ft-70b-qlora-gpu')['finetune']['method'] == 'qlora'"
 # the launch configurations of examples 5, 6, 8 and 9: every flag in the programs' lists, and the
 # layout the example's own plan ranked
 FL="$top_srcdir/tests/data/flags"
