@@ -173,7 +173,7 @@ static const hw_pdef defs[HW_NPKEYS] = {
 	[HW_P_EN_SCHED_STEPS] = {"scheduler_steps", HW_SCOPE_ENGINE, 1.0, 1.0, 256.0, "steps", NULL,
 				 "decode steps scheduled at once (vLLM V0's multi-step scheduling): the host's per-iteration "
 				 "work is paid once per this many decode-only iterations", NULL},
-	[HW_P_EN_ATTENTION] = {"attention", HW_SCOPE_ENGINE, HW_FW_ATTN_FLASH3, 1.0, 2.0, "choice", NULL,
+	[HW_P_EN_ATTENTION] = {"prefill_attention", HW_SCOPE_ENGINE, HW_FW_ATTN_FLASH3, 1.0, 2.0, "choice", NULL,
 			       "prefill attention kernels: flash2 (FlashAttention-2 class, CK on AMD), flash3 (the "
 			       "architecture's fastest: FlashAttention-3, TensorRT-LLM's context FMHA, FlashInfer)",
 			       attn_kinds},
@@ -189,9 +189,9 @@ static const hw_pdef defs[HW_NPKEYS] = {
 	[HW_P_EN_ALLREDUCE_US] = {"allreduce_us", HW_SCOPE_ENGINE, 0.0, 0.0, 10000.0, "us", NULL,
 				  "latency of the engine's one-shot all-reduce for small TP messages inside the NVLink "
 				  "domain (0: NCCL's)", NULL},
-	[HW_P_EN_GEMM_SCALE] = {"gemm_scale", HW_SCOPE_ENGINE, 1.0, 0.3, 1.3, "fraction", NULL,
+	[HW_P_EN_GEMM_SCALE] = {"serve_gemm_scale", HW_SCOPE_ENGINE, 1.0, 0.3, 1.3, "fraction", NULL,
 				"the engine's GEMMs (its kernel choices and epilogues) as a fraction of the GPU's measured rate", NULL},
-	[HW_P_EN_ATTN_SCALE] = {"attn_scale", HW_SCOPE_ENGINE, 1.0, 0.2, 1.5, "fraction", NULL,
+	[HW_P_EN_ATTN_SCALE] = {"serve_attn_scale", HW_SCOPE_ENGINE, 1.0, 0.2, 1.5, "fraction", NULL,
 				"the engine's prefill attention as a fraction of the GPU's measured rate for its generation", NULL},
 	[HW_P_EN_DECODE_SCALE] = {"decode_attn_scale", HW_SCOPE_ENGINE, 1.0, 0.2, 1.3, "fraction", NULL,
 				  "the engine's paged decode attention (reading the KV cache) as a fraction of the GPU's "

@@ -496,7 +496,15 @@ icost_init(icost *ic, const model *m, const hw_cost *cost, const sim_serve_cfg *
 	/* FP8 weights run FP8 GEMMs; weight-only int8/int4 compute in 16 bits with narrow weights */
 	s->dt = c->weights == HW_FP8 ? HW_FP8 : HW_BF16;
 	s->wbytes = weight_bytes(c->weights);
-	s->adt = HW_BF16;
+	/* FP8 activations get their scales as the engine computes them: calibrated static scales
+	 * cost one cast pass (fused into the kernel before in TensorRT-LLM; counted, an upper
+	 * bound), dynamic per-tensor scales an amax pass and a cast, per-token scales the same
+	 * bytes (the builder's delayed, tensorwise and rowwise recipes, forward only) */
+	s->fp8_recipe = c->engine.fp8_scaling == HW_EN_FP8_STATIC	 ? HW_FP8_DELAYED
+			: c->engine.fp8_scaling == HW_EN_FP8_TOKEN ? HW_FP8_ROWWISE
+								     : HW_FP8_TENSORWISE;
+	/* with an fp8 KV cache, engines with fp8 attention kernels compute attention in fp8 */
+	s->adt = c->kv_dtype == HW_FP8 && c->engine.fp8_attention ? HW_FP8 : HW_BF16;
 	s->kvbytes = hw_dtype_bytes(c->kv_dtype);
 	s->e = 2.0;
 	s->flash = true;

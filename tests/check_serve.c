@@ -391,6 +391,34 @@ START_TEST(engine_defaults)
 }
 END_TEST
 
+/* Quantization as it runs: weight-only int4 (Marlin/AWQ kernels) reads a quarter of the bf16
+ * weight bytes but dequantizes in its inner loop (gemm_eff_wq, 0.8 of the 16-bit rate), fp8
+ * W8A8 reads half and computes at the fp8 rate with its activation casts.  A lone decode step
+ * is weight-bound: int4 < fp8 < bf16.  The prefill of 8192 tokens is compute-bound: fp8 <
+ * bf16 < int4, int4's GEMMs 1 / 0.8 = 1.25x bf16's (its TTFT more than 1.1x with attention
+ * and the rest unchanged). */
+START_TEST(quantization_crossover)
+{
+	fixture f;
+	fx_open(&f, "llama-3-8b");
+	sim_serve_cfg c;
+	double tpot[3], ttft[3];
+	static const hw_dtype w[3] = {HW_INT4, HW_FP8, HW_BF16};
+	for (int i = 0; i < 3; i++) {
+		lone(&c, 8192, 33);
+		c.weights = w[i];
+		sim_serve_result *r = serve(&f, &c);
+		tpot[i] = sim_serve_get_metrics(r)->tpot.mean;
+		ttft[i] = sim_serve_get_metrics(r)->ttft.mean;
+		sim_serve_result_free(r);
+	}
+	ck_assert(tpot[0] < tpot[1] && tpot[1] < tpot[2]);
+	ck_assert(ttft[1] < ttft[2] && ttft[2] < ttft[0]);
+	ck_assert(ttft[0] > 1.1 * ttft[2]);
+	fx_close(&f);
+}
+END_TEST
+
 /* Little's law: the time-average number of requests in the system equals the arrival rate
  * times the mean time in the system.  Over the whole run it is an identity of the event
  * accounting (integral of N(t) = sum of the requests' times); at steady state, with the
@@ -782,6 +810,7 @@ suite(void)
 	tcase_add_test(tc, launch_floor_and_graphs);
 	tcase_add_test(tc, prefill_modes);
 	tcase_add_test(tc, engine_defaults);
+	tcase_add_test(tc, quantization_crossover);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -31,7 +31,7 @@ MEANING = {
 }
 SERVE_MEANING = {
     "sched_us": "the host's scheduling time per iteration, fixed part",
-    "gemm_scale": "the rate its GEMMs reach, as a fraction of the GPU's measured rate",
+    "serve_gemm_scale": "the rate its GEMMs reach, as a fraction of the GPU's measured rate",
 }
 
 

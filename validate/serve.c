@@ -404,7 +404,7 @@ val_serving_rows(hw_db *db, const val_src *srcs, size_t n, cJSON **out, char *er
 
 static const struct { const char *key; double lo, hi; } serve_params[] = {
 	{"sched_us", 0.0, 5000.0},
-	{"gemm_scale", 0.5, 1.3},
+	{"serve_gemm_scale", 0.5, 1.3},
 };
 #define NSERVE (sizeof serve_params / sizeof serve_params[0])
 

@@ -88,7 +88,7 @@ int val_serving(hw_db *db, const val_src *srcs, size_t n, const char *engine, st
 		size_t errlen);
 /* The reading half (rows read and checked, nothing simulated). */
 int val_serving_rows(hw_db *db, const val_src *srcs, size_t n, struct cJSON **out, char *err, size_t errlen);
-/* Fits each engine's few parameters (sched_us, gemm_scale) over all of its rows on every GPU, or
+/* Fits each engine's few parameters (sched_us, serve_gemm_scale) over all of its rows on every GPU, or
  * only `engine`'s when not NULL; the database is left as it was. */
 int val_serving_fit(hw_db *db, const val_src *srcs, size_t n, const char *engine, int max_evals, struct cJSON **out,
 		    char *err, size_t errlen);

@@ -94,7 +94,7 @@ INSERT INTO param(scope, subject, key, value, origin, method, source) VALUES
 ('engine', 'vllm', 'cuda_graph_max', 512, 'default', 'capture sizes [1, 2, 4] + range(8, 513, 8) tokens', 'vllm/config.py CompilationConfig (cudagraph_capture_sizes), vLLM 0.9'),
 ('engine', 'vllm', 'cuda_graph_step', 8, 'default', 'capture sizes step by 8 tokens above 8', 'vllm/config.py'),
 ('engine', 'vllm', 'cuda_graph_mixed', 1, 'default', 'piecewise graphs: every iteration up to the largest capture size, prefill tokens included (attention runs between the pieces)', 'vLLM blog 2025-01-27 (V1: piecewise CUDA graphs)'),
-('engine', 'vllm', 'attention', 2, 'default', 'flash3: vllm-flash-attn FlashAttention-3 on Hopper (FlashAttention-2 class elsewhere)', 'vllm/attention/backends; research memo C1 (Krai v5.1 READMEs)'),
+('engine', 'vllm', 'prefill_attention', 2, 'default', 'flash3: vllm-flash-attn FlashAttention-3 on Hopper (FlashAttention-2 class elsewhere)', 'vllm/attention/backends; research memo C1 (Krai v5.1 READMEs)'),
 ('engine', 'vllm', 'fp8_scaling', 1, 'default', 'quantization=fp8 computes per-tensor activation scales at run time', 'vllm/model_executor/layers/quantization/fp8.py'),
 ('engine', 'vllm', 'allreduce_us', 8, 'default', 'judgement: custom one-shot all-reduce over NVLink takes a few microseconds for decode-sized messages', 'vllm/distributed/device_communicators/custom_all_reduce.py'),
 ('engine', 'vllm', 'overlap_schedule', 0, 'default', 'async scheduling came after 0.10', 'vLLM release notes 0.11'),
@@ -111,7 +111,7 @@ INSERT INTO param(scope, subject, key, value, origin, method, source) VALUES
 ('engine', 'sglang', 'cuda_graph_max', 160, 'default', 'cuda_graph_max_bs 160 in the 0.4.x line; larger decode batches run without graphs', 'sglang server_args.py (research memo C1)'),
 ('engine', 'sglang', 'cuda_graph_mixed', 0, 'default', 'graphs for decode batches only', 'sglang cuda_graph_runner.py'),
 ('engine', 'sglang', 'overlap_schedule', 1, 'default', 'the zero-overhead overlap scheduler is on by default from 0.4', 'LMSYS blog 2024-12-04'),
-('engine', 'sglang', 'attention', 2, 'default', 'flash3: attention_backend fa3 on Hopper (FlashInfer otherwise)', 'Krai v5.1 READMEs (attention_backend=fa3)'),
+('engine', 'sglang', 'prefill_attention', 2, 'default', 'flash3: attention_backend fa3 on Hopper (FlashInfer otherwise)', 'Krai v5.1 READMEs (attention_backend=fa3)'),
 ('engine', 'sglang', 'fp8_scaling', 1, 'default', 'quantization=fp8 computes activation scales at run time', 'sglang quantization/fp8.py'),
 ('engine', 'sglang', 'allreduce_us', 8, 'default', 'judgement: custom one-shot all-reduce (vLLM''s kernel) over NVLink', 'sglang distributed/device_communicators'),
 -- TensorRT-LLM
@@ -121,7 +121,7 @@ INSERT INTO param(scope, subject, key, value, origin, method, source) VALUES
 ('engine', 'trtllm', 'cuda_graph_max', 0, 'default', 'the C++ runtime launches each engine''s kernels (use_graphs False in the MLPerf configs)', 'mlcommons/inference_results_v4.1 closed/NVIDIA/configs/llama2-70b'),
 ('engine', 'trtllm', 'launch_us', 1, 'default', 'judgement: a C++ runtime enqueues a kernel in about a microsecond (cudaLaunchKernel 1-3 us, hardware.md)', 'research memo A7'),
 ('engine', 'trtllm', 'overlap_schedule', 1, 'default', 'the host schedules step n+1 while the GPU runs step n', 'TensorRT-LLM docs: overlap scheduler'),
-('engine', 'trtllm', 'attention', 2, 'default', 'flash3: TensorRT-LLM context FMHA and XQA generation kernels', 'TensorRT-LLM docs: attention'),
+('engine', 'trtllm', 'prefill_attention', 2, 'default', 'flash3: TensorRT-LLM context FMHA and XQA generation kernels', 'TensorRT-LLM docs: attention'),
 ('engine', 'trtllm', 'fp8_attention', 1, 'default', 'use_fp8_context_fmha with an fp8 KV cache', 'mlcommons/inference_results_v5.1 closed/NVIDIA/configs (use_fp8_context_fmha)'),
 ('engine', 'trtllm', 'fp8_scaling', 0, 'default', 'static per-tensor scales from ModelOpt calibration, the cast fused into the kernel before', 'NVIDIA MLPerf documentation/calibration.md'),
 ('engine', 'trtllm', 'allreduce_us', 6, 'default', 'judgement: TensorRT-LLM''s one-shot all-reduce plugin over NVLink takes a few microseconds', 'TensorRT-LLM docs: custom all-reduce');
