@@ -575,9 +575,10 @@ val_serving_fit(hw_db *db, const val_src *srcs, size_t n, const char *engine, in
 }
 
 /* ---- cross-validation ----------------------------------------------------------------------- *
- * For each source family in turn: fit every engine over the rows of the other families, predict
- * the family's rows with those values, and put its rows into one report.  An engine with no rows
- * outside the family keeps its profile's values (what the engine's defaults say). */
+ * For each source family in turn: fit every engine over the rows of the other families, from
+ * the profiles' defaults (the shipped fits saw every row), predict the family's rows with those
+ * values, and put its rows into one report.  An engine with no rows outside the family keeps
+ * its profile's defaults. */
 int
 val_serving_cross_validate(hw_db *db, const val_src *srcs, size_t n, int max_evals, cJSON **out, char *err,
 			   size_t errlen)
@@ -622,6 +623,14 @@ val_serving_cross_validate(hw_db *db, const val_src *srcs, size_t n, int max_eva
 	for (int f = 0; f < nf && rc == 0; f++) {
 		if ((rc = begin_write(db, "SAVEPOINT paraplan_xval", err, errlen)) != 0)
 			break;
+		/* each fold starts from the profiles' defaults: the shipped (or saved) engine fits were
+		 * made on every row, the family left out included */
+		if ((rc = hw_exec_simple(db, "DELETE FROM param WHERE scope = 'engine' AND origin = 'fitted'", err, errlen)) !=
+		    0) {
+			hw_exec_simple(db, "ROLLBACK TO paraplan_xval", NULL, 0);
+			hw_exec_simple(db, "RELEASE paraplan_xval", NULL, 0);
+			break;
+		}
 		serve_opts train = {NULL, NULL, fams[f], true, true};
 		cJSON *fold = cJSON_CreateObject();
 		cJSON_AddStringToObject(fold, "family", fams[f]);
