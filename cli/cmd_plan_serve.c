@@ -83,7 +83,7 @@ cmd_plan_serve(int argc, char **argv)
 	plan_serve_opts_init(&o);
 	const char *model_spec = NULL, *db_path = NULL, *system = NULL;
 	cli_strs systems = {0}, weights = {0};
-	const char *export_s = NULL, *out_path = NULL;
+	const char *export_s = NULL, *out_path = NULL, *engine_name = HW_DEFAULT_ENGINE;
 	bool json = false;
 	char err[1024];
 	const cli_opt opts[] = {
@@ -95,6 +95,9 @@ cmd_plan_serve(int argc, char **argv)
 		OPT_SYSTEMS(&systems),
 		OPT_STR("system", "S", &system, "one system: the same as --systems S"),
 		OPT_LIST("weights", "LIST", &weights, "weight formats to try, of bf16, fp8, int8, int4 (default bf16)"),
+		OPT_STR("engine", "E", &engine_name,
+			"the serving engine every deployment runs: vllm (default; with --export, the exported one), "
+			"vllm-v0, sglang, trtllm, generic"),
 		OPT_DIST("prompt-len", "DIST", &o.prompt, "prompt tokens (default 512)"),
 		OPT_DIST("output-len", "DIST", &o.output, "output tokens (default 256)"),
 		OPT_INT("failures", "K", &o.failures, 0, 1000, "spare replicas so that the SLO holds with K down"),
@@ -119,6 +122,9 @@ cmd_plan_serve(int argc, char **argv)
 		return cli_usage("plan serve", "--export must be vllm, sglang or trtllm, got \"%s\"", export_s);
 	if (out_path != NULL && export_s == NULL)
 		return cli_usage("plan serve", "--out applies to --export");
+	/* the deployments are simulated as the engine they are exported to, unless --engine says */
+	if (export_s != NULL && !cli_given(opts, "engine"))
+		engine_name = export_s;
 	if (system != NULL) {
 		if (systems.n > 0)
 			return cli_usage("plan serve", "give --system S or --systems S1,S2,..., not both");
@@ -161,6 +167,14 @@ cmd_plan_serve(int argc, char **argv)
 		model_free(m);
 		return rc;
 	}
+	hw_profile *en;
+	if ((rc = hw_profile_find(db, HW_SCOPE_ENGINE, engine_name, &en, err, sizeof err)) != 0) {
+		hw_close(db);
+		model_free(m);
+		return cli_fail(rc, err);
+	}
+	sim_engine_from_profile(&o.engine, en);
+	hw_profile_free(en);
 	cli_progress pg;
 	cli_progress_init(&pg, "deployments");
 	o.stop = cli_sigint_catch();

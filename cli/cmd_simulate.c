@@ -343,8 +343,10 @@ print_serve(const cJSON *doc)
 {
 	const cJSON *c = cJSON_GetObjectItem(doc, "config");
 	char a[48], b[48];
-	printf("%s on %s: %.0f replica(s) of tp %.0f x pp %.0f (%.0f GPUs), %s weights, %s KV cache, %.0f requests at %.3g/s\n\n",
+	printf("%s on %s under %s: %.0f replica(s) of tp %.0f x pp %.0f (%.0f GPUs), %s weights, %s KV cache, %.0f "
+	       "requests at %.3g/s\n\n",
 	       cJSON_GetObjectItem(doc, "model")->valuestring, cJSON_GetObjectItem(doc, "system")->valuestring,
+	       cJSON_GetObjectItem(c, "engine")->valuestring,
 	       cJSON_GetObjectItem(c, "replicas")->valuedouble, cJSON_GetObjectItem(c, "tp")->valuedouble,
 	       cJSON_GetObjectItem(c, "pp")->valuedouble, cJSON_GetObjectItem(c, "gpus")->valuedouble,
 	       cJSON_GetObjectItem(c, "weights")->valuestring, cJSON_GetObjectItem(c, "kv_dtype")->valuestring,
@@ -438,7 +440,7 @@ simulate_serve(int argc, char **argv)
 {
 	static const cli_cmd cmd = {
 		"simulate serve",
-		"simulate serve --model M --system S --tp T [--pp P] [--replicas R] --rate QPS\n"
+		"simulate serve --model M --system S --tp T [--pp P] [--replicas R] --rate QPS [--engine E]\n"
 		"                         [--arrival poisson|gamma:cv=C|batch|closed:N|trace:FILE] [--prompt-len DIST]\n"
 		"                         [--output-len DIST] [--requests N | --duration S] [--max-num-seqs N]\n"
 		"                         [--max-batched-tokens N] [--weights bf16|fp8|int8|int4] [--kv-dtype bf16|fp8]\n"
@@ -452,6 +454,7 @@ simulate_serve(int argc, char **argv)
 	sim_serve_cfg c;
 	sim_serve_cfg_init(&c);
 	const char *model_spec = NULL, *system = NULL, *db_path = NULL, *trace_out = NULL, *trace_in = NULL;
+	const char *engine = HW_DEFAULT_ENGINE;
 	bool json = false;
 	int router = 0;
 	char err[1024];
@@ -469,8 +472,11 @@ simulate_serve(int argc, char **argv)
 		OPT_DIST("output-len", "DIST", &c.output, "output tokens (default 256)"),
 		OPT_I64("requests", "N", &c.requests, 1, 10000000, "requests to simulate"),
 		OPT_NUM("duration", "S", &c.duration_s, 0.001, 1e7, "seconds of arrivals to simulate"),
-		OPT_INT("max-num-seqs", "N", &c.max_num_seqs, 1, 1 << 20, "sequences in a batch (default 256)"),
-		OPT_I64("max-batched-tokens", "N", &c.max_batched_tokens, 1, 1 << 22, "tokens per iteration (default 8192)"),
+		OPT_STR("engine", "E", &engine,
+			"the serving engine: vllm (default), vllm-v0, sglang, trtllm or generic ('paraplan hw profiles')"),
+		OPT_INT("max-num-seqs", "N", &c.max_num_seqs, 1, 1 << 20, "sequences in a batch (default: the engine's)"),
+		OPT_I64("max-batched-tokens", "N", &c.max_batched_tokens, 1, 1 << 22,
+			"tokens per iteration (default: the engine's)"),
 		OPT_DTYPE("weights", "W", &c.weights, "weight format: bf16 (default), fp8, int8 or int4"),
 		OPT_DTYPE("kv-dtype", "D", &c.kv_dtype, "KV-cache dtype: bf16 (default) or fp8"),
 		OPT_FN("disaggregate", "P:D", opt_disaggregate, &c, "P prefill and D decode replicas"),
@@ -522,6 +528,13 @@ simulate_serve(int argc, char **argv)
 		status = cli_fail(rc == PP_ENOTFOUND ? PP_EUSAGE : rc, err);
 		goto out;
 	}
+	hw_profile *en;
+	if ((rc = hw_profile_find(db, HW_SCOPE_ENGINE, engine, &en, err, sizeof err)) != 0) {
+		status = cli_fail(rc, err);
+		goto out;
+	}
+	sim_engine_from_profile(&c.engine, en);
+	hw_profile_free(en);
 	if (!(c.price > 0)) {
 		hw_price pr;
 		if (hw_default_price(db, system, &pr, NULL, 0) == 0)

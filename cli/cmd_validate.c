@@ -25,9 +25,11 @@ static const char about_text[] =
 	"rate its GEMMs and attention reach of the GPU's, the host's time to issue a kernel, the\n"
 	"slowdown of compute beside collectives) once per framework over all of its rows on every\n"
 	"GPU, starting from the database's values, prints them and the report with them, and --save\n"
-	"stores them.  With --set serving: the bundled\n"
-	"serving rows (TensorRT-LLM, vLLM); --fit with --systems fits a serving engine's per-step\n"
-	"cost on those systems.\n";
+	"stores them.  With --set serving: the bundled serving rows, or --data FILE (e.g.\n"
+	"../shared/validation/serving-2024-2025.csv), each run under the engine its row names\n"
+	"(vllm, vllm-v0, sglang, trtllm: docs/engines.md) or --engine E for all; --fit fits each\n"
+	"engine's host time per iteration and GEMM rate over all of its rows on every GPU, and\n"
+	"--cross-validate leaves one source family out of that fit at a time and predicts it.\n";
 
 static void
 progress(void *arg, const char *line)
@@ -44,7 +46,7 @@ print_summary(const cJSON *doc, const char *key, const char *title)
 	const cJSON *r;
 	cJSON_ArrayForEach(r, cJSON_GetObjectItem(doc, key))
 	{
-		cli_table_addf(t, 0, "%s", cli_str(r, key[0] == 's' ? "source" : "family"));
+		cli_table_addf(t, 0, "%s", cli_str(r, title));
 		cli_table_addf(t, 1, "%.0f", cli_num(r, "rows"));
 		cli_table_addf(t, 2, "%.1f%%", 100.0 * cli_num(r, "mape"));
 		cli_table_addf(t, 3, "%+.1f%%", 100.0 * cli_num(r, "mean_signed_error"));
@@ -88,6 +90,12 @@ print_report(const cJSON *doc)
 	if (cJSON_GetArraySize(cJSON_GetObjectItem(doc, "families")) > 0) {
 		printf("\n");
 		print_summary(doc, "families", "family");
+	}
+	if (cJSON_GetArraySize(cJSON_GetObjectItem(doc, "engines")) > 0) {
+		printf("\n");
+		print_summary(doc, "engines", "engine");
+		printf("\n");
+		print_summary(doc, "kinds", "kind");
 	}
 	const cJSON *sk = cJSON_GetObjectItem(doc, "skipped");
 	if (cJSON_GetArraySize(sk) > 0) {
@@ -157,34 +165,26 @@ read_inputs(const cli_strs *data, bool serving, inputs *in)
 }
 
 static int
-serving_cmd(hw_db *db, const inputs *in, bool fit, bool save, const cli_strs *systems, int max_evals, bool json,
+serving_cmd(hw_db *db, const inputs *in, bool fit, bool save, bool xval, const char *engine, int max_evals, bool json,
 	    double max_mape)
 {
 	char err[1024];
 	cJSON *doc = NULL;
 	int rc, status = 0;
-	if (in->n != 1)
-		return cli_usage("validate", "--set serving takes one --data file");
-	const val_src *s = &in->src[0];
 	if (fit) {
-		const char *names[CLI_STRS_MAX + 1];
-		for (int i = 0; i < systems->n; i++)
-			names[i] = systems->v[i];
-		names[systems->n] = NULL;
-		rc = val_serving_fit(db, s->text, s->len, s->origin, names, max_evals, &doc, err, sizeof err);
+		rc = val_serving_fit(db, in->src, in->n, engine, max_evals, &doc, err, sizeof err);
 		if (rc == 0 && save) {
 			/* one transaction: two fits saved at once leave one's parameters or the other's,
 			 * never a mix (each row alone was its own write) */
-			const cJSON *g, *v;
-			const char *method = cli_str(doc, "method");
+			const cJSON *f, *v;
 			rc = hw_exec_simple(db, "BEGIN IMMEDIATE", err, sizeof err);
-			cJSON_ArrayForEach(g, cJSON_GetObjectItem(doc, "systems"))
+			cJSON_ArrayForEach(f, cJSON_GetObjectItem(doc, "fits"))
 			{
-				cJSON_ArrayForEach(v, cJSON_GetObjectItem(doc, "parameters"))
+				cJSON_ArrayForEach(v, cJSON_GetObjectItem(f, "parameters"))
 				{
 					if (rc == 0)
-						rc = hw_param_set(db, "system", g->valuestring, v->string, v->valuedouble, "fitted", method,
-								  s->origin, 0, err, sizeof err);
+						rc = hw_param_set(db, "engine", cli_str(f, "engine"), v->string, v->valuedouble, "fitted",
+								  cli_str(f, "method"), cli_str(doc, "data"), 0, err, sizeof err);
 				}
 			}
 			if (rc == 0)
@@ -195,14 +195,17 @@ serving_cmd(hw_db *db, const inputs *in, bool fit, bool save, const cli_strs *sy
 		if (rc != 0)
 			status = cli_fail(rc, err);
 		else
-			cli_print_json(doc, "paraplan.validate-serving-fit/1");
+			cli_print_json(doc, "paraplan.validate-serving-fit/2");
 		cJSON_Delete(doc);
 		return status;
 	}
-	rc = val_serving(db, s->text, s->len, s->origin, &doc, err, sizeof err);
+	if (xval)
+		rc = val_serving_cross_validate(db, in->src, in->n, max_evals, &doc, err, sizeof err);
+	else
+		rc = val_serving(db, in->src, in->n, engine, &doc, err, sizeof err);
 	if (rc != 0)
 		return cli_fail(rc, err);
-	json ? cli_print_json(doc, "paraplan.validate/1") : print_report(doc);
+	json ? cli_print_json(doc, xval ? "paraplan.validate-cross/1" : "paraplan.validate/1") : print_report(doc);
 	double mape = 100.0 * cli_num(cJSON_GetObjectItem(doc, "overall"), "mape");
 	if (max_mape >= 0 && (mape > max_mape || cli_num(cJSON_GetObjectItem(doc, "overall"), "rows") == 0)) {
 		cli_error("overall MAPE %.1f%% is above --max-mape %.1f%% (or no row was predicted)", mape, max_mape);
@@ -219,14 +222,14 @@ cmd_validate(int argc, char **argv)
 				    "validate [--set NAME] [--data FILE ...] [--max-mape PERCENT] [--json] [--db FILE]\n"
 				    "validate --cross-validate [--exact] [--data FILE ...] [--max-mape PERCENT] [--json]\n"
 				    "validate --fit [--save] [--data FILE ...] [--max-evals N]\n"
-				    "validate --set serving [--fit --systems S,... [--save]]\n",
+				    "validate --set serving [--data FILE] [--engine E] [--fit [--save] | --cross-validate]\n",
 				    about_text,
 				    "  paraplan validate --set korthikanti\n"
 				    "  paraplan validate --cross-validate --data bundled \\\n"
 				    "      --data ../shared/validation/training-2024-2025.csv\n"};
 	int max_evals = 120;
 	bool save = false, json = false, fit = false, xval = false, exact = false;
-	const char *set = NULL, *db_path = NULL;
+	const char *set = NULL, *db_path = NULL, *engine = NULL;
 	cli_strs data = {0}, systems = {0};
 	double max_mape = -1.0;
 	const cli_opt opts[] = {
@@ -241,8 +244,10 @@ cmd_validate(int argc, char **argv)
 		OPT_NUM("max-mape", "X", &max_mape, 0.0, 1000.0, "exit 1 when the overall MAPE is above X percent"),
 		OPT_JSON(&json),
 		OPT_DB(&db_path),
-		OPT_SWITCH("fit", &fit, "fit the framework parameters to the rows (serving: the systems' engine parameters)"),
+		OPT_SWITCH("fit", &fit, "fit the framework parameters to the rows (serving: the engines' parameters)"),
 		OPT_SYSTEMS(&systems),
+		OPT_STR("engine", "E", &engine,
+			"serving: run every row under engine E (vllm, vllm-v0, sglang, trtllm, generic); with --fit, fit only E"),
 		OPT_INT("max-evals", "N", &max_evals, 1, 100000, "at most about N evaluations per fit (default 120)"),
 		OPT_SWITCH("save", &save, "store the fitted parameters in the database"),
 		OPT_END,
@@ -257,12 +262,12 @@ cmd_validate(int argc, char **argv)
 	if (fit && xval)
 		return cli_usage("validate", "--fit and --cross-validate are two runs: the second fits per fold");
 	bool serving = set != NULL && !strcmp(set, "serving");
-	if (serving && xval)
-		return cli_usage("validate", "--cross-validate applies to the training rows");
-	if (serving && fit && systems.n == 0)
-		return cli_usage("validate", "--set serving --fit needs --systems (the systems whose engine parameters to fit)");
-	if (!serving && systems.n > 0)
-		return cli_usage("validate", "--systems applies to --set serving --fit");
+	if (systems.n > 0)
+		return cli_usage("validate", "--systems is gone: serving fits engine profiles over every GPU (--engine E)");
+	if (!serving && engine != NULL)
+		return cli_usage("validate", "--engine applies to --set serving");
+	if (serving && xval && engine != NULL)
+		return cli_usage("validate", "--cross-validate fits every engine: drop --engine");
 	inputs in;
 	if ((st = read_inputs(&data, serving, &in)) != 0)
 		return st;
@@ -274,7 +279,7 @@ cmd_validate(int argc, char **argv)
 	}
 	int status = 0;
 	if (serving) {
-		status = serving_cmd(db, &in, fit, save, &systems, max_evals, json, max_mape);
+		status = serving_cmd(db, &in, fit, save, xval, engine, max_evals, json, max_mape);
 		hw_close(db);
 		inputs_free(&in);
 		return status;

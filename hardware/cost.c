@@ -61,7 +61,6 @@ typedef struct gemm_pt {
 struct hw_cost {
 	hw_system sys;
 	hw_pval p[HW_NPKEYS]; /* the GPU's and the system's parameters (registry order) */
-	bool have_serve_ar; /* the system has a serve_allreduce_us row */
 	curve *curves;
 	size_t ncurves;
 	gemm_pt *gemms;
@@ -285,9 +284,11 @@ hw_cost_new(hw_db *db, const char *system, hw_cost **out, char *err, size_t errl
 				   sizeof c->p[f3].method);
 		}
 	}
-	c->have_serve_ar = have[HW_P_SERVE_ALLREDUCE_US];
-	if (!c->have_serve_ar)
-		derived(&c->p[HW_P_SERVE_ALLREDUCE_US], 0.0, "none: small all-reduces follow the NCCL model");
+	/* the FP4 tensor peak is a parameter (no column of the gpu table): without one, 4-bit weights
+	 * run weight-only on the 16-bit path */
+	c->sys.gpu.peak_tflops[HW_FP4] = have[HW_P_FP4_TFLOPS] ? c->p[HW_P_FP4_TFLOPS].v : 0.0;
+	if (!have[HW_P_FP4_TFLOPS])
+		derived(&c->p[HW_P_FP4_TFLOPS], 0.0, "none: no FP4 tensor cores");
 	if ((rc = load_curves(db, c, err, errlen)) != 0 || (rc = load_gemms(db, c, err, errlen)) != 0) {
 		hw_cost_free(c);
 		return rc;
@@ -369,8 +370,13 @@ shape_efficiency(const hw_cost *c, double m, double n, double k)
 }
 
 /* The roofline of a GEMM computing at dtype t whose k x n operand (the weights) is stored in
- * wbytes bytes per element (weight-only quantization: int4 0.5, int8 1) and whose activations
- * are t's width (16-bit for the weight-only formats). */
+ * wbytes bytes per element and whose activations are t's width.  A weight-only quantized GEMM
+ * (int8 or int4 weights stored narrower than the 16-bit t it computes in: Marlin, AWQ, GPTQ
+ * kernels) reads its packed weights and dequantizes them in its inner loop: its compute runs at
+ * gemm_eff_wq of the 16-bit rate, which is why it wins at small batches (half or a quarter of
+ * the weight bytes) and loses to an fp8 GEMM at large ones (the fp8 tensor rate is twice the
+ * 16-bit one): Frantar et al. 2024 (Marlin) measure near 4x over fp16 up to batch 16-32, falling
+ * towards parity beyond 128. */
 static double
 gemm_model_w(const hw_cost *c, hw_dtype t, double wbytes, double m, double n, double k, double batch)
 {
@@ -378,8 +384,11 @@ gemm_model_w(const hw_cost *c, hw_dtype t, double wbytes, double m, double n, do
 	hw_dtype et = eff_dtype(c, t);
 	/* Batched GEMMs fill the waves with their batch. */
 	double q = shape_efficiency(c, m, n * batch, k);
-	double compute = flops / (peak_flops(c, t) * c->p[HW_P_GEMM_EFF_FP64 + et].v * q);
+	double rate = peak_flops(c, t) * c->p[HW_P_GEMM_EFF_FP64 + et].v * q;
 	double abytes = hw_dtype_bytes(t);
+	if (wbytes < abytes && t != HW_FP8 && t != HW_FP4)
+		rate *= c->p[HW_P_GEMM_EFF_WQ].v;
+	double compute = flops / rate;
 	double bytes = (m * k + m * n) * batch * abytes + k * n * batch * wbytes;
 	double mem = bytes / hbm_bw(c);
 	return c->p[HW_P_KERNEL_LAUNCH_US].v * 1e-6 + (compute > mem ? compute : mem);
@@ -388,9 +397,13 @@ gemm_model_w(const hw_cost *c, hw_dtype t, double wbytes, double m, double n, do
 static double
 gemm_model(const hw_cost *c, hw_dtype t, double m, double n, double k, double batch)
 {
-	/* Weight-only int4 computes in 16-bit with 4-bit weights. */
-	if (t == HW_INT4)
+	/* 4-bit weights where the GPU has no 4-bit tensor path run weight-only: 16-bit compute,
+	 * half a byte per weight.  An FP4 GEMM on a GPU with FP4 tensor cores (W4A4) reads 4-bit
+	 * activations and weights with their block scales (one FP8 scale per 16: 1/16 byte). */
+	if (t == HW_INT4 || (t == HW_FP4 && !(c->sys.gpu.peak_tflops[HW_FP4] > 0)))
 		return gemm_model_w(c, HW_BF16, 0.5, m, n, k, batch);
+	if (t == HW_FP4)
+		return gemm_model_w(c, t, 0.5 + 1.0 / 16.0, m, n, k, batch);
 	return gemm_model_w(c, t, hw_dtype_bytes(t), m, n, k, batch);
 }
 
@@ -405,7 +418,7 @@ cost_gemm_w(const hw_cost *c, hw_dtype t, double wbytes, double m, double n, dou
 		*prov = c->p[HW_P_GEMM_EFF_FP64 + eff_dtype(c, t)].prov;
 	if (!(m > 0) || !(n > 0) || !(k > 0) || !(batch > 0))
 		return 0.0;
-	if (wbytes == hw_dtype_bytes(t))
+	if (wbytes == hw_dtype_bytes(t) || t == HW_FP4 || t == HW_INT4)
 		return cost_gemm(c, t, m, n, k, batch, prov); /* measured shapes apply */
 	return gemm_model_w(c, t, wbytes, m, n, k, batch);
 }
@@ -503,7 +516,12 @@ cost_attn(const hw_cost *c, const hw_kernel *k, hw_prov *prov)
 	double tiles = k->b * k->heads * ceil(k->sq / 128.0);
 	if (tiles >= 1.0)
 		q *= tiles / (ceil(tiles / sms) * sms);
-	double compute = flops / (peak_flops(c, k->dtype) * e->v * q);
+	/* fp8 attention (an fp8 KV cache read by fp8 kernels) reaches attn_fp8_scale of its doubled
+	 * peak; where the GPU has no fp8 tensor cores it computes in 16 bits */
+	double peak = peak_flops(c, k->dtype);
+	if (k->dtype == HW_FP8 && c->sys.gpu.peak_tflops[HW_FP8] > 0)
+		peak *= c->p[HW_P_ATTN_FP8_SCALE].v;
+	double compute = flops / (peak * e->v * q);
 	double mem = hw_kernel_bytes(k) / hbm_bw(c);
 	return c->p[HW_P_KERNEL_LAUNCH_US].v * 1e-6 + (compute > mem ? compute : mem);
 }
@@ -755,27 +773,22 @@ hw_cost_coll_time(const hw_cost *c, hw_coll op, int ranks, int per_node, double 
 	return f.latency_s + f.wire_bytes / f.bw;
 }
 
+/* Serving engines (vLLM, TensorRT-LLM, SGLang) all-reduce small messages inside the NVLink
+ * domain with their own one-shot kernels, much faster than NCCL's ring for a few kilobytes: with
+ * the engine's oneshot_us, a small intra-domain all-reduce (up to 8 MiB, vLLM's custom
+ * all-reduce limit) costs that latency plus its bytes at the bus bandwidth; otherwise the NCCL
+ * model applies. */
 double
-hw_cost_iter_overhead(const hw_cost *c)
-{
-	return c->p[HW_P_ITER_OVERHEAD_S].v;
-}
-
-/* Serving engines (vLLM, TensorRT-LLM) all-reduce small messages inside the NVLink domain
- * with their own one-shot kernels, much faster than NCCL's ring for a few kilobytes: when the
- * system has a fitted serve_allreduce_us, a small intra-domain all-reduce costs that latency
- * plus its bytes at the bus bandwidth; otherwise the NCCL model applies. */
-double
-hw_cost_serve_allreduce(const hw_cost *c, int ranks, int per_node, double bytes, hw_prov *prov)
+hw_cost_serve_allreduce(const hw_cost *c, double oneshot_us, int ranks, int per_node, double bytes, hw_prov *prov)
 {
 	if (ranks <= 1)
 		return 0.0;
-	if (c->have_serve_ar && per_node >= ranks && bytes <= 8.0 * 1048576.0) {
+	if (oneshot_us > 0 && per_node >= ranks && bytes <= 8.0 * 1048576.0) {
 		hw_flow f;
 		hw_cost_coll(c, HW_ALL_REDUCE, ranks, per_node, bytes, &f);
 		if (prov)
-			*prov = c->p[HW_P_SERVE_ALLREDUCE_US].prov;
-		return c->p[HW_P_SERVE_ALLREDUCE_US].v * 1e-6 + f.wire_bytes / f.bw;
+			*prov = HW_PROV_FITTED;
+		return oneshot_us * 1e-6 + f.wire_bytes / f.bw;
 	}
 	return hw_cost_coll_time(c, HW_ALL_REDUCE, ranks, per_node, bytes, prov);
 }
@@ -805,9 +818,9 @@ hw_cost_describe(const hw_cost *c)
 			continue;
 		/* a GEMM efficiency only for the dtypes the GPU has; the one-shot all-reduce only
 		 * where the system has one */
-		if (k >= HW_P_GEMM_EFF_FP64 && k <= HW_P_GEMM_EFF_INT4 && !(c->sys.gpu.peak_tflops[k - HW_P_GEMM_EFF_FP64] > 0))
+		if (k >= HW_P_GEMM_EFF_FP64 && k <= HW_P_GEMM_EFF_FP4 && !(c->sys.gpu.peak_tflops[k - HW_P_GEMM_EFF_FP64] > 0))
 			continue;
-		if (k == HW_P_SERVE_ALLREDUCE_US && !c->have_serve_ar)
+		if (k == HW_P_FP4_TFLOPS && !(c->sys.gpu.peak_tflops[HW_FP4] > 0))
 			continue;
 		describe(arr, d->key, &c->p[k]);
 	}

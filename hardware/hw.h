@@ -34,12 +34,16 @@ typedef struct hw_cost hw_cost;
 /* ---- data types ---------------------------------------------------------------------------- */
 
 typedef enum hw_dtype {
-	HW_FP64, HW_FP32, HW_TF32, HW_FP16, HW_BF16, HW_FP8, HW_INT8, HW_INT4, HW_NDTYPES
+	HW_FP64, HW_FP32, HW_TF32, HW_FP16, HW_BF16, HW_FP8, HW_INT8, HW_INT4, HW_FP4, HW_NDTYPES
 } hw_dtype;
 
+/* HW_FP4 is the 4-bit floating point of Blackwell's tensor cores (NVFP4: E2M1 values with an
+ * FP8 scale per 16; MXFP4: an E8M0 scale per 32).  Its peak is not a column of the gpu table
+ * but the GPU parameter fp4_tflops (hardware/params.c), which hw_cost_new puts in
+ * peak_tflops[HW_FP4]; hw_gpu_get leaves it 0. */
 const char *hw_dtype_name(hw_dtype t);
 int hw_dtype_parse(const char *s, hw_dtype *out); /* 0, or PP_EUSAGE for an unknown name */
-double hw_dtype_bytes(hw_dtype t);               /* 8, 4, 4, 2, 2, 1, 1, 0.5 */
+double hw_dtype_bytes(hw_dtype t);               /* 8, 4, 4, 2, 2, 1, 1, 0.5, 0.5 */
 
 /* ---- opening ------------------------------------------------------------------------------- */
 
@@ -162,17 +166,23 @@ int hw_scope_parse(const char *s, hw_pscope *out); /* 0, or PP_EUSAGE */
 typedef enum hw_pkey {
 	/* gpu */
 	HW_P_GEMM_EFF_FP64, HW_P_GEMM_EFF_FP32, HW_P_GEMM_EFF_TF32, HW_P_GEMM_EFF_FP16, HW_P_GEMM_EFF_BF16,
-	HW_P_GEMM_EFF_FP8, HW_P_GEMM_EFF_INT8, HW_P_GEMM_EFF_INT4, /* in hw_dtype order */
+	HW_P_GEMM_EFF_FP8, HW_P_GEMM_EFF_INT8, HW_P_GEMM_EFF_INT4, HW_P_GEMM_EFF_FP4, /* in hw_dtype order */
 	HW_P_GEMM_K_RAMP, HW_P_KERNEL_LAUNCH_US, HW_P_HBM_EFF, HW_P_ATTN_FLASH2_FWD, HW_P_ATTN_FLASH2_BWD,
 	HW_P_ATTN_FLASH3_FWD, HW_P_ATTN_FLASH3_BWD, HW_P_ATTN_RAMP_FWD, HW_P_ATTN_RAMP_BWD, HW_P_ATTN_SEQ_MAX, HW_P_CONV_EFF,
+	HW_P_FP4_TFLOPS, HW_P_GEMM_EFF_WQ, HW_P_ATTN_FP8_SCALE,
 	/* system */
 	HW_P_COLL_EFF_INTRA, HW_P_COLL_EFF_INTRA_AR, HW_P_COLL_EFF_INTER, HW_P_P2P_EFF_INTRA, HW_P_COLL_ALPHA_US,
-	HW_P_COLL_HOP_INTRA_US, HW_P_COLL_HOP_INTER_US, HW_P_ITER_OVERHEAD_S, HW_P_SERVE_ALLREDUCE_US,
+	HW_P_COLL_HOP_INTRA_US, HW_P_COLL_HOP_INTER_US,
 	HW_P_FABRIC_LEAF_NODES, HW_P_PCIE_GBPS, HW_P_HOST_OPTIM_GBPS,
 	/* framework: what a training framework does */
 	HW_P_FW_ATTENTION, HW_P_FW_OVERLAP_GRAD_REDUCE, HW_P_FW_OVERLAP_PARAM_GATHER, HW_P_FW_SEQUENCE_PARALLEL,
 	HW_P_FW_TP_COMM_OVERLAP, HW_P_FW_FP8_RECIPE, HW_P_FW_GEMM_SCALE, HW_P_FW_ATTN_SCALE, HW_P_FW_HOST_OP_US,
 	HW_P_FW_COMM_SLOWDOWN, HW_P_FW_ERR_P10, HW_P_FW_ERR_P90,
+	/* engine: what a serving engine does (sim/serve.c; docs/engines.md) */
+	HW_P_EN_MAX_NUM_SEQS, HW_P_EN_MAX_BATCHED_TOKENS, HW_P_EN_PREFILL, HW_P_EN_GRAPH_MAX, HW_P_EN_GRAPH_STEP,
+	HW_P_EN_GRAPH_MIXED, HW_P_EN_LAUNCH_US, HW_P_EN_SCHED_US, HW_P_EN_SCHED_SEQ_US, HW_P_EN_OVERLAP,
+	HW_P_EN_SCHED_STEPS, HW_P_EN_ATTENTION, HW_P_EN_FP8_ATTENTION, HW_P_EN_FP8_SCALING, HW_P_EN_ALLREDUCE_US,
+	HW_P_EN_GEMM_SCALE, HW_P_EN_ATTN_SCALE, HW_P_EN_DECODE_SCALE,
 	HW_NPKEYS
 } hw_pkey;
 
@@ -185,6 +195,17 @@ enum { HW_FW_ATTN_UNFUSED, HW_FW_ATTN_FLASH2, HW_FW_ATTN_FLASH3 };
  * pass, then the cast), row-wise scaling (per-row amax and cast, scaled GEMMs), MXFP8 (per-32
  * block scales on Blackwell: one pass writing data and scales). */
 enum { HW_FP8_DELAYED, HW_FP8_TENSORWISE, HW_FP8_ROWWISE, HW_FP8_MXFP8 };
+/* How a serving engine schedules prefill (HW_P_EN_PREFILL): chunked -- each iteration decodes
+ * every running sequence, then fills the token budget with prefill chunks (vLLM V1, TensorRT-LLM
+ * with chunked context); mixed -- decodes, then adds whole prompts while they fit (TensorRT-LLM's
+ * in-flight batching without chunked context); separate -- an iteration prefills only, whenever
+ * a prompt can be admitted, else decodes (vLLM V0 without chunked prefill, SGLang's default). */
+enum { HW_EN_PREFILL_CHUNKED, HW_EN_PREFILL_MIXED, HW_EN_PREFILL_SEPARATE };
+/* How an engine's fp8 GEMMs get their activation scales at inference (HW_P_EN_FP8_SCALING):
+ * static -- calibrated per-tensor scales, the cast fused into the kernel that writes the
+ * activation (TensorRT-LLM/ModelOpt, AMD Quark); dynamic -- per tensor at run time, an amax pass
+ * then the cast; token -- per token (row) at run time, one pass. */
+enum { HW_EN_FP8_STATIC, HW_EN_FP8_DYNAMIC, HW_EN_FP8_TOKEN };
 
 typedef struct hw_pdef {
 	const char *key;
@@ -458,11 +479,11 @@ double hw_cost_param(const hw_cost *c, hw_pkey k);
 double hw_cost_scaleup_bw(const hw_cost *c);
 double hw_cost_nic_bw(const hw_cost *c); /* per GPU: node NIC bandwidth / GPUs per node */
 
-/* Fixed CPU/launch overhead of one serving iteration (a fitted system parameter), seconds. */
-double hw_cost_iter_overhead(const hw_cost *c);
-/* A serving engine's TP all-reduce (one-shot kernels for small messages inside the NVLink
- * domain when the system has a fitted serve_allreduce_us; NCCL otherwise). */
-double hw_cost_serve_allreduce(const hw_cost *c, int ranks, int per_node, double bytes, hw_prov *prov);
+/* A serving engine's TP all-reduce: its own one-shot kernel for small messages inside the
+ * NVLink domain when oneshot_us > 0 (the engine's latency of one; vLLM's, TensorRT-LLM's and
+ * SGLang's custom all-reduce), NCCL's model otherwise. */
+double hw_cost_serve_allreduce(const hw_cost *c, double oneshot_us, int ranks, int per_node, double bytes,
+			       hw_prov *prov);
 
 /* A JSON account of the parameters in use and their provenance (for 'hw show'). */
 struct cJSON *hw_cost_describe(const hw_cost *c);

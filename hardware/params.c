@@ -21,6 +21,8 @@
 static const char *const onoff[] = {"off", "on", NULL};
 static const char *const attn_kinds[] = {"unfused", "flash2", "flash3", NULL};
 static const char *const fp8_recipes[] = {"delayed", "tensorwise", "rowwise", "mxfp8", NULL};
+static const char *const prefill_modes[] = {"chunked", "mixed", "separate", NULL};
+static const char *const fp8_scalings[] = {"static", "dynamic", "token", NULL};
 
 static const hw_pdef defs[HW_NPKEYS] = {
 	/* ---- per GPU: what its kernels achieve ---- */
@@ -40,6 +42,8 @@ static const hw_pdef defs[HW_NPKEYS] = {
 				"achieved fraction of the INT8 dense peak on large GEMMs", NULL},
 	[HW_P_GEMM_EFF_INT4] = {"gemm_eff_int4", HW_SCOPE_GPU, 0.70, 0.01, 1.0, "fraction", "gemm_eff",
 				"achieved fraction of the INT4 dense peak on large GEMMs", NULL},
+	[HW_P_GEMM_EFF_FP4] = {"gemm_eff_fp4", HW_SCOPE_GPU, 0.70, 0.01, 1.0, "fraction", "gemm_eff",
+			       "achieved fraction of the FP4 (NVFP4/MXFP4) dense peak on large GEMMs", NULL},
 	[HW_P_GEMM_K_RAMP] = {"gemm_k_ramp", HW_SCOPE_GPU, 128.0, 0.0, 65536.0, "k steps", NULL,
 			      "a GEMM tile's prologue and epilogue, as extra steps of k (q_k = k / (k + k_ramp))", NULL},
 	[HW_P_KERNEL_LAUNCH_US] = {"kernel_launch_us", HW_SCOPE_GPU, 3.0, 0.0, 1000.0, "us", NULL,
@@ -65,6 +69,17 @@ static const hw_pdef defs[HW_NPKEYS] = {
 			       "(kernels.csv's FA3 rows reach 8192)", NULL},
 	[HW_P_CONV_EFF] = {"conv_eff", HW_SCOPE_GPU, 0.60, 0.01, 1.0, "fraction", NULL,
 			   "implicit-GEMM convolution rate over the GEMM rate of the same shape", NULL},
+	[HW_P_FP4_TFLOPS] = {"fp4_tflops", HW_SCOPE_GPU, NAN, 1.0, 1e6, "TFLOP/s", NULL,
+			     "dense FP4 (NVFP4/MXFP4) tensor peak (none: no FP4 tensor cores; 4-bit weights are then "
+			     "weight-only)", NULL},
+	[HW_P_GEMM_EFF_WQ] = {"gemm_eff_wq", HW_SCOPE_GPU, 0.80, 0.05, 1.0, "fraction", NULL,
+			      "a weight-only quantized GEMM (int4/int8 weights, 16-bit activations: Marlin, AWQ, GPTQ "
+			      "kernels) computing at large batch: its rate over the 16-bit GEMM's (the dequantization "
+			      "in its inner loop)", NULL},
+	[HW_P_ATTN_FP8_SCALE] = {"attn_fp8_scale", HW_SCOPE_GPU, 0.80, 0.05, 1.0, "fraction", NULL,
+				 "fused attention computing in fp8: its achieved fraction of the fp8 peak over the 16-bit "
+				 "kernel's of the 16-bit peak (FlashAttention-3: about 1.2 PFLOP/s fp8 against 740 "
+				 "TFLOP/s bf16 on an H100, 0.8 of the doubled peak)", NULL},
 	/* ---- per system: its links ---- */
 	[HW_P_COLL_EFF_INTRA] = {"coll_eff_intra", HW_SCOPE_SYSTEM, 0.75, 0.01, 4.0, "fraction", NULL,
 				 "ring collective bus bandwidth over the per-GPU scale-up bandwidth, large messages", NULL},
@@ -81,10 +96,6 @@ static const hw_pdef defs[HW_NPKEYS] = {
 				    "latency of one algorithm step inside a node", NULL},
 	[HW_P_COLL_HOP_INTER_US] = {"coll_hop_inter_us", HW_SCOPE_SYSTEM, NAN, 0.0, 100000.0, "us", NULL,
 				    "latency of one algorithm step across nodes", NULL},
-	[HW_P_ITER_OVERHEAD_S] = {"iter_overhead_s", HW_SCOPE_SYSTEM, 0.001, 0.0, 10.0, "s", NULL,
-				  "a serving engine's fixed CPU and launch time per iteration", NULL},
-	[HW_P_SERVE_ALLREDUCE_US] = {"serve_allreduce_us", HW_SCOPE_SYSTEM, NAN, 0.0, 100000.0, "us", NULL,
-				     "a serving engine's one-shot all-reduce latency for small messages (none: NCCL's)", NULL},
 	[HW_P_FABRIC_LEAF_NODES] = {"fabric_leaf_nodes", HW_SCOPE_SYSTEM, 16.0, 1.0, 1e7, "nodes", NULL,
 				    "nodes under one leaf switch (groups beyond it see the oversubscription)", NULL},
 	[HW_P_PCIE_GBPS] = {"pcie_gbps", HW_SCOPE_SYSTEM, 25.0, 0.1, 10000.0, "GB/s", NULL,
@@ -124,6 +135,67 @@ static const hw_pdef defs[HW_NPKEYS] = {
 			     "of this framework: the low end of a prediction's 80% interval (none: no interval)", NULL},
 	[HW_P_FW_ERR_P90] = {"err_p90", HW_SCOPE_FRAMEWORK, NAN, -3.0, 3.0, "log ratio", NULL,
 			     "90th percentile of the same: the high end", NULL},
+	/* ---- per serving engine: how it schedules, launches and what its kernels reach ---- */
+	[HW_P_EN_MAX_NUM_SEQS] = {"max_num_seqs", HW_SCOPE_ENGINE, 256.0, 1.0, 1048576.0, "sequences", NULL,
+				  "sequences in a batch by default (vLLM max_num_seqs, TensorRT-LLM max_batch_size, SGLang "
+				  "max_running_requests)", NULL},
+	[HW_P_EN_MAX_BATCHED_TOKENS] = {"max_num_batched_tokens", HW_SCOPE_ENGINE, 8192.0, 1.0, 4194304.0, "tokens", NULL,
+					"tokens an iteration computes by default (vLLM max_num_batched_tokens, TensorRT-LLM "
+					"max_num_tokens, SGLang chunked_prefill_size)", NULL},
+	[HW_P_EN_PREFILL] = {"prefill", HW_SCOPE_ENGINE, HW_EN_PREFILL_CHUNKED, 0.0, 2.0, "choice", NULL,
+			     "how prompts enter the batch: chunked (decode first, prefill chunks fill the budget), mixed "
+			     "(decode first, then whole prompts that fit), separate (prefill-only iterations while prompts "
+			     "wait)",
+			     prefill_modes},
+	[HW_P_EN_GRAPH_MAX] = {"cuda_graph_max", HW_SCOPE_ENGINE, 512.0, 0.0, 1048576.0, "tokens", NULL,
+			       "largest iteration (tokens) replayed from a captured CUDA graph; larger ones, and all when "
+			       "0, launch every kernel from the host", NULL},
+	[HW_P_EN_GRAPH_STEP] = {"cuda_graph_step", HW_SCOPE_ENGINE, 8.0, 1.0, 65536.0, "tokens", NULL,
+				"captured sizes are 1, 2, 4 and the multiples of this up to cuda_graph_max: an iteration "
+				"runs padded to the next one", NULL},
+	[HW_P_EN_GRAPH_MIXED] = {"cuda_graph_mixed", HW_SCOPE_ENGINE, 1.0, 0.0, 1.0, "choice", NULL,
+				 "iterations with prefill tokens run from graphs too (vLLM V1's piecewise graphs); off: "
+				 "only decode-only iterations",
+				 onoff},
+	[HW_P_EN_LAUNCH_US] = {"launch_us", HW_SCOPE_ENGINE, 4.0, 0.0, 1000.0, "us", NULL,
+			       "host time to launch one kernel outside a graph (PyTorch eager, compiled code, a C++ runtime): "
+			       "an iteration takes at least its kernels times this", NULL},
+	[HW_P_EN_SCHED_US] = {"sched_us", HW_SCOPE_ENGINE, 500.0, 0.0, 100000.0, "us", NULL,
+			      "the scheduler's host time per iteration, fixed part (scheduling, input preparation, "
+			      "sampling, output processing)", NULL},
+	[HW_P_EN_SCHED_SEQ_US] = {"sched_seq_us", HW_SCOPE_ENGINE, 5.0, 0.0, 10000.0, "us", NULL,
+				  "the scheduler's host time per running sequence per iteration", NULL},
+	[HW_P_EN_OVERLAP] = {"overlap_schedule", HW_SCOPE_ENGINE, 0.0, 0.0, 1.0, "choice", NULL,
+			     "the host prepares the next iteration while the GPU runs this one (SGLang's and TensorRT-LLM's "
+			     "overlap schedulers, vLLM's async scheduling): an iteration takes the longer of the two, "
+			     "not their sum",
+			     onoff},
+	[HW_P_EN_SCHED_STEPS] = {"scheduler_steps", HW_SCOPE_ENGINE, 1.0, 1.0, 256.0, "steps", NULL,
+				 "decode steps scheduled at once (vLLM V0's multi-step scheduling): the host's per-iteration "
+				 "work is paid once per this many decode-only iterations", NULL},
+	[HW_P_EN_ATTENTION] = {"prefill_attention", HW_SCOPE_ENGINE, HW_FW_ATTN_FLASH3, 1.0, 2.0, "choice", NULL,
+			       "prefill attention kernels: flash2 (FlashAttention-2 class, CK on AMD), flash3 (the "
+			       "architecture's fastest: FlashAttention-3, TensorRT-LLM's context FMHA, FlashInfer)",
+			       attn_kinds},
+	[HW_P_EN_FP8_ATTENTION] = {"fp8_attention", HW_SCOPE_ENGINE, 0.0, 0.0, 1.0, "choice", NULL,
+				   "with an fp8 KV cache, attention computes in fp8 (TensorRT-LLM's FP8 context FMHA, "
+				   "FlashAttention-3 fp8)",
+				   onoff},
+	[HW_P_EN_FP8_SCALING] = {"fp8_scaling", HW_SCOPE_ENGINE, HW_EN_FP8_DYNAMIC, 0.0, 2.0, "choice", NULL,
+				 "how fp8 GEMMs get their activation scales: static (calibrated, the cast fused into the "
+				 "kernel before), dynamic (per tensor: an amax pass, then the cast), token (per token, one "
+				 "pass)",
+				 fp8_scalings},
+	[HW_P_EN_ALLREDUCE_US] = {"allreduce_us", HW_SCOPE_ENGINE, 0.0, 0.0, 10000.0, "us", NULL,
+				  "latency of the engine's one-shot all-reduce for small TP messages inside the NVLink "
+				  "domain (0: NCCL's)", NULL},
+	[HW_P_EN_GEMM_SCALE] = {"serve_gemm_scale", HW_SCOPE_ENGINE, 1.0, 0.3, 1.3, "fraction", NULL,
+				"the engine's GEMMs (its kernel choices and epilogues) as a fraction of the GPU's measured rate", NULL},
+	[HW_P_EN_ATTN_SCALE] = {"serve_attn_scale", HW_SCOPE_ENGINE, 1.0, 0.2, 1.5, "fraction", NULL,
+				"the engine's prefill attention as a fraction of the GPU's measured rate for its generation", NULL},
+	[HW_P_EN_DECODE_SCALE] = {"decode_attn_scale", HW_SCOPE_ENGINE, 1.0, 0.2, 1.3, "fraction", NULL,
+				  "the engine's paged decode attention (reading the KV cache) as a fraction of the GPU's "
+				  "streaming bandwidth", NULL},
 };
 
 static const char *const scope_names[HW_NSCOPES] = {"gpu", "system", "framework", "engine"};

@@ -14,8 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const dtype_names[HW_NDTYPES] = {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8", "int4"};
-static const double dtype_bytes[HW_NDTYPES] = {8, 4, 4, 2, 2, 1, 1, 0.5};
+static const char *const dtype_names[HW_NDTYPES] = {"fp64", "fp32", "tf32", "fp16", "bf16",
+							 "fp8",  "int8", "int4", "fp4"};
+static const double dtype_bytes[HW_NDTYPES] = {8, 4, 4, 2, 2, 1, 1, 0.5, 0.5};
 
 const char *
 hw_dtype_name(hw_dtype t)
@@ -115,7 +116,8 @@ hw_gpu_read(hw_db *db, const char *name, hw_gpu *out, char *err, size_t errlen)
 	out->sms = sqlite3_column_int(st, 6);
 	out->boost_mhz = sqlite3_column_double(st, 7);
 	out->tdp_w = sqlite3_column_double(st, 8);
-	for (int i = 0; i < HW_NDTYPES; i++)
+	/* the table's columns fp64 .. int4; the fp4 peak is a GPU parameter (hw.h) */
+	for (int i = 0; i <= HW_INT4; i++)
 		out->peak_tflops[i] = sqlite3_column_double(st, 9 + i);
 	sqlite3_finalize(st);
 	return gpu_plausible(db, out, err, errlen);

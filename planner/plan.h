@@ -262,6 +262,7 @@ typedef struct plan_serve_opts {
 	hw_dtype weights[4];
 	int nweights;
 	sim_dist prompt, output;
+	sim_engine engine;         /* the serving engine every candidate runs (default: the registry's) */
 	int failures;
 	bool disaggregate;         /* also try prefill/decode disaggregation 1:1 and 1:2 */
 	double duration_s;         /* simulated time per evaluation */

@@ -35,6 +35,7 @@ plan_serve_opts_init(plan_serve_opts *o)
 	o->top = 10;
 	o->disaggregate = true;
 	o->seed = 1;
+	sim_engine_default(&o->engine);
 }
 
 typedef struct scand {
@@ -78,6 +79,7 @@ static void
 base_cfg(const plan_serve_opts *o, const scand *x, sim_serve_cfg *c)
 {
 	sim_serve_cfg_init(c);
+	c->engine = o->engine;
 	c->tp = x->tp;
 	c->pp = x->pp;
 	c->weights = x->weights;
@@ -372,7 +374,10 @@ plan_serve(const model *m, hw_db *db, const plan_serve_opts *o, cJSON **out, cha
 			 * 'plan serve --export' */
 			sim_serve_cfg sc;
 			base_cfg(o, x, &sc);
-			cJSON_AddNumberToObject(d, "max_num_batched_tokens", (double)sc.max_batched_tokens);
+			cJSON_AddNumberToObject(d, "max_num_batched_tokens",
+						(double)(sc.max_batched_tokens > 0 ? sc.max_batched_tokens
+										 : sc.engine.max_batched_tokens));
+			cJSON_AddStringToObject(d, "engine", sc.engine.name);
 			cJSON_AddStringToObject(d, "kv_cache_dtype", hw_dtype_name(sc.kv_dtype));
 			cJSON_AddNumberToObject(d, "gpu_memory_utilization", sc.gpu_memory_utilization);
 		}

@@ -308,10 +308,68 @@ sim_trace_load(const char *path, sim_request **out, size_t *nout, char *err, siz
 
 /* ---- configuration and memory -------------------------------------------------------------- */
 
+/* The engine's parameters as the simulator uses them, from a registry default or a profile. */
+static double
+en_get(const hw_profile *p, hw_pkey k)
+{
+	return p != NULL ? hw_profile_get(p, k) : hw_pdef_get(k)->def;
+}
+
+static void
+engine_fill(sim_engine *e, const hw_profile *p)
+{
+	memset(e, 0, sizeof *e);
+	pp_strlcpy(e->name, p != NULL ? hw_profile_name(p) : "default", sizeof e->name);
+	e->max_num_seqs = (int)en_get(p, HW_P_EN_MAX_NUM_SEQS);
+	e->max_batched_tokens = (int64_t)en_get(p, HW_P_EN_MAX_BATCHED_TOKENS);
+	e->prefill = (int)en_get(p, HW_P_EN_PREFILL);
+	e->graph_max = (int64_t)en_get(p, HW_P_EN_GRAPH_MAX);
+	e->graph_step = (int64_t)en_get(p, HW_P_EN_GRAPH_STEP);
+	e->graph_mixed = en_get(p, HW_P_EN_GRAPH_MIXED) != 0;
+	e->launch_s = en_get(p, HW_P_EN_LAUNCH_US) * 1e-6;
+	e->sched_s = en_get(p, HW_P_EN_SCHED_US) * 1e-6;
+	e->sched_seq_s = en_get(p, HW_P_EN_SCHED_SEQ_US) * 1e-6;
+	e->overlap = en_get(p, HW_P_EN_OVERLAP) != 0;
+	e->sched_steps = (int)en_get(p, HW_P_EN_SCHED_STEPS);
+	e->attention = (int)en_get(p, HW_P_EN_ATTENTION);
+	e->fp8_attention = en_get(p, HW_P_EN_FP8_ATTENTION) != 0;
+	e->fp8_scaling = (int)en_get(p, HW_P_EN_FP8_SCALING);
+	e->allreduce_us = en_get(p, HW_P_EN_ALLREDUCE_US);
+	e->gemm_scale = en_get(p, HW_P_EN_GEMM_SCALE);
+	e->attn_scale = en_get(p, HW_P_EN_ATTN_SCALE);
+	e->decode_scale = en_get(p, HW_P_EN_DECODE_SCALE);
+}
+
+void
+sim_engine_default(sim_engine *e)
+{
+	engine_fill(e, NULL);
+}
+
+void
+sim_engine_from_profile(sim_engine *e, const hw_profile *p)
+{
+	engine_fill(e, p);
+}
+
+/* The batch limits in force: the configuration's, else the engine's defaults. */
+static int
+eff_seqs(const sim_serve_cfg *c)
+{
+	return c->max_num_seqs > 0 ? c->max_num_seqs : c->engine.max_num_seqs;
+}
+
+static int64_t
+eff_tokens(const sim_serve_cfg *c)
+{
+	return c->max_batched_tokens > 0 ? c->max_batched_tokens : c->engine.max_batched_tokens;
+}
+
 void
 sim_serve_cfg_init(sim_serve_cfg *c)
 {
 	memset(c, 0, sizeof *c);
+	sim_engine_default(&c->engine);
 	c->tp = c->pp = c->replicas = 1;
 	c->rate = 1.0;
 	c->arrival = SIM_ARR_POISSON;
@@ -320,8 +378,8 @@ sim_serve_cfg_init(sim_serve_cfg *c)
 	c->output.kind = SIM_DIST_FIXED;
 	c->output.mean = 128;
 	c->duration_s = 60.0;
-	c->max_num_seqs = 256;           /* vLLM's default */
-	c->max_batched_tokens = 8192;    /* vLLM V1's default with chunked prefill on datacenter GPUs */
+	c->max_num_seqs = 0;             /* the engine's default */
+	c->max_batched_tokens = 0;
 	c->block_size = 16;              /* vLLM's default */
 	c->gpu_memory_utilization = 0.9; /* vLLM's default */
 	c->weights = HW_BF16;
@@ -373,9 +431,9 @@ sim_serve_memory(const model *m, const hw_system *sys, const sim_serve_cfg *c, s
 	out->weights = (body * weight_bytes(c->weights) + emb * 2.0) / (double)(c->tp * c->pp);
 	/* activations of the largest iteration: its tokens' hidden states and MLP intermediates,
 	 * and the logits of up to max_num_seqs sequences in fp32 */
-	double T = (double)c->max_batched_tokens, h = (double)t->hidden;
+	double T = (double)eff_tokens(c), h = (double)t->hidden;
 	double f = (double)(t->experts > 0 ? t->expert_ffn * t->top_k : t->ffn) / (double)c->tp;
-	out->activations = T * (4.0 * h + 3.0 * f) * 2.0 + (double)c->max_num_seqs * (double)t->vocab / c->tp * 4.0;
+	out->activations = T * (4.0 * h + 3.0 * f) * 2.0 + (double)eff_seqs(c) * (double)t->vocab / c->tp * 4.0;
 	out->reserve = 1.0 * 1073741824.0; /* CUDA context, NCCL and cuBLAS workspaces, CUDA graphs */
 	out->kv_bytes = out->capacity * c->gpu_memory_utilization - out->weights - out->activations - out->reserve;
 	double per_tok = kv_per_token_gpu(m, c);
@@ -393,8 +451,8 @@ sim_serve_memory(const model *m, const hw_system *sys, const sim_serve_cfg *c, s
  * The kernels come from the one builder (kernels.c) in its forward-only form: an iteration's
  * linear layers over its T tokens (the same for every iteration of T tokens: cached), the
  * attention of each prefill chunk and of the decoding sequences together (by the KV bytes they
- * read), the LM head over the sequences that emit a token.  Serving engines capture their
- * iterations in CUDA graphs: no per-kernel host floor. */
+ * read), the LM head over the sequences that emit a token.  What the engine adds on top (graph
+ * padding, launches, host scheduling) is iter_time's. */
 
 typedef struct icost {
 	const model *m;
@@ -408,6 +466,8 @@ typedef struct icost {
 	size_t nlin, nhead;
 	int64_t dense_layer, moe_layer; /* a layer of each kind (-1: none) */
 	double ndense, nmoe;            /* how many of each */
+	double kernels_fixed;           /* kernels an iteration launches besides its attention cores */
+	double kcount;                  /* kernels counted by sum_kernel */
 } icost;
 
 /* The builder's emit: sums the kernels' times. */
@@ -417,7 +477,9 @@ sum_kernel(void *arg, int block, int slot, const sim_kernel *k)
 	(void)block;
 	(void)slot;
 	double *acc = ((void **)arg)[1];
-	*acc += hw_cost_kernel(((const icost *)((void **)arg)[0])->cost, &k->hk, NULL);
+	icost *ic = ((void **)arg)[0];
+	ic->kcount += 1.0;
+	*acc += hw_cost_kernel(ic->cost, &k->hk, NULL);
 }
 
 static void
@@ -434,11 +496,20 @@ icost_init(icost *ic, const model *m, const hw_cost *cost, const sim_serve_cfg *
 	/* FP8 weights run FP8 GEMMs; weight-only int8/int4 compute in 16 bits with narrow weights */
 	s->dt = c->weights == HW_FP8 ? HW_FP8 : HW_BF16;
 	s->wbytes = weight_bytes(c->weights);
-	s->adt = HW_BF16;
+	/* FP8 activations get their scales as the engine computes them: calibrated static scales
+	 * cost one cast pass (fused into the kernel before in TensorRT-LLM; counted, an upper
+	 * bound), dynamic per-tensor scales an amax pass and a cast, per-token scales the same
+	 * bytes (the builder's delayed, tensorwise and rowwise recipes, forward only) */
+	s->fp8_recipe = c->engine.fp8_scaling == HW_EN_FP8_STATIC	 ? HW_FP8_DELAYED
+			: c->engine.fp8_scaling == HW_EN_FP8_TOKEN ? HW_FP8_ROWWISE
+								     : HW_FP8_TENSORWISE;
+	/* with an fp8 KV cache, engines with fp8 attention kernels compute attention in fp8 */
+	s->adt = c->kv_dtype == HW_FP8 && c->engine.fp8_attention ? HW_FP8 : HW_BF16;
 	s->kvbytes = hw_dtype_bytes(c->kv_dtype);
 	s->e = 2.0;
 	s->flash = true;
-	s->attn = HW_ATTN_FLASH3; /* serving engines run the GPU's fastest prefill kernels */
+	/* the engine's prefill kernels: FlashAttention-2 class or the architecture's fastest */
+	s->attn = c->engine.attention == HW_FW_ATTN_FLASH2 ? HW_ATTN_FLASH2 : HW_ATTN_FLASH3;
 	s->moe_imb = 1.0;
 	ic->dense_layer = ic->moe_layer = -1;
 	for (int64_t l = 0; l < ic->t->layers; l++) {
@@ -453,6 +524,34 @@ icost_init(icost *ic, const model *m, const hw_cost *cost, const sim_serve_cfg *
 				ic->dense_layer = l;
 		}
 	}
+}
+
+static double layer_linear(icost *ic, int64_t layer, double T);
+
+/* Kernels an eager iteration launches besides its attention cores: every layer's (counted by
+ * building them once), two all-reduces per layer under TP, and the LM head's. */
+static void
+icost_count(icost *ic)
+{
+	ic->kcount = 0.0;
+	double per = 0.0;
+	if (ic->ndense > 0) {
+		layer_linear(ic, ic->dense_layer, 1.0);
+		per += ic->ndense * ic->kcount;
+		ic->kcount = 0.0;
+	}
+	if (ic->nmoe > 0) {
+		layer_linear(ic, ic->moe_layer, 1.0);
+		per += ic->nmoe * ic->kcount;
+		ic->kcount = 0.0;
+	}
+	if (ic->c->tp > 1)
+		per += 2.0 * (double)ic->t->layers;
+	double acc = 0.0;
+	void *arg[2] = {ic, &acc};
+	sim_kernels_head(&ic->ks, 1.0, sum_kernel, arg);
+	per += ic->kcount;
+	ic->kernels_fixed = per;
 }
 
 /* Seconds of the kernels of one layer over T tokens, without the attention core. */
@@ -478,9 +577,12 @@ linear_time(icost *ic, int64_t T)
 		total += ic->ndense * layer_linear(ic, ic->dense_layer, x);
 	if (ic->nmoe > 0)
 		total += ic->nmoe * layer_linear(ic, ic->moe_layer, x);
-	/* two TP all-reduces of the hidden states per layer */
+	/* the engine's kernel choices reach gemm_scale of the GPU's measured rates */
+	total /= c->engine.gemm_scale;
+	/* two TP all-reduces of the hidden states per layer, the engine's own for small ones */
 	if (c->tp > 1)
-		total += 2.0 * (double)t->layers * hw_cost_serve_allreduce(ic->cost, c->tp, ic->tp_per_node, x * h * 2.0, NULL);
+		total += 2.0 * (double)t->layers *
+			 hw_cost_serve_allreduce(ic->cost, c->engine.allreduce_us, c->tp, ic->tp_per_node, x * h * 2.0, NULL);
 	/* pipeline: each stage hands the hidden states to the next */
 	if (c->pp > 1)
 		total += (double)(c->pp - 1) * hw_cost_coll_time(ic->cost, HW_SEND_RECV, 2, 1, x * h * 2.0, NULL);
@@ -512,7 +614,7 @@ prefill_attention(icost *ic, int64_t done, int64_t chunk)
 	double acc = 0.0, sk = (double)(done + chunk);
 	void *arg[2] = {ic, &acc};
 	sim_kernels_attn(&ic->ks, 1.0, (double)chunk, sk, ((double)done + (double)chunk / 2.0) / sk, false, sum_kernel, arg);
-	return acc * (double)ic->t->layers;
+	return acc * (double)ic->t->layers / ic->c->engine.attn_scale;
 }
 
 /* Attention of the decoding sequences, all layers: n new queries against `ctx` cached tokens in
@@ -525,7 +627,7 @@ decode_attention(icost *ic, int64_t n, double ctx)
 	double acc = 0.0;
 	void *arg[2] = {ic, &acc};
 	sim_kernels_attn(&ic->ks, (double)n, 1.0, ctx / (double)n, 1.0, true, sum_kernel, arg);
-	return acc * (double)ic->t->layers;
+	return acc * (double)ic->t->layers / ic->c->engine.decode_scale;
 }
 
 /* ---- the replicas -------------------------------------------------------------------------- */
@@ -827,9 +929,51 @@ drop_seq(replica *p, size_t i)
 	p->run[i] = p->run[--p->nrun];
 }
 
+/* The token count an iteration of T tokens runs at: a graph-captured one is padded to the
+ * next captured size (1, 2, 4, then multiples of graph_step up to graph_max: vLLM's
+ * cudagraph_capture_sizes, SGLang's cuda_graph_bs); 0 when no graph covers it. */
+int64_t
+sim_engine_graph_tokens(const sim_engine *e, int64_t T, bool prefill)
+{
+	if (e->graph_max <= 0 || T > e->graph_max || T < 1 || (prefill && !e->graph_mixed))
+		return 0;
+	if (T <= 2)
+		return T;
+	if (T <= 4)
+		return 4;
+	int64_t step = e->graph_step > 0 ? e->graph_step : 1;
+	int64_t padded = (T + step - 1) / step * step;
+	return padded < e->graph_max ? padded : e->graph_max;
+}
+
+/* Seconds of one iteration: T tokens of which ndec decode tokens, nchunks prefill chunks with
+ * `att` seconds of attention, nout sequences sampling, nseqs running.  The GPU's time is its
+ * kernels at the graph-padded size, or, launched eagerly, at least the host's launches; the
+ * host's scheduling time (fixed plus per sequence, once per sched_steps decode-only iterations)
+ * adds to it, or overlaps it where the engine prepares the next iteration during this one. */
+static double
+iter_time(run *r, int64_t T, int64_t ndec, double dec_ctx, int64_t nchunks, double att, int64_t nout, size_t nseqs)
+{
+	const sim_engine *e = &r->c->engine;
+	icost *ic = &r->ic;
+	int64_t G = sim_engine_graph_tokens(e, T, nchunks > 0);
+	double gpu = linear_time(ic, G > 0 ? G : T) + head_time(ic, nout) + att + decode_attention(ic, ndec, dec_ctx);
+	if (G == 0 && e->launch_s > 0) {
+		double kernels = ic->kernels_fixed + (double)ic->t->layers * (double)(nchunks + (ndec > 0));
+		if (kernels * e->launch_s > gpu)
+			gpu = kernels * e->launch_s;
+	}
+	double host = e->sched_s + e->sched_seq_s * (double)nseqs;
+	if (nchunks == 0 && e->sched_steps > 1)
+		host /= (double)e->sched_steps;
+	return e->overlap ? (gpu > host ? gpu : host) : gpu + host;
+}
+
 /* Starts an iteration on replica `k` if it has work: decode tokens first, then prefill chunks
  * within the token budget; KV blocks are allocated for what is scheduled, preempting the most
- * recently admitted sequence when a decode step finds none free. */
+ * recently admitted sequence when a decode step finds none free.  How prompts enter follows
+ * the engine: chunked (any part of a prompt fills the budget), mixed (only whole prompts join
+ * the decode tokens), separate (an iteration prefills only while a prompt can be admitted). */
 static void
 start_iteration(run *r, int k)
 {
@@ -868,8 +1012,21 @@ start_iteration(run *r, int k)
 	}
 	for (size_t i = 0; i < p->nrun; i++)
 		p->run[i].sched = 0;
+	int mode = c->engine.prefill;
+	bool prefill_only = false;
+	if (mode == HW_EN_PREFILL_SEPARATE && p->kind == R_UNIFIED) {
+		for (size_t i = 0; i < p->nrun && !prefill_only; i++)
+			prefill_only = p->run[i].done < p->run[i].target;
+		if (!prefill_only && p->wlen > 0 && p->nrun < (size_t)c->max_num_seqs) {
+			const reqst *q = &r->req[p->wait[p->whead]];
+			int64_t target = q->prompt + q->generated;
+			prefill_only = blocks_for(r, target < budget ? target : budget) <= p->free_blocks;
+		}
+	}
+	int64_t nchunks = 0;
+schedule:
 	/* decode: every sequence whose cache is complete emits one token */
-	for (size_t i = 0; i < p->nrun && budget > 0;) {
+	for (size_t i = 0; i < p->nrun && budget > 0 && !prefill_only;) {
 		seqst *s = &p->run[i];
 		if (s->done < s->target || p->kind == R_PREFILL) {
 			i++;
@@ -925,6 +1082,7 @@ start_iteration(run *r, int k)
 		s->decode = false;
 		budget -= chunk;
 		npre_tokens += chunk;
+		nchunks++;
 		att += prefill_attention(&r->ic, s->done, chunk);
 		if (s->done + chunk >= s->target)
 			nout++;
@@ -934,6 +1092,13 @@ start_iteration(run *r, int k)
 		reqst *q = &r->req[id];
 		int64_t target = q->prompt + q->generated;
 		int64_t chunk = target < budget ? target : budget;
+		/* mixed: whole prompts only; one longer than what is left waits for the next iteration
+		 * unless nothing else is scheduled (the engine's budget is at least its longest prompt) */
+		if (mode == HW_EN_PREFILL_MIXED && chunk < target) {
+			if (ndec + npre_tokens > 0)
+				break;
+			chunk = target;
+		}
 		int64_t need = blocks_for(r, chunk);
 		if (need > p->free_blocks)
 			break;
@@ -953,17 +1118,23 @@ start_iteration(run *r, int k)
 		p->free_blocks -= need;
 		budget -= chunk;
 		npre_tokens += chunk;
+		nchunks++;
 		att += prefill_attention(&r->ic, 0, chunk);
 		if (chunk >= target)
 			nout++;
 	}
 	int64_t T = ndec + npre_tokens;
+	if (T == 0 && prefill_only) {
+		/* no prompt could get its blocks after all: decode instead, as the engine does when
+		 * its prefill scheduling admits nothing */
+		prefill_only = false;
+		goto schedule;
+	}
 	if (T == 0) {
 		/* nothing schedulable (no KV room for the next waiting request): idle until a change */
 		return;
 	}
-	double dur = linear_time(&r->ic, T) + head_time(&r->ic, nout) + att + decode_attention(&r->ic, ndec, dec_ctx) +
-		     hw_cost_iter_overhead(r->ic.cost);
+	double dur = iter_time(r, T, ndec, dec_ctx, nchunks, att, nout, p->nrun);
 	p->busy = true;
 	p->iter_start = r->now;
 	r->iterations++;
@@ -1302,6 +1473,13 @@ sim_serve_check(const model *m, const hw_system *sys, sim_serve_cfg *c, int64_t 
 			      c->tp);
 	if (c->pp > t->layers)
 		return pp_err(err, errlen, PP_EUSAGE, "pp (%d) exceeds the layers (%lld)", c->pp, (long long)t->layers);
+	c->max_num_seqs = eff_seqs(c);
+	c->max_batched_tokens = eff_tokens(c);
+	const sim_engine *e = &c->engine;
+	if (!(e->gemm_scale > 0) || !(e->attn_scale > 0) || !(e->decode_scale > 0) || e->sched_steps < 1 ||
+	    !(e->sched_s >= 0) || !(e->sched_seq_s >= 0) || !(e->launch_s >= 0) || e->graph_max < 0)
+		return pp_err(err, errlen, PP_EUSAGE, "engine \"%s\": its kernel scales must be positive and its host times "
+			      "and graph sizes not negative", e->name);
 	if (c->max_num_seqs < 1 || c->max_batched_tokens < 1 || c->block_size < 1 || c->max_num_seqs > (1 << 20) ||
 	    c->max_batched_tokens > SERVE_MAX_TOKENS || c->block_size > 4096)
 		return pp_err(err, errlen, PP_EUSAGE,
@@ -1386,6 +1564,7 @@ sim_serve(const model *m, const hw_cost *cost, const sim_serve_cfg *cin, sim_ser
 	for (size_t i = 0; i < r.ic.nhead; i++)
 		r.ic.head[i] = -1;
 	icost_init(&r.ic, m, cost, c);
+	icost_count(&r.ic);
 	int dom = sys->scaleup_domain > 0 ? sys->scaleup_domain : sys->gpus_per_node;
 	r.ic.tp_per_node = c->tp < dom ? c->tp : dom;
 	make_requests(&r);
@@ -1502,6 +1681,7 @@ sim_serve_json(const sim_serve_result *r)
 	cJSON_AddStringToObject(o, "model", r->model);
 	cJSON_AddStringToObject(o, "system", r->system);
 	cJSON *cf = cJSON_AddObjectToObject(o, "config");
+	cJSON_AddStringToObject(cf, "engine", c->engine.name);
 	cJSON_AddNumberToObject(cf, "tp", c->tp);
 	cJSON_AddNumberToObject(cf, "pp", c->pp);
 	cJSON_AddNumberToObject(cf, "replicas", c->replicas);

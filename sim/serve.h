@@ -10,8 +10,9 @@
  * preempted by recomputation (its blocks freed, it re-enters the queue to prefill again).  An
  * iteration's time comes from the cost model: the batched GEMMs over its tokens (weight-bound
  * at small batches), flash attention for prefill by FLOPs and for decode by the KV bytes read,
- * two TP all-reduces per layer, the pipeline transfers, and a fixed CPU/launch overhead per
- * iteration (a fitted system parameter).  Replicas sit behind a router; with disaggregation,
+ * two TP all-reduces per layer, the pipeline transfers; then what the engine adds (sim_engine):
+ * a decode iteration padded to its CUDA-graph size, kernel launches of the iterations no graph
+ * covers, and the host's scheduling time, in series with the GPU's or overlapped with it.  Replicas sit behind a router; with disaggregation,
  * prefill replicas hand the KV cache over the fabric to decode replicas.
  *
  * Arrivals are Poisson or Gamma (a coefficient of variation for burstiness) at a rate, a
@@ -60,7 +61,41 @@ int sim_trace_load(const char *path, sim_request **out, size_t *n, char *err, si
 int sim_trace_parse(const char *text, size_t len, const char *origin, sim_request **out, size_t *n, char *err,
 		    size_t errlen);
 
+/* What a serving engine does, read from its profile (hardware/data/profiles.sql, docs/engines.md):
+ * the batch limits it defaults to, how prompts enter the batch, which iterations replay a
+ * captured CUDA graph (padded to the next captured size) and what launching the others costs,
+ * the host's scheduling time per iteration (a fixed part and a part per running sequence) and
+ * whether it overlaps the GPU's work, and the fraction of the GPU's measured kernel rates its
+ * kernels reach.  A value, so a configuration carries it whole. */
+typedef struct sim_engine {
+	char name[48];
+	int max_num_seqs;           /* default batch limits (a configuration's 0 takes these) */
+	int64_t max_batched_tokens;
+	int prefill;                /* HW_EN_PREFILL_CHUNKED, _MIXED or _SEPARATE */
+	int64_t graph_max;          /* largest graph-captured iteration, tokens (0: none) */
+	int64_t graph_step;         /* captured sizes 1, 2, 4, then multiples of this */
+	bool graph_mixed;           /* iterations with prefill tokens replay graphs too */
+	double launch_s;            /* host time per kernel launched outside a graph */
+	double sched_s, sched_seq_s; /* host time per iteration: fixed, and per running sequence */
+	bool overlap;               /* host work overlaps the previous iteration's GPU work */
+	int sched_steps;            /* decode steps scheduled at once (multi-step) */
+	int attention;              /* HW_FW_ATTN_FLASH2 or HW_FW_ATTN_FLASH3 */
+	bool fp8_attention;         /* with an fp8 KV cache, attention computes in fp8 */
+	int fp8_scaling;            /* HW_EN_FP8_STATIC, _DYNAMIC or _TOKEN */
+	double allreduce_us;        /* one-shot all-reduce latency (0: NCCL's) */
+	double gemm_scale, attn_scale, decode_scale; /* fractions of the GPU's measured rates */
+} sim_engine;
+
+/* The registry's defaults (hardware/params.c), named "default". */
+void sim_engine_default(sim_engine *e);
+/* The engine of a loaded profile (scope HW_SCOPE_ENGINE). */
+void sim_engine_from_profile(sim_engine *e, const hw_profile *p);
+/* The tokens an iteration of T tokens (with prefill tokens or not) runs at when it replays a
+ * captured CUDA graph: T padded to the next captured size; 0 when no graph covers it. */
+int64_t sim_engine_graph_tokens(const sim_engine *e, int64_t T, bool prefill);
+
 typedef struct sim_serve_cfg {
+	sim_engine engine;
 	int tp, pp, replicas;
 	int prefill_replicas, decode_replicas; /* disaggregation P:D (0: off) */
 	double rate;              /* requests/s over all replicas */
@@ -69,8 +104,8 @@ typedef struct sim_serve_cfg {
 	sim_dist prompt, output;
 	int64_t requests;         /* 0: rate x duration */
 	double duration_s;
-	int max_num_seqs;
-	int64_t max_batched_tokens;
+	int max_num_seqs;         /* 0: the engine's default */
+	int64_t max_batched_tokens; /* 0: the engine's default */
 	int block_size;
 	double gpu_memory_utilization;
 	hw_dtype weights;         /* bf16, fp8, int8, int4 (weight-only) */

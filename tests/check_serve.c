@@ -32,13 +32,34 @@ h100_db(void)
 		{"gpu", "h100-sxm", "gemm_eff_bf16", 0.75},   {"gpu", "h100-sxm", "hbm_eff", 0.90},
 		{"gpu", "h100-sxm", "attn_flash3_fwd", 0.60}, {"gpu", "h100-sxm", "attn_seq_ramp_fwd", 0.0},
 		{"gpu", "h100-sxm", "kernel_launch_us", 0.0},
-		{"system", "dgx-h100", "iter_overhead_s", 0.002}, {"system", "dgx-h100", "serve_allreduce_us", 10.0},
 	};
 	for (size_t i = 0; i < sizeof set / sizeof set[0]; i++)
 		ck_assert_msg(hw_param_set(db, set[i].scope, set[i].subject, set[i].key, set[i].v, "user", "test", "test", 0,
 					   err, sizeof err) == 0,
 			      "%s", err);
 	return db;
+}
+
+/* The configuration defaults with an engine of round numbers: 2 ms of host time per iteration,
+ * in series with the GPU's, no CUDA graphs and no launch cost (the kernels' times alone), a
+ * 10 us one-shot all-reduce, the GPU's measured rates. */
+static void
+cfg_init(sim_serve_cfg *c)
+{
+	sim_serve_cfg_init(c);
+	sim_engine *e = &c->engine;
+	e->sched_s = 0.002;
+	e->sched_seq_s = 0.0;
+	e->launch_s = 0.0;
+	e->graph_max = 0;
+	e->overlap = false;
+	e->sched_steps = 1;
+	e->prefill = HW_EN_PREFILL_CHUNKED;
+	e->attention = HW_FW_ATTN_FLASH3;
+	e->allreduce_us = 10.0;
+	e->gemm_scale = e->attn_scale = e->decode_scale = 1.0;
+	e->max_num_seqs = 256;
+	e->max_batched_tokens = 8192;
 }
 
 typedef struct fixture {
@@ -76,7 +97,7 @@ serve(fixture *f, const sim_serve_cfg *c)
 static void
 lone(sim_serve_cfg *c, int64_t prompt, int64_t output)
 {
-	sim_serve_cfg_init(c);
+	cfg_init(c);
 	c->arrival = SIM_ARR_BATCH;
 	c->requests = 1;
 	c->prompt.mean = (double)prompt;
@@ -96,7 +117,7 @@ START_TEST(kv_capacity_by_hand)
 	fx_open(&f, "llama-3-70b");
 	ck_assert_double_eq(model_params(f.m), 70553706496.0);
 	sim_serve_cfg c;
-	sim_serve_cfg_init(&c);
+	cfg_init(&c);
 	c.tp = 4;
 	sim_serve_mem mem;
 	ck_assert_int_eq(sim_serve_memory(f.m, hw_cost_system(f.cost), &c, &mem, err, sizeof err), 0);
@@ -153,7 +174,7 @@ START_TEST(prefill_ttft_by_hand)
 	ck_assert_int_eq(mt->iterations, 1);
 	double one = mt->ttft.mean;
 	sim_serve_result_free(r);
-	sim_serve_cfg_init(&c);
+	cfg_init(&c);
 	c.rate = 0.01;
 	c.requests = 50;
 	c.prompt.mean = 4096;
@@ -212,6 +233,192 @@ START_TEST(chunked_prefill_iterations)
 }
 END_TEST
 
+/* CUDA-graph buckets as vLLM captures them ([1, 2, 4] + range(8, 513, 8)): 3 tokens run as 4,
+ * 5 as 8, 9 as 16, 512 as 512; 513 is past the largest, and an iteration with prefill tokens
+ * replays a graph only where the engine captures mixed iterations (piecewise graphs). */
+START_TEST(graph_buckets)
+{
+	sim_engine e;
+	sim_engine_default(&e);
+	e.graph_max = 512;
+	e.graph_step = 8;
+	e.graph_mixed = false;
+	ck_assert_int_eq(sim_engine_graph_tokens(&e, 1, false), 1);
+	ck_assert_int_eq(sim_engine_graph_tokens(&e, 2, false), 2);
+	ck_assert_int_eq(sim_engine_graph_tokens(&e, 3, false), 4);
+	ck_assert_int_eq(sim_engine_graph_tokens(&e, 5, false), 8);
+	ck_assert_int_eq(sim_engine_graph_tokens(&e, 9, false), 16);
+	ck_assert_int_eq(sim_engine_graph_tokens(&e, 512, false), 512);
+	ck_assert_int_eq(sim_engine_graph_tokens(&e, 513, false), 0);
+	ck_assert_int_eq(sim_engine_graph_tokens(&e, 9, true), 0);
+	e.graph_mixed = true;
+	ck_assert_int_eq(sim_engine_graph_tokens(&e, 9, true), 16);
+	/* SGLang's 160: a bucket past the largest capture is the largest */
+	e.graph_max = 160;
+	ck_assert_int_eq(sim_engine_graph_tokens(&e, 157, false), 160);
+	e.graph_max = 0;
+	ck_assert_int_eq(sim_engine_graph_tokens(&e, 1, false), 0);
+}
+END_TEST
+
+/* The host's time per iteration grows with the batch: 4 sequences with 100 us of scheduling
+ * per sequence.  The first arrival starts an iteration alone (its prefill); the next prefills
+ * the other three beside its first decode.  A then decodes its 32 tokens in iterations of 4
+ * sequences (+0.4 ms each); B, C and D decode 31 of theirs beside A and the last with A gone
+ * (3 sequences, +0.3 ms): TPOT rises by (0.4 + 3 x (31 x 0.4 + 0.3) / 32) / 4 = 0.39765625 ms. */
+START_TEST(host_time_per_sequence)
+{
+	fixture f;
+	fx_open(&f, "llama-3-8b");
+	sim_serve_cfg c;
+	lone(&c, 128, 33);
+	c.requests = 4;
+	sim_serve_result *r = serve(&f, &c);
+	double base = sim_serve_get_metrics(r)->tpot.mean;
+	sim_serve_result_free(r);
+	c.engine.sched_seq_s = 100e-6;
+	r = serve(&f, &c);
+	ck_assert_rel(sim_serve_get_metrics(r)->tpot.mean - base, 0.39765625e-3, 1e-6);
+	sim_serve_result_free(r);
+	fx_close(&f);
+}
+END_TEST
+
+/* An overlapping scheduler hides the host's time behind the GPU's: the lone 8B decode step of
+ * decode_tpot_by_hand is 4.979 ms of kernels + 2 ms of host in series (6.98 ms), max(4.979, 2)
+ * = 4.979 ms overlapped, and max(4.979, 8) = 8 ms when the host takes 8 ms. */
+START_TEST(overlap_schedule)
+{
+	fixture f;
+	fx_open(&f, "llama-3-8b");
+	sim_serve_cfg c;
+	lone(&c, 128, 65);
+	c.engine.overlap = true;
+	sim_serve_result *r = serve(&f, &c);
+	ck_assert_rel(sim_serve_get_metrics(r)->tpot.mean, 4.979e-3, 0.02);
+	sim_serve_result_free(r);
+	c.engine.sched_s = 8e-3;
+	r = serve(&f, &c);
+	ck_assert_rel(sim_serve_get_metrics(r)->tpot.mean, 8e-3, 1e-6);
+	sim_serve_result_free(r);
+	fx_close(&f);
+}
+END_TEST
+
+/* Launches: an eager iteration takes at least its kernels times the launch time.  Llama-3-8B
+ * has 32 layers of more than 4 kernels each besides attention: at 1 ms a launch a decode step
+ * is above 32 x 5 x 1 ms = 160 ms.  A graph-captured step (a lone decode is T = 1) launches
+ * none: the 6.98 ms of decode_tpot_by_hand. */
+START_TEST(launch_floor_and_graphs)
+{
+	fixture f;
+	fx_open(&f, "llama-3-8b");
+	sim_serve_cfg c;
+	lone(&c, 128, 9);
+	c.engine.launch_s = 1e-3;
+	sim_serve_result *r = serve(&f, &c);
+	ck_assert(sim_serve_get_metrics(r)->tpot.mean > 0.160);
+	sim_serve_result_free(r);
+	c.engine.graph_max = 512;
+	r = serve(&f, &c);
+	ck_assert_rel(sim_serve_get_metrics(r)->tpot.mean, 6.98e-3, 0.02);
+	sim_serve_result_free(r);
+	fx_close(&f);
+}
+END_TEST
+
+/* How prompts enter, counted by hand: two requests of 1000 prompt and 3 output tokens at once,
+ * a budget of 1000 tokens an iteration.
+ *   chunked:  A's 1000 | A decode + B 999 | A decode (A done) + B 1 | B | B        = 5
+ *   separate: A's 1000 | B's 1000 (prefill only) | A, B decode | A, B decode      = 4
+ *   mixed:    A's 1000 | A decode (B's whole 1000 does not fit beside it) | A decode
+ *             (A done) | B's 1000 | B | B                                          = 6 */
+START_TEST(prefill_modes)
+{
+	fixture f;
+	fx_open(&f, "llama-3-8b");
+	sim_serve_cfg c;
+	lone(&c, 1000, 3);
+	c.requests = 2;
+	c.max_batched_tokens = 1000;
+	static const struct {
+		int mode;
+		int64_t iterations;
+	} want[] = {{HW_EN_PREFILL_CHUNKED, 5}, {HW_EN_PREFILL_SEPARATE, 4}, {HW_EN_PREFILL_MIXED, 6}};
+	for (size_t i = 0; i < 3; i++) {
+		c.engine.prefill = want[i].mode;
+		sim_serve_result *r = serve(&f, &c);
+		ck_assert_int_eq(sim_serve_get_metrics(r)->iterations, want[i].iterations);
+		ck_assert_int_eq(sim_serve_get_metrics(r)->completed, 2);
+		sim_serve_result_free(r);
+	}
+	fx_close(&f);
+}
+END_TEST
+
+/* The engines' batch limits by default (profiles.sql, from their sources): vLLM V1 1024
+ * sequences and 8192 tokens, vLLM V0 256 and 4096, TensorRT-LLM 2048 and 8192; a configuration
+ * that states its own keeps it.  An unknown engine names the known ones. */
+START_TEST(engine_defaults)
+{
+	fixture f;
+	fx_open(&f, "llama-3-8b");
+	static const struct {
+		const char *name;
+		int seqs;
+		int64_t tokens;
+	} want[] = {{"vllm", 1024, 8192}, {"vllm-v0", 256, 4096}, {"trtllm", 2048, 8192}};
+	for (size_t i = 0; i < 3; i++) {
+		hw_profile *p;
+		ck_assert_msg(hw_profile_find(f.db, HW_SCOPE_ENGINE, want[i].name, &p, err, sizeof err) == 0, "%s", err);
+		sim_serve_cfg c;
+		sim_serve_cfg_init(&c);
+		sim_engine_from_profile(&c.engine, p);
+		hw_profile_free(p);
+		ck_assert_str_eq(c.engine.name, want[i].name);
+		ck_assert_int_eq(sim_serve_check(f.m, hw_cost_system(f.cost), &c, NULL, NULL, err, sizeof err), 0);
+		ck_assert_int_eq(c.max_num_seqs, want[i].seqs);
+		ck_assert_int_eq(c.max_batched_tokens, want[i].tokens);
+		sim_serve_cfg_init(&c);
+		c.max_num_seqs = 7;
+		ck_assert_int_eq(sim_serve_check(f.m, hw_cost_system(f.cost), &c, NULL, NULL, err, sizeof err), 0);
+		ck_assert_int_eq(c.max_num_seqs, 7);
+	}
+	hw_profile *p;
+	ck_assert_int_eq(hw_profile_find(f.db, HW_SCOPE_ENGINE, "nosuch", &p, err, sizeof err), PP_EUSAGE);
+	ck_assert_ptr_nonnull(strstr(err, "trtllm"));
+	fx_close(&f);
+}
+END_TEST
+
+/* Quantization as it runs: weight-only int4 (Marlin/AWQ kernels) reads a quarter of the bf16
+ * weight bytes but dequantizes in its inner loop (gemm_eff_wq, 0.8 of the 16-bit rate), fp8
+ * W8A8 reads half and computes at the fp8 rate with its activation casts.  A lone decode step
+ * is weight-bound: int4 < fp8 < bf16.  The prefill of 8192 tokens is compute-bound: fp8 <
+ * bf16 < int4, int4's GEMMs 1 / 0.8 = 1.25x bf16's (its TTFT more than 1.1x with attention
+ * and the rest unchanged). */
+START_TEST(quantization_crossover)
+{
+	fixture f;
+	fx_open(&f, "llama-3-8b");
+	sim_serve_cfg c;
+	double tpot[3], ttft[3];
+	static const hw_dtype w[3] = {HW_INT4, HW_FP8, HW_BF16};
+	for (int i = 0; i < 3; i++) {
+		lone(&c, 8192, 33);
+		c.weights = w[i];
+		sim_serve_result *r = serve(&f, &c);
+		tpot[i] = sim_serve_get_metrics(r)->tpot.mean;
+		ttft[i] = sim_serve_get_metrics(r)->ttft.mean;
+		sim_serve_result_free(r);
+	}
+	ck_assert(tpot[0] < tpot[1] && tpot[1] < tpot[2]);
+	ck_assert(ttft[1] < ttft[2] && ttft[2] < ttft[0]);
+	ck_assert(ttft[0] > 1.1 * ttft[2]);
+	fx_close(&f);
+}
+END_TEST
+
 /* Little's law: the time-average number of requests in the system equals the arrival rate
  * times the mean time in the system.  Over the whole run it is an identity of the event
  * accounting (integral of N(t) = sum of the requests' times); at steady state, with the
@@ -221,7 +428,7 @@ START_TEST(littles_law)
 	fixture f;
 	fx_open(&f, "llama-3-8b");
 	sim_serve_cfg c;
-	sim_serve_cfg_init(&c);
+	cfg_init(&c);
 	c.rate = 4.0;
 	c.requests = 4000;
 	ck_assert_int_eq(sim_dist_parse("lognormal:mean=600,sigma=0.6,max=4000", &c.prompt, err, sizeof err), 0);
@@ -246,7 +453,7 @@ START_TEST(saturation)
 	fixture f;
 	fx_open(&f, "llama-3-8b");
 	sim_serve_cfg c;
-	sim_serve_cfg_init(&c);
+	cfg_init(&c);
 	c.rate = 400.0;
 	c.duration_s = 10;
 	sim_serve_result *a = serve(&f, &c);
@@ -276,7 +483,7 @@ START_TEST(preemption)
 	fixture f;
 	fx_open(&f, "llama-3-8b");
 	sim_serve_cfg c;
-	sim_serve_cfg_init(&c);
+	cfg_init(&c);
 	c.arrival = SIM_ARR_BATCH;
 	c.requests = 64;
 	c.prompt.mean = 100;
@@ -329,7 +536,7 @@ START_TEST(replicas_scale)
 	fixture f;
 	fx_open(&f, "llama-3-8b");
 	sim_serve_cfg c;
-	sim_serve_cfg_init(&c);
+	cfg_init(&c);
 	c.rate = 300;
 	c.duration_s = 10;
 	sim_serve_result *a = serve(&f, &c);
@@ -418,7 +625,7 @@ START_TEST(seed_determinism)
 	fixture f;
 	fx_open(&f, "llama-3-8b");
 	sim_serve_cfg c;
-	sim_serve_cfg_init(&c);
+	cfg_init(&c);
 	c.rate = 10;
 	c.requests = 500;
 	c.arrival = SIM_ARR_GAMMA;
@@ -466,23 +673,23 @@ START_TEST(bad_configurations)
 	fixture f;
 	fx_open(&f, "llama-3-8b");
 	sim_serve_cfg c;
-	sim_serve_cfg_init(&c);
+	cfg_init(&c);
 	sim_serve_result *r = NULL;
 	c.rate = -3;
 	ck_assert_int_eq(sim_serve(f.m, f.cost, &c, &r, err, sizeof err), PP_EUSAGE);
 	ck_assert_ptr_nonnull(strstr(err, "--rate"));
-	sim_serve_cfg_init(&c);
+	cfg_init(&c);
 	c.tp = 3; /* 32 heads */
 	ck_assert_int_eq(sim_serve(f.m, f.cost, &c, &r, err, sizeof err), PP_EUSAGE);
 	ck_assert_ptr_nonnull(strstr(err, "divisible"));
-	sim_serve_cfg_init(&c);
+	cfg_init(&c);
 	c.gpu_memory_utilization = 1.5;
 	ck_assert_int_eq(sim_serve(f.m, f.cost, &c, &r, err, sizeof err), PP_EUSAGE);
-	sim_serve_cfg_init(&c);
+	cfg_init(&c);
 	c.prefill_replicas = 1; /* and no decode replica */
 	ck_assert_int_eq(sim_serve(f.m, f.cost, &c, &r, err, sizeof err), PP_EUSAGE);
 	/* a request longer than the whole cache */
-	sim_serve_cfg_init(&c);
+	cfg_init(&c);
 	c.gpu_memory_utilization = 0.22;
 	c.prompt.mean = 100000;
 	ck_assert_int_eq(sim_serve(f.m, f.cost, &c, &r, err, sizeof err), PP_EUSAGE);
@@ -491,7 +698,7 @@ START_TEST(bad_configurations)
 	model_free(f.m);
 	/* Llama-3-405B on one 80 GB GPU */
 	ck_assert_int_eq(model_load("llama-3-405b", &f.m, err, sizeof err), 0);
-	sim_serve_cfg_init(&c);
+	cfg_init(&c);
 	ck_assert_int_eq(sim_serve(f.m, f.cost, &c, &r, err, sizeof err), PP_EUSAGE);
 	ck_assert_ptr_nonnull(strstr(err, "does not fit"));
 	ck_assert_ptr_null(r);
@@ -561,7 +768,7 @@ START_TEST(trace_replay)
 	fx_open(&f, "llama-3-8b");
 	sim_request tr[2] = {{0.0, 4096, 1}, {100.0, 4096, 1}};
 	sim_serve_cfg c;
-	sim_serve_cfg_init(&c);
+	cfg_init(&c);
 	c.arrival = SIM_ARR_TRACE;
 	c.trace = tr;
 	c.ntrace = 2;
@@ -597,6 +804,13 @@ suite(void)
 	tcase_add_test(tc, bad_configurations);
 	tcase_add_test(tc, traces);
 	tcase_add_test(tc, trace_replay);
+	tcase_add_test(tc, graph_buckets);
+	tcase_add_test(tc, host_time_per_sequence);
+	tcase_add_test(tc, overlap_schedule);
+	tcase_add_test(tc, launch_floor_and_graphs);
+	tcase_add_test(tc, prefill_modes);
+	tcase_add_test(tc, engine_defaults);
+	tcase_add_test(tc, quantization_crossover);
 	suite_add_tcase(s, tc);
 	return s;
 }

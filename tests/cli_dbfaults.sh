@@ -74,7 +74,7 @@ if [ "$as_user" != skip ]; then
 	$as_user "$PARAPLAN" hw show dgx-h100 --db "$TMPD/ro/ro.db" >"$TMPD/out" 2>"$TMPD/err" ||
 		fail "reading a read-only database: $(cat "$TMPD/err")"
 	grep -q "NVIDIA H100" "$TMPD/out" || fail "reading a read-only database printed no figures"
-	$as_user "$PARAPLAN" validate --set serving --fit --systems hgx-h200 --max-evals 2 --save --db "$TMPD/ro/ro.db" \
+	$as_user "$PARAPLAN" validate --set serving --fit --engine vllm --max-evals 2 --save --db "$TMPD/ro/ro.db" \
 		>"$TMPD/out" 2>"$TMPD/err"
 	[ $? = 1 ] || fail "fitting into a read-only database did not exit 1"
 	grep -qF "read-only" "$TMPD/err" || fail "fitting into a read-only database: $(cat "$TMPD/err")"
@@ -100,7 +100,7 @@ PY
 	while [ ! -e "$TMPD/held" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 	[ -e "$TMPD/held" ] || fail "the lock holder did not start"
 }
-FIT="validate --set serving --fit --systems hgx-h200 --max-evals 2 --save --db $DB"
+FIT="validate --set serving --fit --engine vllm --max-evals 2 --save --db $DB"
 # held longer than paraplan waits (5 s): a clear error, the other writer's row intact
 hold 8
 # shellcheck disable=SC2086
@@ -109,31 +109,31 @@ expect_err "database is locked by another process (try again)"
 expect_no_out
 wait $holder
 [ "$(sql "$DB" "SELECT value FROM meta WHERE key = 'holder'")" = 8 ] || fail "the other writer's row was lost"
-[ "$(sql "$DB" "SELECT count(*) FROM param WHERE subject = 'hgx-h200' AND origin = 'fitted' AND shipped = 0")" = 0 ] ||
+[ "$(sql "$DB" "SELECT count(*) FROM param WHERE subject = 'vllm' AND origin = 'fitted' AND shipped = 0")" = 0 ] ||
 	fail "a write that failed on the lock left rows"
 # held for a moment: paraplan waits for it, then both writes land
 hold 1
 # shellcheck disable=SC2086
 run 0 $FIT
-json_check "$TMPD/out" "d['rows'] >= 1 and d['mape_after'] <= d['mape_before']"
+json_check "$TMPD/out" "d['fits'][0]['rows'] >= 1 and d['fits'][0]['mape_after'] <= d['fits'][0]['mape_before']"
 wait $holder
 [ "$(sql "$DB" "SELECT value FROM meta WHERE key = 'holder'")" = 1 ] || fail "the other writer's row was lost"
-[ "$(sql "$DB" "SELECT count(*) FROM param WHERE subject = 'hgx-h200' AND origin = 'fitted' AND shipped = 0")" = 2 ] ||
+[ "$(sql "$DB" "SELECT count(*) FROM param WHERE subject = 'vllm' AND origin = 'fitted' AND shipped = 0")" = 2 ] ||
 	fail "the fit that waited for the lock did not land"
 
 # two writers at once: both finish, the rows are one writer's or the other's, never a mix
 cp "$DB" "$TMPD/both.db"
-"$PARAPLAN" validate --set serving --fit --systems hgx-h200 --max-evals 4 --save --db "$TMPD/both.db" >"$TMPD/a.json" 2>&1 &
+"$PARAPLAN" validate --set serving --fit --engine vllm --max-evals 4 --save --db "$TMPD/both.db" >"$TMPD/a.json" 2>&1 &
 a=$!
-"$PARAPLAN" validate --set serving --fit --systems hgx-h200 --max-evals 8 --save --db "$TMPD/both.db" >"$TMPD/b.json" 2>&1 &
+"$PARAPLAN" validate --set serving --fit --engine vllm --max-evals 8 --save --db "$TMPD/both.db" >"$TMPD/b.json" 2>&1 &
 b=$!
 wait $a || fail "concurrent writer A failed: $(cat "$TMPD/a.json")"
 wait $b || fail "concurrent writer B failed: $(cat "$TMPD/b.json")"
 python3 - "$TMPD/both.db" "$TMPD/a.json" "$TMPD/b.json" <<'PY' || fail "concurrent writers left torn rows"
 import json, sqlite3, sys
 rows = dict(sqlite3.connect(sys.argv[1]).execute(
-    "SELECT key, value FROM param WHERE subject = 'hgx-h200' AND origin = 'fitted' AND shipped = 0").fetchall())
-fits = [json.load(open(f))["parameters"] for f in sys.argv[2:]]
+    "SELECT key, value FROM param WHERE subject = 'vllm' AND origin = 'fitted' AND shipped = 0").fetchall())
+fits = [json.load(open(f))["fits"][0]["parameters"] for f in sys.argv[2:]]
 assert any(all(abs(rows[k] - v) <= 1e-12 * abs(v) for k, v in p.items()) for p in fits), (rows, fits)
 PY
 
@@ -179,7 +179,7 @@ run 2 plan train --model llama-3-8b --system "$EVIL" --gpus 8 --global-batch 8 -
 expect_err "unknown system \"$EVIL\""
 run 2 simulate serve --model llama-3-8b --system "$EVIL" --tp 1 --rate 1 --db "$DB"
 expect_err "unknown system \"$EVIL\""
-"$PARAPLAN" validate --set serving --fit --systems "$EVIL" --save --db "$DB" >/dev/null 2>&1
+"$PARAPLAN" validate --set serving --fit --engine "$EVIL" --save --db "$DB" >/dev/null 2>&1
 [ "$(sql "$DB" "SELECT count(*) FROM gpu")" = "$n" ] || fail "the gpu table changed"
 run 0 hw show h100-sxm --db "$DB"
 finish

@@ -92,4 +92,23 @@ run 2 plan serve --model llama-3-8b --rate 5 --slo-ttft-p99 500
 expect_err "--slo-tpot-p99"
 run 2 plan serve --model llama-3-8b --slo-ttft-p99 500 --slo-tpot-p99 50 --rate 5 --systems nowhere
 expect_err "nowhere"
+
+# engines: named in the output, their batch defaults in force, an unknown one named with the known
+run 0 $S --rate 5 --duration 5 --engine sglang --json
+json_check "$TMPD/out" "d['config']['engine'] == 'sglang' and d['config']['max_num_seqs'] == 1024"
+run 0 $S --rate 5 --duration 5 --engine trtllm --max-num-seqs 64 --json
+json_check "$TMPD/out" "d['config']['engine'] == 'trtllm' and d['config']['max_num_seqs'] == 64 and d['config']['max_batched_tokens'] == 8192"
+run 2 $S --rate 5 --engine tgi
+expect_err 'unknown engine "tgi"'
+run 0 plan serve --model llama-3-8b --rate 5 --slo-ttft-p99 500 --slo-tpot-p99 50 --systems dgx-h100 --duration 10 --engine trtllm --top 1 --json
+json_check "$TMPD/out" "d['deployments'][0]['engine'] == 'trtllm'"
+# validation under one engine for every row, and the serving cross-validation's folds
+run 0 validate --set serving --engine trtllm --json
+json_check "$TMPD/out" "d['overall']['rows'] == 8 and all(r['engine'] == 'trtllm' for r in d['rows']) and [e['engine'] for e in d['engines']] == ['trtllm']"
+run 2 validate --set serving --cross-validate --engine vllm
+expect_err "drop --engine"
+run 0 validate --set serving --cross-validate --max-evals 2 --json --db "$TMPD/xv.db"
+json_check "$TMPD/out" "d['kind'] == 'validate-cross' and d['overall']['rows'] == 8 and len(d['folds']) == 3 and sorted(e['engine'] for e in d['engines']) == ['trtllm', 'vllm']"
+# the TensorRT-LLM rows are one family: left out, trtllm has no rows to fit and none is fitted
+json_check "$TMPD/out" "all(f['engine'] != 'trtllm' for fo in d['folds'] if fo['family'].startswith('TensorRT') for f in fo['fits'])"
 finish

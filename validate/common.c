@@ -81,8 +81,8 @@ val_family_key(const char *src, char *out, size_t n)
 
 /* One summary line per distinct value of `key` among the rows: MAPE of the row errors, and the
  * mean of their speed errors (positive: predicted faster than measured). */
-static void
-group(cJSON *arr, const cJSON *rows, const char *key)
+void
+val_group(cJSON *arr, const cJSON *rows, const char *key)
 {
 	const cJSON *x;
 	cJSON_ArrayForEach(x, rows)
@@ -116,8 +116,8 @@ group(cJSON *arr, const cJSON *rows, const char *key)
 void
 val_summarize(cJSON *doc, const cJSON *rows, const cJSON *skipped)
 {
-	group(cJSON_AddArrayToObject(doc, "sources"), rows, "source");
-	group(cJSON_AddArrayToObject(doc, "families"), rows, "family");
+	val_group(cJSON_AddArrayToObject(doc, "sources"), rows, "source");
+	val_group(cJSON_AddArrayToObject(doc, "families"), rows, "family");
 	double tot = 0.0, sgn = 0.0;
 	int n = 0;
 	const cJSON *x;

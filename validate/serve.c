@@ -1,7 +1,9 @@
 /*
- * serve.c -- serving rows to runs: static batches and closed-loop concurrency runs of a model on
- * a GPU with a TP degree, their throughput and latencies against what was measured, and the
- * fit of a system's serving parameters (iteration overhead, small all-reduce latency) to them.
+ * serve.c -- serving rows to runs: static batches, closed-loop concurrency and Poisson-rate runs
+ * of a model on a GPU with a TP degree under the engine the row names (vLLM, SGLang,
+ * TensorRT-LLM: their profiles), their throughput and latencies against what was measured; the
+ * fit of each engine's few parameters over all of its rows on every GPU; and the
+ * cross-validation that leaves one source family out of that fit and predicts it.
  */
 #include "config.h"
 #include "calibrate/cal.h"
@@ -15,44 +17,113 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- serving ------------------------------------------------------------------------------- */
+/* ---- serving rows --------------------------------------------------------------------------- */
 
-/* Rows of validate/data/published-serving.csv: a model, GPU and TP degree, an engine scenario
- * ("batch N": N requests at once, as a static batch; "concurrency N": a closed loop of N
- * outstanding requests), input and output lengths, and the measured metric (output tokens/s,
- * mean end-to-end latency, TTFT, TPOT).  A row without a TP degree runs one replica over all
- * its GPUs. */
+/* The catalog model of a row's model name. */
 static const char *
 serve_model_of(const char *name)
 {
 	if (val_has(name, "Llama-2-70B"))
 		return "llama-2-70b";
+	if (val_has(name, "405B"))
+		return "llama-3-405b"; /* Llama 3.1 405B: the Llama 3 405B dimensions */
 	if (val_has(name, "70B"))
 		return "llama-3-70b"; /* Llama 3 and 3.1 70B share their dimensions */
-	if (val_has(name, "8B"))
+	if (val_has(name, "LLaMA-7B") || val_has(name, "Llama-2-7B"))
+		return "llama-2-7b"; /* LLaMA 1 7B: the Llama 2 7B dimensions */
+	if (val_has(name, "8B") && !val_has(name, "8x"))
 		return "llama-3-8b";
+	if (val_has(name, "Mixtral-8x7B"))
+		return "mixtral-8x7b";
+	if (val_has(name, "gpt-oss-20b"))
+		return "gpt-oss-20b";
 	return NULL;
 }
 
-static bool
-listed(const char *const *names, const char *name)
+/* The system of a row's GPU: its 8-GPU server (one GPU for the GH200 superchip). */
+static const char *
+serve_system_of(const char *gpu)
 {
-	if (names == NULL)
-		return true;
-	for (int i = 0; names[i]; i++)
-		if (!strcmp(names[i], name))
-			return true;
-	return false;
+	if (val_has(gpu, "GH200"))
+		return "gh200";
+	if (val_has(gpu, "GB200"))
+		return "gb200-nvl72";
+	if (val_has(gpu, "B200"))
+		return "dgx-b200";
+	if (val_has(gpu, "H200"))
+		return "hgx-h200";
+	if (val_has(gpu, "H100"))
+		return "dgx-h100";
+	if (val_has(gpu, "MI325X"))
+		return "mi325x-8";
+	if (val_has(gpu, "MI300X"))
+		return "mi300x-8";
+	if (val_has(gpu, "A100"))
+		return "dgx-a100";
+	if (val_has(gpu, "L40S"))
+		return "pcie-l40sx8";
+	return NULL;
 }
 
-/* The serving report over the rows run on `systems` (NULL: all rows). */
-static int
-serving_report(hw_db *db, const char *text, size_t len, const char *origin, const char *const *systems, bool simulate,
-	       cJSON **out, char *err, size_t errlen)
+/* The engine profile of a row's engine column: TensorRT-LLM, SGLang, vLLM (V0 below 0.7: the
+ * V1 engine became the default in 0.8; no version: V1 unless dated 2023 or 2024), else none. */
+static const char *
+serve_engine_of(const char *e)
 {
-	*out = NULL;
+	if (val_has(e, "TensorRT"))
+		return "trtllm";
+	if (val_has(e, "SGLang"))
+		return "sglang";
+	if (val_has(e, "vLLM")) {
+		const char *v = strstr(e, " 0.");
+		if (v == NULL)
+			v = strstr(e, "v0.");
+		if (v != NULL) {
+			long minor = strtol(strchr(v, '.') + 1, NULL, 10);
+			return minor < 8 ? "vllm-v0" : "vllm";
+		}
+		/* no version, but a date before V1 (January 2025) */
+		return val_has(e, "2023") || val_has(e, "2024") ? "vllm-v0" : "vllm";
+	}
+	return NULL;
+}
+
+/* A length column: a number ("500", "~20k"), or a dataset with a stated mean (ShareGPT as vLLM's
+ * benchmark filters it: 229,711 prompt and 203,068 output tokens over 1000 prompts, vLLM PR
+ * #18566); 0 when not stated. */
+static double
+serve_len_of(const char *s, bool output)
+{
+	if (val_has(s, "ShareGPT"))
+		return output ? 203.0 : 230.0;
+	const char *p = s;
+	while (*p == '~' || *p == ' ')
+		p++;
+	char *end;
+	double v = strtod(p, &end);
+	if (end == p || !(v > 0))
+		return 0.0;
+	if (*end == 'k' || *end == 'K')
+		v *= 1000.0;
+	return v;
+}
+
+/* The options of one report: which rows, under which engine. */
+typedef struct serve_opts {
+	const char *engine;         /* every row under this engine (NULL: the row's own) */
+	const char *only_engine;    /* only the rows of this engine */
+	const char *family;         /* with `exclude`: the rows of every other family; else only this one */
+	bool exclude;
+	bool simulate;
+} serve_opts;
+
+/* The rows of one file the options select into rows and skipped. */
+static int
+serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows, cJSON *skipped, char *err, size_t errlen)
+{
+	const char *origin = src_in->origin;
 	pp_csv t;
-	int rc = pp_csv_parse(text, len, origin, &t, err, errlen);
+	int rc = pp_csv_parse(src_in->text, src_in->len, origin, &t, err, errlen);
 	if (rc != 0)
 		return rc;
 	static const char *const sc[] = {"source", "model", "gpu", "num_gpus", "tp", "precision", "scenario", "input_len",
@@ -63,55 +134,78 @@ serving_report(hw_db *db, const char *text, size_t len, const char *origin, cons
 			pp_csv_free(&t);
 			return pp_err(err, errlen, PP_EINPUT, "%s: missing column \"%s\"", origin, sc[i]);
 		}
-	cJSON *doc = cJSON_CreateObject();
-	cJSON_AddStringToObject(doc, "kind", "validate");
-	cJSON_AddStringToObject(doc, "set", "serving");
-	cJSON_AddStringToObject(doc, "data", origin);
-	cJSON *rows = cJSON_AddArrayToObject(doc, "rows");
-	cJSON *skipped = cJSON_AddArrayToObject(doc, "skipped");
+	int ecol = pp_csv_column(&t, "engine"), rcol = pp_csv_column(&t, "concurrency_or_rate");
 	for (size_t r = 1; r < t.nrows; r++) {
 		const char *src = pp_csv_get(&t, r, col[0]), *mname = pp_csv_get(&t, r, col[1]);
 		const char *gpu = pp_csv_get(&t, r, col[2]), *metric = pp_csv_get(&t, r, col[9]);
 		const char *scen = pp_csv_get(&t, r, col[6]), *prec = pp_csv_get(&t, r, col[5]);
-		char why[160] = "";
-		double measured = 0;
-		int64_t gpus = 0, tp = 0, in = 0, outl = 0;
+		const char *ecell = ecol >= 0 ? pp_csv_get(&t, r, ecol) : "";
+		const char *rate_s = rcol >= 0 ? pp_csv_get(&t, r, rcol) : "";
+		char fam[64], why[160] = "";
+		val_family_key(src, fam, sizeof fam);
+		if (o->family != NULL && (strcmp(fam, o->family) == 0) == o->exclude)
+			continue;
+		const char *engine = o->engine != NULL ? o->engine : serve_engine_of(ecell);
+		if (o->only_engine != NULL && (engine == NULL || strcmp(engine, o->only_engine) != 0))
+			continue;
+		double measured = 0, in = serve_len_of(pp_csv_get(&t, r, col[7]), false),
+		       outl = serve_len_of(pp_csv_get(&t, r, col[8]), true);
+		int64_t gpus = 0, tp = 0;
 		const char *cat = serve_model_of(mname);
-		const char *system = val_has(gpu, "H200") ? "hgx-h200" : val_has(gpu, "H100") ? "dgx-h100" : NULL;
+		const char *system = serve_system_of(gpu);
 		pp_parse_i64(pp_csv_get(&t, r, col[3]), &gpus);
 		if (pp_parse_i64(pp_csv_get(&t, r, col[4]), &tp) != 0)
 			tp = gpus;
-		pp_parse_i64(pp_csv_get(&t, r, col[7]), &in);
-		pp_parse_i64(pp_csv_get(&t, r, col[8]), &outl);
+		bool tput = val_has(metric, "output tokens/s"), e2e = val_has(metric, "end-to-end");
+		bool reqs = !strcmp(metric, "requests/s"), dur = val_has(metric, "benchmark duration");
+		bool ttft = val_has(metric, "TTFT"), tpot = val_has(metric, "TPOT") || val_has(metric, "ITL");
 		if (pp_parse_double(pp_csv_get(&t, r, col[10]), &measured) != 0 || !(measured > 0))
 			snprintf(why, sizeof why, "the measured value is not a positive number");
+		else if (!tput && !e2e && !ttft && !tpot && !reqs && !dur)
+			snprintf(why, sizeof why,
+				 "the metric \"%.60s\" is not output tokens/s, requests/s, TTFT, TPOT, latency or duration", metric);
+		else if (val_has(metric, "p99"))
+			snprintf(why, sizeof why, "a P99 latency of an MLPerf run (the means are predicted)");
+		else if (engine == NULL)
+			snprintf(why, sizeof why, "the engine \"%.60s\" has no profile", ecell);
 		else if (cat == NULL)
-			snprintf(why, sizeof why, "model \"%s\" is not in the catalog", mname);
+			snprintf(why, sizeof why, "model \"%.60s\" is not in the catalog", mname);
 		else if (system == NULL)
 			snprintf(why, sizeof why, "the GPU is not in the hardware database");
-		else if (tp < 1 || in < 1 || outl < 1)
-			snprintf(why, sizeof why, "the TP degree or lengths are not stated");
+		else if (!(in > 0) || !(outl > 0))
+			snprintf(why, sizeof why, "the dataset's mean prompt or output length is not stated in the sources");
+		else if (tp < 1)
+			snprintf(why, sizeof why, "the TP degree is not stated");
 		else if (tp > 1024 || in > 10000000 || outl > 10000000)
 			snprintf(why, sizeof why, "the TP degree or lengths are out of range");
-		if (system != NULL && !listed(systems, system))
-			continue;
 		sim_serve_cfg c;
 		sim_serve_cfg_init(&c);
 		int64_t conc = 0;
+		double qps = 0;
 		const char *bp = strstr(scen, "batch ");
 		const char *cp = strstr(scen, "concurrency ");
+		if (cp == NULL)
+			cp = strstr(rate_s, "concurrency ");
+		const char *qp = strstr(rate_s, " QPS");
 		if (why[0] == '\0') {
 			/* strtoll, not atoll: a long run of digits saturates instead of overflowing */
 			if (bp != NULL)
 				conc = strtoll(bp + 6, NULL, 10);
 			else if (cp != NULL)
 				conc = strtoll(cp + 12, NULL, 10);
-			if (conc < 1 || conc > 100000)
-				snprintf(why, sizeof why, "the scenario \"%.60s\" is not a batch or a concurrency from 1 to 100000",
-					 scen);
+			else if (qp != NULL)
+				qps = strtod(rate_s, NULL);
+			else if (val_has(scen, "offline"))
+				conc = 1000; /* vLLM's benchmark_throughput.py: 1000 prompts at once */
+			if (qp != NULL && !(qps > 0 && qps <= 100000))
+				snprintf(why, sizeof why, "the rate \"%.40s\" is not from 0 to 100000 requests/s", rate_s);
+			else if (qp == NULL && (conc < 1 || conc > 100000))
+				snprintf(why, sizeof why,
+					 "the scenario \"%.60s\" is not a batch, a concurrency from 1 to 100000 or a rate", scen);
 		}
 		if (why[0]) {
 			cJSON *x = cJSON_CreateObject();
+			cJSON_AddStringToObject(x, "data", origin);
 			cJSON_AddNumberToObject(x, "line", (double)t.lines[r]);
 			cJSON_AddStringToObject(x, "source", src);
 			cJSON_AddStringToObject(x, "model", mname);
@@ -120,26 +214,50 @@ serving_report(hw_db *db, const char *text, size_t len, const char *origin, cons
 			cJSON_AddItemToArray(skipped, x);
 			continue;
 		}
-		c.tp = (int)tp;
-		c.prompt.kind = c.output.kind = SIM_DIST_FIXED;
-		c.prompt.mean = (double)in;
-		c.output.mean = (double)outl;
-		if (val_has(prec, "fp8")) {
-			c.weights = HW_FP8;
-			c.kv_dtype = HW_FP8;
+		hw_profile *prof;
+		if ((rc = hw_profile_find(db, HW_SCOPE_ENGINE, engine, &prof, err, errlen)) != 0) {
+			pp_csv_free(&t);
+			return rc;
 		}
+		sim_engine_from_profile(&c.engine, prof);
+		hw_profile_free(prof);
+		c.tp = (int)tp;
+		c.replicas = gpus > tp ? (int)(gpus / tp) : 1;
+		c.prompt.kind = c.output.kind = SIM_DIST_FIXED;
+		c.prompt.mean = in;
+		c.output.mean = outl;
+		if (val_has(prec, "fp8") && !val_has(prec, "weights not stated") && !val_has(prec, "BF16 weights"))
+			c.weights = HW_FP8;
+		if (val_has(prec, "KV cache FP8") || val_has(prec, "kv-cache-dtype fp8") || !strcmp(prec, "fp8"))
+			c.kv_dtype = HW_FP8;
 		if (bp != NULL) {
 			/* a static batch: all of it at once, one iteration loop over the whole batch */
 			c.arrival = SIM_ARR_BATCH;
 			c.requests = conc;
 			c.max_num_seqs = (int)conc;
-		} else {
+		} else if (qp != NULL) {
+			c.arrival = SIM_ARR_POISSON;
+			c.rate = qps;
+			c.requests = 1000; /* vLLM's benchmark_serving: 1000 prompts */
+		} else if (cp != NULL) {
 			c.arrival = SIM_ARR_CLOSED;
 			c.arrival_param = (double)conc;
 			c.requests = conc * 8;
+			/* "concurrency 8 (150 requests)": the run's stated count */
+			const char *par = strchr(cp, '(');
+			if (par != NULL && strstr(par, "requests") != NULL) {
+				long long nr = strtoll(par + 1, NULL, 10);
+				if (nr >= conc && nr <= 1000000)
+					c.requests = nr;
+			}
+		} else {
+			c.arrival = SIM_ARR_BATCH;
+			c.requests = conc;
 		}
-		if (c.max_batched_tokens < in)
-			c.max_batched_tokens = in;
+		/* the engine's token budget holds the longest prompt (TensorRT-LLM's max_num_tokens, vLLM
+		 * V0's max_model_len) */
+		if (c.engine.max_batched_tokens < (int64_t)in)
+			c.max_batched_tokens = (int64_t)in;
 		model *m;
 		hw_cost *cost;
 		sim_serve_result *res = NULL;
@@ -150,7 +268,7 @@ serving_report(hw_db *db, const char *text, size_t len, const char *origin, cons
 			goto fail;
 		}
 		char e2[512];
-		if (simulate)
+		if (o->simulate)
 			rc = sim_serve(m, cost, &c, &res, e2, sizeof e2);
 		else
 			rc = sim_serve_check(m, hw_cost_system(cost), &c, NULL, NULL, e2, sizeof e2);
@@ -158,6 +276,7 @@ serving_report(hw_db *db, const char *text, size_t len, const char *origin, cons
 		model_free(m);
 		if (rc == PP_EUSAGE) {
 			cJSON *x = cJSON_CreateObject();
+			cJSON_AddStringToObject(x, "data", origin);
 			cJSON_AddNumberToObject(x, "line", (double)t.lines[r]);
 			cJSON_AddStringToObject(x, "source", src);
 			cJSON_AddStringToObject(x, "model", mname);
@@ -171,31 +290,35 @@ serving_report(hw_db *db, const char *text, size_t len, const char *origin, cons
 			pp_err(err, errlen, rc, "%s", e2);
 			goto fail;
 		}
-		if (!simulate)
+		if (!o->simulate)
 			continue;
 		const sim_serve_metrics *mt = sim_serve_get_metrics(res);
+		bool median = val_has(metric, "median");
 		double pred;
-		if (val_has(metric, "output tokens/s"))
+		if (tput)
 			pred = mt->output_tokens_per_s;
-		else if (val_has(metric, "end-to-end"))
+		else if (reqs)
+			pred = mt->requests_per_s;
+		else if (dur)
+			pred = mt->makespan_s;
+		else if (e2e)
 			pred = mt->e2e.mean * 1e3;
-		else if (!strcmp(metric, "TTFT"))
-			pred = mt->ttft.mean * 1e3;
-		else if (!strcmp(metric, "TPOT"))
-			pred = mt->tpot.mean * 1e3;
+		else if (ttft)
+			pred = (median ? mt->ttft.p50 : mt->ttft.mean) * 1e3;
+		else if (val_has(metric, "ITL"))
+			pred = (median ? mt->itl.p50 : mt->itl.mean) * 1e3;
 		else
-			pred = -1;
+			pred = (median ? mt->tpot.p50 : mt->tpot.mean) * 1e3;
 		sim_serve_result_free(res);
-		if (pred < 0)
-			continue;
 		cJSON *x = cJSON_CreateObject();
 		char key[96];
 		val_source_key(src, key, sizeof key);
+		cJSON_AddStringToObject(x, "data", origin);
 		cJSON_AddNumberToObject(x, "line", (double)t.lines[r]);
 		cJSON_AddStringToObject(x, "source", key);
-		char fam[64];
-		val_family_key(src, fam, sizeof fam);
 		cJSON_AddStringToObject(x, "family", fam);
+		cJSON_AddStringToObject(x, "engine", engine);
+		cJSON_AddStringToObject(x, "kind", tput || reqs || dur ? "throughput" : ttft ? "ttft" : e2e ? "latency" : "tpot");
 		cJSON_AddStringToObject(x, "model", mname);
 		cJSON_AddStringToObject(x, "system", system);
 		cJSON_AddStringToObject(x, "metric", metric);
@@ -203,59 +326,109 @@ serving_report(hw_db *db, const char *text, size_t len, const char *origin, cons
 		cJSON_AddNumberToObject(x, "measured", measured);
 		cJSON_AddNumberToObject(x, "predicted", pred);
 		cJSON_AddNumberToObject(x, "error", (pred - measured) / measured);
-		cJSON_AddNumberToObject(x, "speed_error", val_speed_error(pred, measured, !val_has(metric, "tokens/s")));
+		cJSON_AddNumberToObject(x, "speed_error", val_speed_error(pred, measured, !tput && !reqs));
 		cJSON *cf = cJSON_AddObjectToObject(x, "config");
 		cJSON_AddNumberToObject(cf, "gpus", (double)gpus);
 		cJSON_AddNumberToObject(cf, "tp", (double)tp);
 		cJSON_AddNumberToObject(cf, "pp", 1);
-		cJSON_AddNumberToObject(cf, "dp", 1);
+		cJSON_AddNumberToObject(cf, "dp", (double)c.replicas);
 		cJSON_AddNumberToObject(cf, "vpp", 1);
 		cJSON_AddNumberToObject(cf, "micro_batch", (double)conc);
 		cJSON_AddStringToObject(x, "assumptions", pp_csv_get(&t, r, col[4])[0] ? "" : "TP not stated: one replica over all GPUs");
 		cJSON_AddItemToArray(rows, x);
 	}
-	val_summarize(doc, rows, skipped);
 	pp_csv_free(&t);
-	*out = doc;
 	return 0;
 fail:
 	pp_csv_free(&t);
-	cJSON_Delete(doc);
 	return rc;
 }
 
-
-int
-val_serving(hw_db *db, const char *text, size_t len, const char *origin, cJSON **out, char *err, size_t errlen)
+/* "a + b": the files' names, for a document's "data" and a fit's source. */
+static void
+origins(const val_src *srcs, size_t n, char *buf, size_t len)
 {
-	return serving_report(db, text, len, origin, NULL, true, out, err, errlen);
+	pp_str s = {0};
+	for (size_t i = 0; i < n; i++)
+		pp_str_addf(&s, "%s%s", i ? " + " : "", srcs[i].origin);
+	pp_strlcpy(buf, s.buf ? s.buf : "", len);
+	pp_str_free(&s);
+}
+
+/* The serving report over the rows of the files the options select. */
+static int
+serving_report(hw_db *db, const val_src *srcs, size_t n, const serve_opts *o, cJSON **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	char data[1024];
+	origins(srcs, n, data, sizeof data);
+	cJSON *doc = cJSON_CreateObject();
+	cJSON_AddStringToObject(doc, "kind", "validate");
+	cJSON_AddStringToObject(doc, "set", "serving");
+	cJSON_AddStringToObject(doc, "data", data);
+	cJSON *rows = cJSON_AddArrayToObject(doc, "rows");
+	cJSON *skipped = cJSON_AddArrayToObject(doc, "skipped");
+	for (size_t i = 0; i < n; i++) {
+		int rc = serving_file(db, &srcs[i], o, rows, skipped, err, errlen);
+		if (rc != 0) {
+			cJSON_Delete(doc);
+			return rc;
+		}
+	}
+	val_summarize(doc, rows, skipped);
+	val_group(cJSON_AddArrayToObject(doc, "engines"), rows, "engine");
+	val_group(cJSON_AddArrayToObject(doc, "kinds"), rows, "kind");
+	*out = doc;
+	return 0;
 }
 
 int
-val_serving_rows(hw_db *db, const char *text, size_t len, const char *origin, cJSON **out, char *err, size_t errlen)
+val_serving(hw_db *db, const val_src *srcs, size_t n, const char *engine, cJSON **out, char *err, size_t errlen)
 {
-	return serving_report(db, text, len, origin, NULL, false, out, err, errlen);
+	serve_opts o = {engine, NULL, NULL, false, true};
+	return serving_report(db, srcs, n, &o, out, err, errlen);
 }
 
-/* ---- the serving fit ------------------------------------------------------------------------ *
- * Per system, what a decode step costs beyond its kernels: the engine's iteration overhead and
- * the latency of its small tensor-parallel all-reduce.  Each evaluation stores the values in the
- * database inside a savepoint that is rolled back at the end: the database is left as it was. */
+int
+val_serving_rows(hw_db *db, const val_src *srcs, size_t n, cJSON **out, char *err, size_t errlen)
+{
+	serve_opts o = {NULL, NULL, NULL, false, false};
+	return serving_report(db, srcs, n, &o, out, err, errlen);
+}
+
+/* ---- the engine fit ------------------------------------------------------------------------- *
+ * Per engine, over all of its rows on every GPU: the host's fixed time per iteration and the
+ * fraction of the GPUs' measured GEMM rates its kernels reach.  Nothing is fitted per GPU.  Each
+ * evaluation stores the values in the database inside a savepoint that the caller rolls back:
+ * the database is left as it was. */
 
 static const struct { const char *key; double lo, hi; } serve_params[] = {
-	{"iter_overhead_s", 1e-4, 1e-2},
-	{"serve_allreduce_us", 2.0, 80.0},
+	{"sched_us", 0.0, 5000.0},
+	{"serve_gemm_scale", 0.5, 1.3},
 };
 #define NSERVE (sizeof serve_params / sizeof serve_params[0])
 
 typedef struct servectx {
 	hw_db *db;
-	const char *text, *origin;
-	size_t len;
-	const char *const *systems;
+	const val_src *srcs;
+	size_t n;
+	const char *origin;
+	serve_opts o;
 	int rc;
 	char err[512];
 } servectx;
+
+static int
+set_engine(hw_db *db, const char *engine, const double *x, const char *method, const char *origin, char *err,
+	   size_t errlen)
+{
+	for (size_t k = 0; k < NSERVE; k++) {
+		int rc = hw_param_set(db, "engine", engine, serve_params[k].key, x[k], "fitted", method, origin, 0, err, errlen);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
 
 static double
 serve_objective(const double *x, void *arg)
@@ -263,92 +436,233 @@ serve_objective(const double *x, void *arg)
 	servectx *c = arg;
 	if (c->rc != 0)
 		return 1e9;
-	for (int g = 0; c->systems[g]; g++)
-		for (size_t k = 0; k < NSERVE; k++)
-			if ((c->rc = hw_param_set(c->db, "system", c->systems[g], serve_params[k].key, x[k], "fitted",
-						  "fit in progress", c->origin, 0, c->err, sizeof c->err)) != 0)
-				return 1e9;
+	if ((c->rc = set_engine(c->db, c->o.only_engine, x, "fit in progress", c->origin, c->err, sizeof c->err)) != 0)
+		return 1e9;
 	cJSON *doc;
-	if ((c->rc = serving_report(c->db, c->text, c->len, c->origin, c->systems, true, &doc, c->err, sizeof c->err)) != 0)
+	if ((c->rc = serving_report(c->db, c->srcs, c->n, &c->o, &doc, c->err, sizeof c->err)) != 0)
 		return 1e9;
 	double m = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "overall"), "mape")->valuedouble;
 	cJSON_Delete(doc);
 	return m;
 }
 
-int
-val_serving_fit(hw_db *db, const char *text, size_t len, const char *origin, const char *const *systems, int max_evals,
-		cJSON **out, char *err, size_t errlen)
+/* Opens a savepoint holding the write lock from its first statement: a fit reads (profiles,
+ * systems) before it writes, and a read transaction that later needs to write fails at once
+ * when another process holds the lock, where a write first waits for it (SQLite's busy
+ * timeout). */
+static int
+begin_write(hw_db *db, const char *savepoint, char *err, size_t errlen)
 {
+	int rc = hw_exec_simple(db, savepoint, err, errlen);
+	if (rc == 0 && (rc = hw_exec_simple(db, "UPDATE meta SET value = value WHERE key = 'defaults_hash'", err, errlen)) != 0) {
+		char rb[64];
+		snprintf(rb, sizeof rb, "ROLLBACK TO %s", savepoint + strlen("SAVEPOINT "));
+		hw_exec_simple(db, rb, NULL, 0);
+		snprintf(rb, sizeof rb, "RELEASE %s", savepoint + strlen("SAVEPOINT "));
+		hw_exec_simple(db, rb, NULL, 0);
+	}
+	return rc;
+}
+
+static const char *const fit_engines[] = {"vllm", "vllm-v0", "sglang", "trtllm", NULL};
+
+/* Fits each engine (or `only`) over its rows the options select, leaving the fitted values set
+ * in the database (the caller's savepoint); one object per engine fitted into `fits`. */
+static int
+fit_engines_on(hw_db *db, const val_src *srcs, size_t n, const serve_opts *base, const char *only, int max_evals,
+	       cJSON *fits, char *err, size_t errlen)
+{
+	char origin[1024];
+	origins(srcs, n, origin, sizeof origin);
+	for (int e = 0; fit_engines[e]; e++) {
+		if (only != NULL && strcmp(only, fit_engines[e]) != 0)
+			continue;
+		serve_opts o = *base;
+		o.only_engine = fit_engines[e];
+		o.engine = NULL;
+		cJSON *doc;
+		int rc = serving_report(db, srcs, n, &o, &doc, err, errlen);
+		if (rc != 0)
+			return rc;
+		const cJSON *ov = cJSON_GetObjectItem(doc, "overall");
+		int rows = cJSON_GetObjectItem(ov, "rows")->valueint;
+		double before = cJSON_GetObjectItem(ov, "mape")->valuedouble;
+		cJSON_Delete(doc);
+		if (rows == 0)
+			continue;
+		hw_profile *prof;
+		if ((rc = hw_profile_find(db, HW_SCOPE_ENGINE, fit_engines[e], &prof, err, errlen)) != 0)
+			return rc;
+		cal_param p[NSERVE];
+		for (size_t k = 0; k < NSERVE; k++) {
+			hw_pkey key;
+			p[k].name = serve_params[k].key;
+			p[k].lo = serve_params[k].lo;
+			p[k].hi = serve_params[k].hi;
+			p[k].start = 0.5 * (p[k].lo + p[k].hi);
+			if (hw_pdef_find(HW_SCOPE_ENGINE, p[k].name, &key) == 0)
+				p[k].start = hw_profile_get(prof, key);
+			if (p[k].start <= p[k].lo)
+				p[k].start = p[k].lo + 0.01 * (p[k].hi - p[k].lo);
+			if (p[k].start >= p[k].hi)
+				p[k].start = p[k].hi - 0.01 * (p[k].hi - p[k].lo);
+		}
+		hw_profile_free(prof);
+		servectx c = {db, srcs, n, origin, o, 0, ""};
+		double best[NSERVE], after;
+		int evals = 0;
+		rc = cal_minimize(p, NSERVE, serve_objective, &c, max_evals, best, &after, &evals, err, errlen);
+		if (rc == 0 && c.rc != 0)
+			rc = pp_err(err, errlen, c.rc, "%s", c.err);
+		if (rc != 0)
+			return rc;
+		if (after > before) {
+			for (size_t k = 0; k < NSERVE; k++)
+				best[k] = p[k].start;
+			after = before;
+		}
+		char method[200];
+		snprintf(method, sizeof method,
+			 "paraplan validate --set serving --fit: Nelder-Mead on MAPE over %d rows of %s "
+			 "(%.1f%% -> %.1f%%)",
+			 rows, fit_engines[e], 100.0 * before, 100.0 * after);
+		if ((rc = set_engine(db, fit_engines[e], best, method, origin, err, errlen)) != 0)
+			return rc;
+		cJSON *f = cJSON_CreateObject();
+		cJSON_AddStringToObject(f, "engine", fit_engines[e]);
+		cJSON_AddNumberToObject(f, "rows", rows);
+		cJSON_AddNumberToObject(f, "mape_before", before);
+		cJSON_AddNumberToObject(f, "mape_after", after);
+		cJSON_AddNumberToObject(f, "evaluations", evals);
+		cJSON_AddStringToObject(f, "method", method);
+		cJSON *pa = cJSON_AddObjectToObject(f, "parameters");
+		for (size_t k = 0; k < NSERVE; k++)
+			cJSON_AddNumberToObject(pa, p[k].name, best[k]);
+		cJSON_AddItemToArray(fits, f);
+	}
+	return 0;
+}
+
+int
+val_serving_fit(hw_db *db, const val_src *srcs, size_t n, const char *engine, int max_evals, cJSON **out, char *err,
+		size_t errlen)
+{
+	char origin[1024];
+	origins(srcs, n, origin, sizeof origin);
 	*out = NULL;
 	if (hw_readonly(db))
 		return pp_err(err, errlen, PP_EIO, "%s: database is read-only: fitting writes parameters", hw_path(db));
-	cJSON *doc;
-	int rc = serving_report(db, text, len, origin, systems, true, &doc, err, errlen);
-	if (rc != 0)
+	int rc;
+	if ((rc = begin_write(db, "SAVEPOINT paraplan_fit", err, errlen)) != 0)
 		return rc;
-	const cJSON *ov = cJSON_GetObjectItem(doc, "overall");
-	int rows = cJSON_GetObjectItem(ov, "rows")->valueint;
-	double before = cJSON_GetObjectItem(ov, "mape")->valuedouble;
-	cJSON_Delete(doc);
-	if (rows == 0)
-		return pp_err(err, errlen, PP_EUSAGE, "no serving rows run on %s", systems[0]);
-	/* start from the values in use on the first system */
-	hw_cost *cost;
-	if ((rc = hw_cost_new(db, systems[0], &cost, err, errlen)) != 0)
-		return rc;
-	cJSON *d = hw_cost_describe(cost);
-	cal_param p[NSERVE];
-	for (size_t k = 0; k < NSERVE; k++) {
-		p[k].name = serve_params[k].key;
-		p[k].lo = serve_params[k].lo;
-		p[k].hi = serve_params[k].hi;
-		p[k].start = 0.5 * (p[k].lo + p[k].hi);
-		const cJSON *it;
-		cJSON_ArrayForEach(it, cJSON_GetObjectItem(d, "parameters"))
-		{
-			if (!strcmp(cJSON_GetObjectItem(it, "key")->valuestring, p[k].name))
-				p[k].start = cJSON_GetObjectItem(it, "value")->valuedouble;
-		}
-		if (p[k].start < p[k].lo)
-			p[k].start = p[k].lo;
-		if (p[k].start > p[k].hi)
-			p[k].start = p[k].hi;
-	}
-	cJSON_Delete(d);
-	hw_cost_free(cost);
-	if ((rc = hw_exec_simple(db, "SAVEPOINT paraplan_fit", err, errlen)) != 0)
-		return rc;
-	servectx c = {db, text, origin, len, systems, 0, ""};
-	double best[NSERVE], after;
-	int evals = 0;
-	rc = cal_minimize(p, NSERVE, serve_objective, &c, max_evals, best, &after, &evals, err, errlen);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "kind", "validate-serving-fit");
+	cJSON_AddStringToObject(o, "scope", "engine");
+	cJSON_AddStringToObject(o, "data", origin);
+	serve_opts base = {NULL, NULL, NULL, false, true};
+	rc = fit_engines_on(db, srcs, n, &base, engine, max_evals, cJSON_AddArrayToObject(o, "fits"), err, errlen);
 	hw_exec_simple(db, "ROLLBACK TO paraplan_fit", NULL, 0);
 	hw_exec_simple(db, "RELEASE paraplan_fit", NULL, 0);
-	if (rc == 0 && c.rc != 0)
-		rc = pp_err(err, errlen, c.rc, "%s", c.err);
+	if (rc == 0 && cJSON_GetArraySize(cJSON_GetObjectItem(o, "fits")) == 0)
+		rc = pp_err(err, errlen, PP_EUSAGE, "no serving row of %s was predicted: nothing to fit",
+			    engine ? engine : "any engine");
+	if (rc != 0) {
+		cJSON_Delete(o);
+		return rc;
+	}
+	*out = o;
+	return 0;
+}
+
+/* ---- cross-validation ----------------------------------------------------------------------- *
+ * For each source family in turn: fit every engine over the rows of the other families, from
+ * the profiles' defaults (the shipped fits saw every row), predict the family's rows with those
+ * values, and put its rows into one report.  An engine with no rows outside the family keeps
+ * its profile's defaults. */
+int
+val_serving_cross_validate(hw_db *db, const val_src *srcs, size_t n, int max_evals, cJSON **out, char *err,
+			   size_t errlen)
+{
+	char origin[1024];
+	origins(srcs, n, origin, sizeof origin);
+	*out = NULL;
+	if (hw_readonly(db))
+		return pp_err(err, errlen, PP_EIO, "%s: database is read-only: fitting writes parameters", hw_path(db));
+	cJSON *all;
+	serve_opts ao = {NULL, NULL, NULL, false, false};
+	int rc = serving_report(db, srcs, n, &ao, &all, err, errlen);
 	if (rc != 0)
 		return rc;
-	if (after > before)
-		after = before;
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "scope", "system");
-	cJSON *gl = cJSON_AddArrayToObject(o, "systems");
-	for (int g = 0; systems[g]; g++)
-		cJSON_AddItemToArray(gl, cJSON_CreateString(systems[g]));
-	cJSON_AddStringToObject(o, "data", origin);
-	cJSON_AddNumberToObject(o, "rows", rows);
-	cJSON_AddNumberToObject(o, "mape_before", before);
-	cJSON_AddNumberToObject(o, "mape_after", after);
-	cJSON_AddNumberToObject(o, "evaluations", evals);
-	char method[200];
-	snprintf(method, sizeof method,
-		 "fitted by 'paraplan validate --fit': Nelder-Mead on MAPE over %d rows of %s (%.1f%% -> %.1f%%)", rows,
-		 origin, 100.0 * before, 100.0 * after);
-	cJSON_AddStringToObject(o, "method", method);
-	cJSON *pa = cJSON_AddObjectToObject(o, "parameters");
-	for (size_t k = 0; k < NSERVE; k++)
-		cJSON_AddNumberToObject(pa, p[k].name, best[k]);
-	*out = o;
+	/* the families of the rows, in order of appearance */
+	char fams[64][64];
+	int nf = 0;
+	for (size_t i = 0; i < n; i++) {
+		pp_csv t;
+		if ((rc = pp_csv_parse(srcs[i].text, srcs[i].len, srcs[i].origin, &t, err, errlen)) != 0) {
+			cJSON_Delete(all);
+			return rc;
+		}
+		int scol = pp_csv_column(&t, "source");
+		for (size_t r = 1; r < t.nrows && scol >= 0; r++) {
+			char f[64];
+			val_family_key(pp_csv_get(&t, r, scol), f, sizeof f);
+			bool seen = false;
+			for (int k = 0; k < nf; k++)
+				seen = seen || !strcmp(fams[k], f);
+			if (!seen && nf < 64)
+				pp_strlcpy(fams[nf++], f, sizeof fams[0]);
+		}
+		pp_csv_free(&t);
+	}
+	cJSON *doc = cJSON_CreateObject();
+	cJSON_AddStringToObject(doc, "kind", "validate-cross");
+	cJSON_AddStringToObject(doc, "set", "serving");
+	cJSON_AddStringToObject(doc, "data", origin);
+	cJSON *rows = cJSON_AddArrayToObject(doc, "rows");
+	cJSON *folds = cJSON_AddArrayToObject(doc, "folds");
+	for (int f = 0; f < nf && rc == 0; f++) {
+		if ((rc = begin_write(db, "SAVEPOINT paraplan_xval", err, errlen)) != 0)
+			break;
+		/* each fold starts from the profiles' defaults: the shipped (or saved) engine fits were
+		 * made on every row, the family left out included */
+		if ((rc = hw_exec_simple(db, "DELETE FROM param WHERE scope = 'engine' AND origin = 'fitted'", err, errlen)) !=
+		    0) {
+			hw_exec_simple(db, "ROLLBACK TO paraplan_xval", NULL, 0);
+			hw_exec_simple(db, "RELEASE paraplan_xval", NULL, 0);
+			break;
+		}
+		serve_opts train = {NULL, NULL, fams[f], true, true};
+		cJSON *fold = cJSON_CreateObject();
+		cJSON_AddStringToObject(fold, "family", fams[f]);
+		cJSON_AddItemToArray(folds, fold);
+		rc = fit_engines_on(db, srcs, n, &train, NULL, max_evals, cJSON_AddArrayToObject(fold, "fits"), err, errlen);
+		cJSON *pd = NULL;
+		if (rc == 0) {
+			serve_opts test = {NULL, NULL, fams[f], false, true};
+			rc = serving_report(db, srcs, n, &test, &pd, err, errlen);
+		}
+		hw_exec_simple(db, "ROLLBACK TO paraplan_xval", NULL, 0);
+		hw_exec_simple(db, "RELEASE paraplan_xval", NULL, 0);
+		if (rc == 0) {
+			cJSON *x;
+			cJSON_ArrayForEach(x, cJSON_GetObjectItem(pd, "rows"))
+			{
+				cJSON_AddItemToArray(rows, cJSON_Duplicate(x, true));
+			}
+		}
+		cJSON_Delete(pd);
+	}
+	if (rc != 0) {
+		cJSON_Delete(doc);
+		cJSON_Delete(all);
+		return rc;
+	}
+	cJSON *sk = cJSON_Duplicate(cJSON_GetObjectItem(all, "skipped"), true);
+	cJSON_AddItemToObject(doc, "skipped", sk);
+	cJSON_Delete(all);
+	val_summarize(doc, rows, sk);
+	val_group(cJSON_AddArrayToObject(doc, "engines"), rows, "engine");
+	val_group(cJSON_AddArrayToObject(doc, "kinds"), rows, "kind");
+	*out = doc;
 	return 0;
 }

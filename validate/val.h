@@ -79,15 +79,21 @@ int val_fit_save(hw_db *db, const struct cJSON *fit, char *err, size_t errlen);
 
 /* ---- serving ------------------------------------------------------------------------------- */
 
-/* Serving rows (the columns of validate/data/published-serving.csv): static batches and
- * closed-loop concurrency runs, their throughput and latencies; the same report as training. */
-int val_serving(hw_db *db, const char *text, size_t len, const char *origin, struct cJSON **out, char *err,
+/* Serving rows (the columns of validate/data/published-serving.csv and
+ * ../shared/validation/serving-2024-2025.csv): static batches, closed-loop concurrency and
+ * Poisson-rate runs, their throughput and latencies, each under the engine profile its engine
+ * column names (or `engine` for every row when not NULL); the same report as training, with
+ * summaries per engine and per metric kind (throughput, ttft, tpot). */
+int val_serving(hw_db *db, const val_src *srcs, size_t n, const char *engine, struct cJSON **out, char *err,
 		size_t errlen);
 /* The reading half (rows read and checked, nothing simulated). */
-int val_serving_rows(hw_db *db, const char *text, size_t len, const char *origin, struct cJSON **out, char *err,
-		     size_t errlen);
-/* Fits iter_overhead_s and serve_allreduce_us of the systems named in `systems` to the rows. */
-int val_serving_fit(hw_db *db, const char *text, size_t len, const char *origin, const char *const *systems,
-		    int max_evals, struct cJSON **out, char *err, size_t errlen);
+int val_serving_rows(hw_db *db, const val_src *srcs, size_t n, struct cJSON **out, char *err, size_t errlen);
+/* Fits each engine's few parameters (sched_us, serve_gemm_scale) over all of its rows on every GPU, or
+ * only `engine`'s when not NULL; the database is left as it was. */
+int val_serving_fit(hw_db *db, const val_src *srcs, size_t n, const char *engine, int max_evals, struct cJSON **out,
+		    char *err, size_t errlen);
+/* Leaves one source family out at a time: fits the engines on the others, predicts it. */
+int val_serving_cross_validate(hw_db *db, const val_src *srcs, size_t n, int max_evals, struct cJSON **out,
+			       char *err, size_t errlen);
 
 #endif

@@ -30,5 +30,7 @@ double val_speed_error(double predicted, double measured, bool time_like);
  * report's rows (each with "source", "family", "error" and "speed_error") to doc; the mean signed
  * error is of the speed errors. */
 void val_summarize(struct cJSON *doc, const struct cJSON *rows, const struct cJSON *skipped);
+/* One summary (rows, MAPE, mean signed speed error) per distinct value of the rows' `key` into arr. */
+void val_group(struct cJSON *arr, const struct cJSON *rows, const char *key);
 
 #endif

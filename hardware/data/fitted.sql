@@ -23,10 +23,13 @@
 -- The GPUs keep their measured kernel rates (params.sql): no framework's behaviour is fitted
 -- into them.
 --
--- Serving (per system), fitted over the hgx-h200 rows of validate/data/published-serving.csv:
---   iter_overhead_s     per-iteration CPU and launch time of the serving engine
---   serve_allreduce_us  latency of a decode step's small TP all-reduce
--- and transferred to the other systems of the same NVLink 4 NVSwitch generation.
+-- Serving (per engine profile, over all of its rows on every GPU) over validate/data/published-serving.csv + serving-2024-2025.csv:
+--   vllm      25 rows, MAPE 48.8% -> 38.0%
+--   vllm-v0   17 rows, MAPE 70.3% -> 67.5%
+--   trtllm     3 rows, MAPE 54.7% -> 34.1%
+-- each with
+--   sched_us       the host's scheduling time per iteration, fixed part
+--   serve_gemm_scale the rate its GEMMs reach, as a fraction of the GPU's measured rate
 INSERT INTO param(scope, subject, key, value, origin, method, source) VALUES
 ('framework', 'generic', 'attn_scale', 0.669418, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 609 rows, MAPE 12.5% -> 12.0%', 'validate/data/published-training.csv + training-2024-2025.csv'),
 ('framework', 'generic', 'comm_slowdown', 0.329138, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 609 rows, MAPE 12.5% -> 12.0%', 'validate/data/published-training.csv + training-2024-2025.csv'),
@@ -78,23 +81,9 @@ INSERT INTO param(scope, subject, key, value, origin, method, source) VALUES
 ('framework', 'llm-foundry', 'err_p90', 0.0891437, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 191 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
 ('framework', 'maxtext', 'err_p10', -0.15109, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 40 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
 ('framework', 'maxtext', 'err_p90', 0.113115, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 40 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('system', 'hgx-h200', 'iter_overhead_s', 0.000960997, 'fitted', 'paraplan validate --set serving --fit hgx-h200: Nelder-Mead over 8 rows, MAPE 31.2% -> 29.3%', 'validate/data/published-serving.csv'),
-('system', 'hgx-h200', 'serve_allreduce_us', 5.36475, 'fitted', 'paraplan validate --set serving --fit hgx-h200: Nelder-Mead over 8 rows, MAPE 31.2% -> 29.3%', 'validate/data/published-serving.csv'),
-('system', 'dgx-h100', 'iter_overhead_s', 0.000960997, 'fitted', 'transferred from the hgx-h200 serving fit (an NVLink 4 NVSwitch system, the same engines)', 'validate/data/published-serving.csv'),
-('system', 'dgx-h100', 'serve_allreduce_us', 5.36475, 'fitted', 'transferred from the hgx-h200 serving fit (an NVLink 4 NVSwitch system, the same engines)', 'validate/data/published-serving.csv'),
-('system', 'aws-p5', 'iter_overhead_s', 0.000960997, 'fitted', 'transferred from the hgx-h200 serving fit (an NVLink 4 NVSwitch system, the same engines)', 'validate/data/published-serving.csv'),
-('system', 'aws-p5', 'serve_allreduce_us', 5.36475, 'fitted', 'transferred from the hgx-h200 serving fit (an NVLink 4 NVSwitch system, the same engines)', 'validate/data/published-serving.csv'),
-('system', 'aws-p5e', 'iter_overhead_s', 0.000960997, 'fitted', 'transferred from the hgx-h200 serving fit (an NVLink 4 NVSwitch system, the same engines)', 'validate/data/published-serving.csv'),
-('system', 'aws-p5e', 'serve_allreduce_us', 5.36475, 'fitted', 'transferred from the hgx-h200 serving fit (an NVLink 4 NVSwitch system, the same engines)', 'validate/data/published-serving.csv'),
-('system', 'aws-p5en', 'iter_overhead_s', 0.000960997, 'fitted', 'transferred from the hgx-h200 serving fit (an NVLink 4 NVSwitch system, the same engines)', 'validate/data/published-serving.csv'),
-('system', 'aws-p5en', 'serve_allreduce_us', 5.36475, 'fitted', 'transferred from the hgx-h200 serving fit (an NVLink 4 NVSwitch system, the same engines)', 'validate/data/published-serving.csv'),
-('system', 'azure-nd-h100-v5', 'iter_overhead_s', 0.000960997, 'fitted', 'transferred from the hgx-h200 serving fit (an NVLink 4 NVSwitch system, the same engines)', 'validate/data/published-serving.csv'),
-('system', 'azure-nd-h100-v5', 'serve_allreduce_us', 5.36475, 'fitted', 'transferred from the hgx-h200 serving fit (an NVLink 4 NVSwitch system, the same engines)', 'validate/data/published-serving.csv'),
-('system', 'azure-nd-h200-v5', 'iter_overhead_s', 0.000960997, 'fitted', 'transferred from the hgx-h200 serving fit (an NVLink 4 NVSwitch system, the same engines)', 'validate/data/published-serving.csv'),
-('system', 'azure-nd-h200-v5', 'serve_allreduce_us', 5.36475, 'fitted', 'transferred from the hgx-h200 serving fit (an NVLink 4 NVSwitch system, the same engines)', 'validate/data/published-serving.csv'),
-('system', 'gcp-a3-high', 'iter_overhead_s', 0.000960997, 'fitted', 'transferred from the hgx-h200 serving fit (an NVLink 4 NVSwitch system, the same engines)', 'validate/data/published-serving.csv'),
-('system', 'gcp-a3-high', 'serve_allreduce_us', 5.36475, 'fitted', 'transferred from the hgx-h200 serving fit (an NVLink 4 NVSwitch system, the same engines)', 'validate/data/published-serving.csv'),
-('system', 'gcp-a3-mega', 'iter_overhead_s', 0.000960997, 'fitted', 'transferred from the hgx-h200 serving fit (an NVLink 4 NVSwitch system, the same engines)', 'validate/data/published-serving.csv'),
-('system', 'gcp-a3-mega', 'serve_allreduce_us', 5.36475, 'fitted', 'transferred from the hgx-h200 serving fit (an NVLink 4 NVSwitch system, the same engines)', 'validate/data/published-serving.csv'),
-('system', 'gcp-a3-ultra', 'iter_overhead_s', 0.000960997, 'fitted', 'transferred from the hgx-h200 serving fit (an NVLink 4 NVSwitch system, the same engines)', 'validate/data/published-serving.csv'),
-('system', 'gcp-a3-ultra', 'serve_allreduce_us', 5.36475, 'fitted', 'transferred from the hgx-h200 serving fit (an NVLink 4 NVSwitch system, the same engines)', 'validate/data/published-serving.csv');
+('engine', 'vllm', 'sched_us', 2.15313e-21, 'fitted', 'paraplan validate --set serving --fit: Nelder-Mead on MAPE over 25 rows of vllm (48.8% -> 38.0%)', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'vllm', 'serve_gemm_scale', 1.3, 'fitted', 'paraplan validate --set serving --fit: Nelder-Mead on MAPE over 25 rows of vllm (48.8% -> 38.0%)', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'vllm-v0', 'sched_us', 4872.89, 'fitted', 'paraplan validate --set serving --fit: Nelder-Mead on MAPE over 17 rows of vllm-v0 (70.3% -> 67.5%)', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'vllm-v0', 'serve_gemm_scale', 1.20394, 'fitted', 'paraplan validate --set serving --fit: Nelder-Mead on MAPE over 17 rows of vllm-v0 (70.3% -> 67.5%)', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'trtllm', 'sched_us', 718.687, 'fitted', 'paraplan validate --set serving --fit: Nelder-Mead on MAPE over 3 rows of trtllm (54.7% -> 34.1%)', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'trtllm', 'serve_gemm_scale', 0.757083, 'fitted', 'paraplan validate --set serving --fit: Nelder-Mead on MAPE over 3 rows of trtllm (54.7% -> 34.1%)', 'validate/data/published-serving.csv + serving-2024-2025.csv');

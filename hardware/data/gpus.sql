@@ -203,3 +203,18 @@ INSERT INTO figure_source(tbl, name, field, source, confidence) VALUES
 ('gpu', 'v100-sxm3-32gb', 'l2_bytes', 'V100 6 MB (hardware.md 1.2, M)', 'medium'),
 ('gpu', 'v100-sxm3-32gb', 'sms', 'V100: 80 SMs (hardware.md 1.2)', 'high'),
 ('gpu', 'v100-sxm3-32gb', 'tdp_w', 'DGX-2H V100 SXM3 at 450 W (Shoeybi et al. 2019 describe DGX-2H servers)', 'low');
+
+-- The Hopper GPU of the GH200 Grace Hopper Superchip with 144 GB of HBM3e, on which MLPerf
+-- Inference v4.1 results ran (serving-2024-2025.csv): the H100's compute (same SMs and tensor
+-- peaks) with faster, larger memory; its module runs up to 1000 W with the Grace CPU.
+INSERT INTO gpu(name, vendor, arch, memory_bytes, hbm_gbps, l2_bytes, sms, boost_mhz, tdp_w,
+  fp64_tflops, fp32_tflops, tf32_tflops, fp16_tflops, bf16_tflops, fp8_tflops, int8_tops, int4_tops,
+  tensor_units, fp16_flops_per_clock_unit, source) VALUES
+('gh200', 'nvidia', 'hopper', 154618822656, 4900, 52428800, 132, 1830, 900,
+  66.9, 66.9, 494.7, 989.4, 989.4, 1978.9, 1978.9, NULL, NULL, NULL,
+  'NVIDIA GH200 Grace Hopper Superchip datasheet (HBM3e version: 144 GB, 4.9 TB/s; H100 tensor cores) https://resources.nvidia.com/en-us-grace-cpu/grace-hopper-superchip');
+INSERT INTO figure_source(tbl, name, field, source, confidence) VALUES
+('gpu', 'gh200', 'memory_bytes', 'datasheet label 144 GB HBM3e taken as 144 x 2^30 B (the MLPerf v4.1 system name GH200-144GB)', 'medium'),
+('gpu', 'gh200', 'hbm_gbps', 'GH200 HBM3e datasheet 4.9 TB/s, remembered (hardware.md has no GH200 row)', 'medium'),
+('gpu', 'gh200', 'bf16_tflops', 'the H100 SXM dense peaks: the same Hopper GPU (hardware.md 4.4 lists GH200 MAMF 828.6 BF16 / 1535 FP8, above the H100 SXM''s at its higher power)', 'medium'),
+('gpu', 'gh200', 'tdp_w', 'GH200 module up to 1000 W with the CPU; MLPerf and ml-engineering quote the GPU at 900 W (hardware.md 4.4)', 'low');

@@ -238,4 +238,27 @@ INSERT INTO param(scope, subject, key, value, origin, method, source) VALUES
 ('gpu', 'mi300x', 'attn_flash2_fwd', 0.30, 'default', 'CK flash attention about 350-450 TFLOP/s forward of 1307 (low confidence: MI325X FlyDSL comparison)', 'ROCm/FlyDSL PR #225 (docs/profiles.md)'),
 ('gpu', 'mi300x', 'attn_flash2_bwd', 0.24, 'default', 'CK flash attention backward: the forward x 0.8 (no measurement)', 'ROCm/FlyDSL PR #225 (docs/profiles.md)'),
 ('gpu', 'mi325x', 'attn_flash2_fwd', 0.30, 'default', 'CK flash attention about 350-450 TFLOP/s forward of 1307 (low confidence: MI325X FlyDSL comparison)', 'ROCm/FlyDSL PR #225 (docs/profiles.md)'),
-('gpu', 'mi325x', 'attn_flash2_bwd', 0.24, 'default', 'CK flash attention backward: the forward x 0.8 (no measurement)', 'ROCm/FlyDSL PR #225 (docs/profiles.md)');
+('gpu', 'mi325x', 'attn_flash2_bwd', 0.24, 'default', 'CK flash attention backward: the forward x 0.8 (no measurement)', 'ROCm/FlyDSL PR #225 (docs/profiles.md)'),
+-- ---- GPUs added for the 2024-2025 serving rows, and the 4-bit rates ----------------------------
+-- gh200: the H100's Hopper GPU with HBM3e (gpus.sql)
+('gpu', 'gh200', 'gemm_eff_bf16', 0.84, 'default', 'MAMF best-shape maximum BF16 828.6 of 989.4 (GH200 at 900 W)', 'ml-engineering https://github.com/stas00/ml-engineering/blob/master/compute/accelerator/README.md (hardware.md 4.4)'),
+('gpu', 'gh200', 'gemm_eff_fp16', 0.84, 'default', 'BF16 MAMF maximum 828.6 of 989.4 applied to FP16 (same dense peak)', 'ml-engineering (hardware.md 4.4)'),
+('gpu', 'gh200', 'gemm_eff_fp8', 0.70, 'default', 'the H100 SXM cuBLASLt large-shape FP8 figure (1377 of 1979, same GPU); the GH200 MAMF maximum 1535 (0.78) is a best shape', 'Azure AI-benchmarking-guide ND H100 v5; ml-engineering (hardware.md 4.4)'),
+('gpu', 'gh200', 'hbm_eff', 0.85, 'default', 'no measurement: hardware.md default for streaming kernels on HBM3/3e (85-90% of peak), low end', 'hardware.md 4.5'),
+('gpu', 'gh200', 'gemm_k_ramp', 128, 'default', 'convention: tile prologue/epilogue charged as 128 extra k-steps; hardware.md has no per-k measurements', 'hardware/cost.c'),
+('gpu', 'gh200', 'kernel_launch_us', 3, 'default', 'convention: a few microseconds per kernel launch; not a published measurement', 'hardware/cost.c'),
+('gpu', 'gh200', 'attn_flash3_fwd', 0.839, 'default', 'H100 SXM rows (the same Hopper GPU): fit of rate = eff x peak x S/(S + ramp) to FA3 fwd TFLOP/s by S (1024 364, 2048 560, 4096 667, 8192 685)', 'kernels.csv: meta-pytorch/tritonbench PR #1267 (H100 BF16 FA3 causal, B=4 H=48 D=128, S=1K-8K)'),
+('gpu', 'gh200', 'attn_seq_ramp_fwd', 1200, 'default', 'H100 SXM rows (the same Hopper GPU): fit of rate = eff x peak x S/(S + ramp) to FA3 fwd TFLOP/s by S (1024 364, 2048 560, 4096 667, 8192 685)', 'kernels.csv: meta-pytorch/tritonbench PR #1267 (H100 BF16 FA3 causal, B=4 H=48 D=128, S=1K-8K)'),
+('gpu', 'gh200', 'attn_flash3_bwd', 0.775, 'default', 'H100 SXM rows (the same Hopper GPU): fit of rate = eff x peak x S/(S + ramp) to FA3 bwd TFLOP/s by S (1024 182, 2048 316, 4096 444, 8192 539)', 'kernels.csv: meta-pytorch/tritonbench PR #1267 (H100 BF16 FA3 causal, B=4 H=48 D=128, S=1K-8K)'),
+('gpu', 'gh200', 'attn_seq_ramp_bwd', 3140, 'default', 'H100 SXM rows (the same Hopper GPU): fit of rate = eff x peak x S/(S + ramp) to FA3 bwd TFLOP/s by S (1024 182, 2048 316, 4096 444, 8192 539)', 'kernels.csv: meta-pytorch/tritonbench PR #1267 (H100 BF16 FA3 causal, B=4 H=48 D=128, S=1K-8K)'),
+('gpu', 'gh200', 'attn_flash2_fwd', 0.33, 'default', 'H100 SXM figure (the same Hopper GPU): FlashAttention-2 class on Hopper: PyTorch SDPA flash 288-304 TFLOP/s of 989 (D=128); FA3 paper: FA2 about 35%', 'pytorch/benchmark PR #2296; FA3 paper arXiv 2407.08608 (docs/profiles.md)'),
+('gpu', 'gh200', 'attn_flash2_bwd', 0.28, 'default', 'H100 SXM figure (the same Hopper GPU): FlashAttention-2 class on Hopper, backward: the forward x 0.85 (FA2 backward/forward on A100)', 'FA3 paper arXiv 2407.08608; FA2 paper arXiv 2307.08691'),
+-- mi325x: the MI300X silicon with HBM3E: its measured FP8 rate applies
+('gpu', 'mi325x', 'gemm_eff_fp8', 0.44, 'default', 'MI300X FP8 hipBLASLt 1081-1223 of 2614.9 (kernels.csv) applied: the same CDNA3 silicon and clock', 'kernels.csv: Azure AI-benchmarking-guide ND MI300X v5 (hardware.md 1.1)'),
+-- Blackwell FP4 (NVFP4/MXFP4): dense peaks and the one measured FP4 GEMM rate
+('gpu', 'b200', 'fp4_tflops', 9000, 'default', 'FP4 dense 9000 TFLOP/s per B200 (HGX B200; 18 PFLOP/s is the sparse figure)', 'NVIDIA HGX B200 (hardware.md 1.1)'),
+('gpu', 'gb200', 'fp4_tflops', 10000, 'default', 'FP4 dense 10000 TFLOP/s per GPU of the GB200 NVL72', 'NVIDIA GB200 NVL72 (hardware.md 1.1)'),
+('gpu', 'gb200', 'gemm_eff_fp4', 0.76, 'default', 'FP4 cuBLASLt 7628 of 10000 TFLOP/s (Azure ND GB200 v6)', 'Azure AI-benchmarking-guide ND GB200 v6 results (hardware.md 4.4)'),
+('gpu', 'b200', 'gemm_eff_fp4', 0.76, 'default', 'no B200 FP4 figure: the GB200 cuBLASLt fraction 7628 of 10000 applied (the same Blackwell GPU)', 'Azure AI-benchmarking-guide ND GB200 v6 results (hardware.md 4.4)'),
+-- systems
+('system', 'mi325x-8', 'p2p_eff_intra', 0.143, 'default', 'topology, not a measurement: a peer-to-peer stream uses one xGMI link, 64 of the 448 GB/s of 7 links', 'hardware.md 1.3 (as mi300x-8)');

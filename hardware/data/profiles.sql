@@ -55,3 +55,73 @@ INSERT INTO param(scope, subject, key, value, origin, method, source) VALUES
 ('framework', 'pytorch', 'attention', 1, 'default', 'flash2: PyTorch SDPA', 'PyTorch scaled_dot_product_attention backends'),
 ('framework', 'maxtext', 'attention', 2, 'default', 'flash3: attention=cudnn_flash_te', 'dgxc-benchmarking maxtext/configure.sh'),
 ('framework', 'nemo-automodel', 'attention', 2, 'default', 'flash3: TE DotProductAttention (cuDNN)', 'Automodel benchmark configs attn: te');
+
+-- Serving engines (kind 'engine'): what each runs and how it schedules (docs/engines.md has the
+-- facts with their sources).  The behaviour rows below are the engines' own defaults at the
+-- versions named; a deployment that sets them otherwise says so (simulate serve's flags, the
+-- validation rows' stated settings).  Their kernel scales and host times are fitted once per
+-- engine over all of its published rows on every GPU (fitted-engines.sql), never per GPU;
+-- `generic` holds what every engine's rows say together, the values an engine without rows of
+-- its own (or left out of a cross-validation fold) runs with.
+INSERT INTO profile(kind, name, base, version, description, source) VALUES
+('engine', 'generic', NULL, 'any serving engine',
+  'an engine without a profile of its own: continuous batching with chunked prefill, CUDA graphs for small batches; what every engine''s rows say together',
+  'the fit over every serving row (docs/engines.md)'),
+('engine', 'vllm', 'generic', 'vLLM 0.8-0.10 (V1 engine)',
+  'vLLM V1: chunked prefill always, piecewise CUDA graphs for iterations up to 512 tokens, FlashAttention-3 on Hopper, custom all-reduce, dynamic fp8 activation scales (quantization=fp8)',
+  'vllm-project/vllm vllm/engine/arg_utils.py (get_batch_defaults, PR #17885), vllm/config.py (cudagraph capture sizes); vLLM blog 2025-01-27 (V1 alpha)'),
+('engine', 'vllm-v0', 'vllm', 'vLLM 0.2-0.6 and ROCm forks on the V0 engine',
+  'vLLM V0: prefill-only iterations while prompts wait (chunked prefill off by default below 32K context), CUDA graphs for decode batches up to 256, per-sequence Python scheduling; multi-step scheduling where a deployment sets it',
+  'vllm-project/vllm v0.6.x vllm/engine/arg_utils.py, vllm/worker/model_runner.py (_BATCH_SIZES_TO_CAPTURE); vLLM blog 2024-09-05 (perf update: scheduling 29% of time)'),
+('engine', 'sglang', 'generic', 'SGLang 0.4.x',
+  'SGLang: the overlap (zero-overhead) scheduler, prefill batches apart from decode batches, chunked prefill at 8192 tokens, CUDA graphs for decode batches up to 160, FlashAttention-3 or FlashInfer',
+  'sgl-project/sglang python/sglang/srt/server_args.py (chunked_prefill_size, cuda_graph_max_bs); LMSYS blog 2024-12-04 (SGLang v0.4 zero-overhead scheduler)'),
+('engine', 'trtllm', 'generic', 'TensorRT-LLM 0.10-1.0',
+  'TensorRT-LLM: in-flight batching of whole prompts with decode tokens (chunked context when enabled), C++ runtime, FP8 context FMHA and XQA decode kernels, static fp8 scales from ModelOpt calibration, overlap scheduler',
+  'NVIDIA/TensorRT-LLM docs (batch manager, overlap scheduler), mlcommons/inference_results_v4.1 and v5.1 closed/NVIDIA/configs');
+
+INSERT INTO param(scope, subject, key, value, origin, method, source) VALUES
+-- generic
+('engine', 'generic', 'max_num_seqs', 256, 'default', 'vLLM''s default batch limit, the smallest of the engines''', 'vllm/engine/arg_utils.py'),
+('engine', 'generic', 'max_num_batched_tokens', 8192, 'default', 'a budget of 8192 tokens an iteration (vLLM V1 API server on large GPUs, SGLang chunked_prefill_size, TensorRT-LLM max_num_tokens)', 'docs/engines.md'),
+('engine', 'generic', 'prefill', 0, 'default', 'chunked: decode first, prefill chunks fill the budget', 'docs/engines.md'),
+('engine', 'generic', 'cuda_graph_max', 256, 'default', 'decode iterations up to 256 tokens from captured graphs', 'docs/engines.md'),
+('engine', 'generic', 'cuda_graph_mixed', 0, 'default', 'only decode-only iterations from graphs', 'docs/engines.md'),
+-- vLLM V1
+('engine', 'vllm', 'max_num_seqs', 1024, 'default', 'V1 default for the API server on GPUs of 70 GiB or more other than A100 (256 on smaller ones and A100)', 'vllm/engine/arg_utils.py get_batch_defaults (PR #17885), vLLM 0.9+'),
+('engine', 'vllm', 'max_num_batched_tokens', 8192, 'default', 'V1 API-server default on GPUs of 70 GiB or more other than A100 (2048 on smaller ones; 16384 for the offline LLM class)', 'vllm/engine/arg_utils.py get_batch_defaults (PR #17885)'),
+('engine', 'vllm', 'prefill', 0, 'default', 'chunked prefill is always on in V1', 'vLLM blog 2025-01-27 (V1 alpha)'),
+('engine', 'vllm', 'cuda_graph_max', 512, 'default', 'capture sizes [1, 2, 4] + range(8, 513, 8) tokens', 'vllm/config.py CompilationConfig (cudagraph_capture_sizes), vLLM 0.9'),
+('engine', 'vllm', 'cuda_graph_step', 8, 'default', 'capture sizes step by 8 tokens above 8', 'vllm/config.py'),
+('engine', 'vllm', 'cuda_graph_mixed', 1, 'default', 'piecewise graphs: every iteration up to the largest capture size, prefill tokens included (attention runs between the pieces)', 'vLLM blog 2025-01-27 (V1: piecewise CUDA graphs)'),
+('engine', 'vllm', 'prefill_attention', 2, 'default', 'flash3: vllm-flash-attn FlashAttention-3 on Hopper (FlashAttention-2 class elsewhere)', 'vllm/attention/backends; research memo C1 (Krai v5.1 READMEs)'),
+('engine', 'vllm', 'fp8_scaling', 1, 'default', 'quantization=fp8 computes per-tensor activation scales at run time', 'vllm/model_executor/layers/quantization/fp8.py'),
+('engine', 'vllm', 'allreduce_us', 8, 'default', 'judgement: custom one-shot all-reduce over NVLink takes a few microseconds for decode-sized messages', 'vllm/distributed/device_communicators/custom_all_reduce.py'),
+('engine', 'vllm', 'overlap_schedule', 0, 'default', 'async scheduling came after 0.10', 'vLLM release notes 0.11'),
+-- vLLM V0
+('engine', 'vllm-v0', 'max_num_seqs', 256, 'default', 'V0 default', 'vllm v0.6 vllm/engine/arg_utils.py'),
+('engine', 'vllm-v0', 'max_num_batched_tokens', 4096, 'default', 'without chunked prefill the budget is the model''s context (max(max_model_len, 2048)); 4096 for the Llama 2 rows', 'vllm v0.6 vllm/config.py SchedulerConfig'),
+('engine', 'vllm-v0', 'prefill', 2, 'default', 'separate: prefill iterations first, decode when no prompt can be admitted', 'vllm v0.6 vllm/core/scheduler.py (_schedule_default)'),
+('engine', 'vllm-v0', 'cuda_graph_max', 256, 'default', 'decode batches up to 256 captured (_BATCH_SIZES_TO_CAPTURE)', 'vllm v0.6 vllm/worker/model_runner.py'),
+('engine', 'vllm-v0', 'cuda_graph_mixed', 0, 'default', 'prefill iterations run eagerly', 'vllm v0.6 vllm/worker/model_runner.py'),
+-- SGLang
+('engine', 'sglang', 'max_num_seqs', 1024, 'default', 'max_running_requests follows the KV pool; a deployment states its own', 'sglang server_args.py'),
+('engine', 'sglang', 'max_num_batched_tokens', 8192, 'default', 'chunked_prefill_size 8192 on large GPUs', 'sglang server_args.py'),
+('engine', 'sglang', 'prefill', 2, 'default', 'separate: prefill batches run apart from decode batches (mixed chunks off by default)', 'sglang scheduler.py (enable_mixed_chunk default off)'),
+('engine', 'sglang', 'cuda_graph_max', 160, 'default', 'cuda_graph_max_bs 160 in the 0.4.x line; larger decode batches run without graphs', 'sglang server_args.py (research memo C1)'),
+('engine', 'sglang', 'cuda_graph_mixed', 0, 'default', 'graphs for decode batches only', 'sglang cuda_graph_runner.py'),
+('engine', 'sglang', 'overlap_schedule', 1, 'default', 'the zero-overhead overlap scheduler is on by default from 0.4', 'LMSYS blog 2024-12-04'),
+('engine', 'sglang', 'prefill_attention', 2, 'default', 'flash3: attention_backend fa3 on Hopper (FlashInfer otherwise)', 'Krai v5.1 READMEs (attention_backend=fa3)'),
+('engine', 'sglang', 'fp8_scaling', 1, 'default', 'quantization=fp8 computes activation scales at run time', 'sglang quantization/fp8.py'),
+('engine', 'sglang', 'allreduce_us', 8, 'default', 'judgement: custom one-shot all-reduce (vLLM''s kernel) over NVLink', 'sglang distributed/device_communicators'),
+-- TensorRT-LLM
+('engine', 'trtllm', 'max_num_seqs', 2048, 'default', 'max_batch_size 2048 (BuildConfig and the PyTorch backend)', 'TensorRT-LLM tensorrt_llm/builder.py BuildConfig'),
+('engine', 'trtllm', 'max_num_batched_tokens', 8192, 'default', 'max_num_tokens 8192', 'TensorRT-LLM tensorrt_llm/builder.py BuildConfig'),
+('engine', 'trtllm', 'prefill', 1, 'default', 'mixed: whole prompts batched with the generation tokens; chunked context only when enabled', 'TensorRT-LLM docs: in-flight batching, chunked context'),
+('engine', 'trtllm', 'cuda_graph_max', 0, 'default', 'the C++ runtime launches each engine''s kernels (use_graphs False in the MLPerf configs)', 'mlcommons/inference_results_v4.1 closed/NVIDIA/configs/llama2-70b'),
+('engine', 'trtllm', 'launch_us', 1, 'default', 'judgement: a C++ runtime enqueues a kernel in about a microsecond (cudaLaunchKernel 1-3 us, hardware.md)', 'research memo A7'),
+('engine', 'trtllm', 'overlap_schedule', 1, 'default', 'the host schedules step n+1 while the GPU runs step n', 'TensorRT-LLM docs: overlap scheduler'),
+('engine', 'trtllm', 'prefill_attention', 2, 'default', 'flash3: TensorRT-LLM context FMHA and XQA generation kernels', 'TensorRT-LLM docs: attention'),
+('engine', 'trtllm', 'fp8_attention', 1, 'default', 'use_fp8_context_fmha with an fp8 KV cache', 'mlcommons/inference_results_v5.1 closed/NVIDIA/configs (use_fp8_context_fmha)'),
+('engine', 'trtllm', 'fp8_scaling', 0, 'default', 'static per-tensor scales from ModelOpt calibration, the cast fused into the kernel before', 'NVIDIA MLPerf documentation/calibration.md'),
+('engine', 'trtllm', 'allreduce_us', 6, 'default', 'judgement: TensorRT-LLM''s one-shot all-reduce plugin over NVLink takes a few microseconds', 'TensorRT-LLM docs: custom all-reduce');

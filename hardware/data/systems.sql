@@ -188,3 +188,20 @@ INSERT INTO figure_source(tbl, name, field, source, confidence) VALUES
 ('system', 'dgx-2h', 'scaleup_gbps', 'V100 NVLink 2: 6 links, 300 GB/s both directions per GPU; DGX-2 uses 12 NVSwitch gen1 (hardware.md 1.3, M)', 'medium'),
 ('system', 'dgx-2h', 'scaleup_latency_us', 'no V100 figure: 8x A100 small-message all_reduce ~45 us used (hardware.md 2.4)', 'low'),
 ('system', 'dgx-2h', 'scaleout_latency_us', 'no figure: middle of the 45-75 us IB rule of thumb (hardware.md 2.4)', 'low');
+
+-- Systems of the 2024-2025 serving measurements that the tables above lack.
+INSERT INTO system(name, description, gpu, gpus_per_node, scaleup, scaleup_gbps, scaleup_domain,
+  nics_per_node, nic_gbit, scaleout, scaleup_latency_us, scaleout_latency_us, oversubscription, node_power_kw, source) VALUES
+('gh200', 'NVIDIA GH200 Grace Hopper Superchip: one H100-class GPU per node, NVLink-C2C to its Grace CPU', 'gh200', 1,
+  'nvlink', 450, 1, 1, 400, 'ib-ndr', 26, 47, 1, NULL,
+  'NVIDIA GH200 datasheet: one GPU per superchip, NVLink 4 (900 GB/s both directions), one ConnectX-7 400 Gb/s per superchip in MGX servers; the single-superchip MLPerf Inference v4.1 system'),
+('mi325x-8', 'AMD MI325X 8-GPU platform: fully connected Infinity Fabric mesh, no switch', 'mi325x', 8,
+  'xgmi', 448, 8, 8, 400, 'roce', 45, 60, 1, NULL,
+  'as mi300x-8 (hardware.md 1.3: 7 Infinity Fabric links per GPU, 64 GB/s per direction each): MI325X is the MI300X package with HBM3E');
+INSERT INTO figure_source(tbl, name, field, source, confidence) VALUES
+('system', 'gh200', 'nics_per_node', 'assumption: one ConnectX-7 400 Gb/s per superchip (NVIDIA MGX GH200 reference designs, remembered)', 'low'),
+('system', 'gh200', 'scaleup_latency_us', 'one GPU: no intra-node collective; the 8x H100 NVLS figure kept for a multi-GPU use', 'low'),
+('system', 'gh200', 'scaleout_latency_us', 'Hopper NDR IB 46-48 us (https://github.com/NVIDIA/nccl-tests, hardware.md 2.4)', 'medium'),
+('system', 'mi325x-8', 'nics_per_node', 'assumption: one 400 Gb/s NIC per GPU, as mi300x-8', 'low'),
+('system', 'mi325x-8', 'scaleup_latency_us', 'no RCCL figure: upper end of the 15-45 us intra-node rule of thumb (hardware.md 2.4)', 'low'),
+('system', 'mi325x-8', 'scaleout_latency_us', 'no figure: middle of the 45-75 us IB rule of thumb (hardware.md 2.4)', 'low');

@@ -15,7 +15,8 @@ fuzz_validate_serving(const uint8_t *data, size_t size)
 {
 	cJSON *doc = NULL;
 	char err[1024] = "";
-	if (val_serving_rows(fuzz_db(), (const char *)data, size, "fuzz.csv", &doc, err, sizeof err) != 0) {
+	val_src src = {(const char *)data, size, "fuzz.csv"};
+	if (val_serving_rows(fuzz_db(), &src, 1, &doc, err, sizeof err) != 0) {
 		FUZZ_CHECK(doc == NULL && err[0] != '\0');
 		return 0;
 	}
