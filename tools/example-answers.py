@@ -89,9 +89,22 @@ def main():
     cap = []
     for s in d("capacity-70b")["systems"]:
         c = s["config"]
-        cap.append("%s: %d GPUs (TP %d, PP %d, CP %d, DP %d), %.1f days, MFU %.0f%%"
-                   % (s["system"], s["gpus"], c["tp"], c["pp"], c.get("cp", 1), c["dp"], s["days"], 100 * s["mfu"]))
-    rows.append(("11 Llama-3-70B on 15T tokens in 90 days", "; ".join(cap)))
+        f = s.get("failures") or {}
+        cap.append("%s: %d GPUs (TP %d, PP %d, CP %d, DP %d), %.1f days, MFU %.0f%%%s"
+                   % (s["system"], s["gpus"], c["tp"], c["pp"], c.get("cp", 1), c["dp"], s["days"], 100 * s["mfu"],
+                      ", goodput %.1f%%" % (100 * f["goodput"]) if "goodput" in f else ""))
+    rows.append(("11 Llama-3-70B on 15T tokens in 90 days, failures counted", "; ".join(cap)))
+    ft = []
+    for k, label in (("ft-gpt2xl-full", "GPT-2 XL full fine-tuning on one T4"), ("ft-gpt2xl-lora", "LoRA r 16"),
+                     ("ft-70b-qlora-gpu", "Llama-2-70B QLoRA r 64 on one H100")):
+        x = d(k)
+        ft.append("%s %s%s, %s" % (label, gib(max(m["peak_bytes"] for m in x["memory"])),
+                                   "" if x["fits"] else " (does not fit)", step(x)))
+    p = d("ft-70b-lora-node")
+    w, c = p["winner"]["config"], p["counts"][0]["candidates"][0]
+    ft.append("Llama-2-70B LoRA r 16 on 8 H100: TP %d DP %d ZeRO %d, %s, %s" % (w["tp"], w["dp"], w["zero"], step(c),
+                                                                         gib(c["peak_bytes"])))
+    rows.append(("12 fine-tuning: full, LoRA, QLoRA", "; ".join(ft)))
     print("| example | what the current build answers |")
     print("| --- | --- |")
     for k, v in rows:
