@@ -31,7 +31,7 @@
 
 enum { OP_COMPUTE, OP_FLOW, OP_MARK };
 enum { ST_PENDING, ST_RUNNING, ST_DONE };
-enum { EV_END, EV_LATENCY };
+enum { EV_END, EV_LATENCY, EV_FREE }; /* EV_FREE: a node on the free list */
 
 typedef struct eop {
 	int32_t ndeps;   /* dependencies not yet done */
@@ -68,6 +68,7 @@ typedef struct estream {
 	double rem_ps;   /* picoseconds of work left at full speed */
 	int64_t since;   /* when rem_ps was last brought up to date */
 	uint32_t ver;    /* version of its completion event */
+	int32_t evn;     /* the queue node of that event, -1: none (see drop_event) */
 } estream;
 
 enum { PRIV_LEVELS = 4 }; /* distinct private link levels a flow tracks (see eflow) */
@@ -99,6 +100,7 @@ typedef struct eflow {
 	uint32_t version;
 	uint32_t mark;
 	int32_t op;    /* the op running it (or that ran it last) */
+	int32_t evn;   /* the queue node of its completion event, -1: none (see drop_event) */
 } eflow;
 
 /* A flow on a link: the flow and the link's place in the flow's list. */
@@ -136,7 +138,9 @@ typedef struct evnode {
 	int32_t op;
 	uint32_t ver;
 	int32_t next;    /* the next event of the bucket, or the next free node */
+	int32_t prev;    /* the previous event of the bucket, -1 */
 	uint8_t type;
+	uint8_t bucket;  /* the bucket it is in */
 } evnode;
 
 typedef struct equeue {
@@ -294,6 +298,7 @@ sim_stream_new(sim_engine *e, int rank, int kind)
 	s->rank = rank;
 	s->kind = (uint8_t)kind;
 	s->running = -1;
+	s->evn = -1;
 	erank *k = &e->ranks[rank];
 	if (kind == SIM_STREAM_COMPUTE && k->ncompstreams < 4)
 		k->comp[k->ncompstreams++] = (int32_t)e->nstreams;
@@ -526,6 +531,7 @@ sim_op_flow(sim_engine *e, const int *streams, int nstreams, const int *links, c
 		}
 		eflow *f = &e->flows[e->nflows];
 		memset(f, 0, sizeof *f);
+		f->evn = -1;
 		f->work0 = f->work = work;
 		f->cap = cap > 0 ? cap : 1.0;
 		f->weight = weight > 0 ? weight : 1.0;
@@ -640,12 +646,15 @@ static inline void
 bucket_append(equeue *q, int b, int32_t n, int64_t t)
 {
 	q->node[n].next = -1;
+	q->node[n].bucket = (uint8_t)b;
 	if (q->head[b] < 0) {
+		q->node[n].prev = -1;
 		q->head[b] = n;
 		q->min[b] = t;
 		if (b > 0)
 			q->used |= UINT64_C(1) << (b - 1);
 	} else {
+		q->node[n].prev = q->tail[b];
 		q->node[q->tail[b]].next = n;
 		if (t < q->min[b])
 			q->min[b] = t;
@@ -695,7 +704,7 @@ later_ps(sim_engine *e, int64_t dt_ps)
 	return e->now + dt_ps;
 }
 
-static inline __attribute__((always_inline)) void
+static inline __attribute__((always_inline)) int32_t
 push_event(sim_engine *e, int64_t t, int32_t op, uint32_t ver, int type)
 {
 	equeue *q = &e->q;
@@ -704,7 +713,7 @@ push_event(sim_engine *e, int64_t t, int32_t op, uint32_t ver, int type)
 		n = q->freenode;
 		q->freenode = q->node[n].next;
 	} else if ((n = node_new(e)) < 0) {
-		return;
+		return -1;
 	}
 	evnode *x = &q->node[n];
 	x->t = t;
@@ -713,6 +722,40 @@ push_event(sim_engine *e, int64_t t, int32_t op, uint32_t ver, int type)
 	x->type = (uint8_t)type;
 	bucket_append(q, bucket_of(t, q->last), n, t);
 	q->npending++;
+	return n;
+}
+
+/* Takes a completion event out of the queue before a rate change replaces it: node n if it
+ * still holds (op, ver)'s completion (it may have fired, and its node serve another event
+ * since).  Left in the queue, a replaced event would only be dropped when it came up (its
+ * version is stale), but until then every spreading of its bucket walks it again: under
+ * interference a step's compute ops are re-rated at every communication start and end, and the
+ * stale events outnumbered the live ones many times over in a full-mode 16,384-GPU step.  The
+ * bucket's earliest time stays a lower bound, which pop_event allows for. */
+static void
+drop_event(sim_engine *e, int32_t n, int32_t op, uint32_t ver)
+{
+	equeue *q = &e->q;
+	if (n < 0 || (size_t)n >= q->nnode)
+		return;
+	evnode *x = &q->node[n];
+	if (x->type != EV_END || x->op != op || x->ver != ver)
+		return;
+	int b = x->bucket;
+	if (x->prev >= 0)
+		q->node[x->prev].next = x->next;
+	else
+		q->head[b] = x->next;
+	if (x->next >= 0)
+		q->node[x->next].prev = x->prev;
+	else
+		q->tail[b] = x->prev;
+	if (q->head[b] < 0 && b > 0)
+		q->used &= ~(UINT64_C(1) << (b - 1));
+	x->type = EV_FREE;
+	x->next = q->freenode;
+	q->freenode = n;
+	q->npending--;
 }
 
 /* The earliest event; the queue must not be empty. */
@@ -720,8 +763,10 @@ static evnode
 pop_event(sim_engine *e)
 {
 	equeue *q = &e->q;
-	if (q->head[0] < 0) {
-		/* spread the lowest non-empty bucket against its earliest time */
+	while (q->head[0] < 0) {
+		/* spread the lowest non-empty bucket against its earliest time; when that time was a
+		 * dropped event's (drop_event), nothing lands in bucket 0 and the next spreading
+		 * starts from the exact earliest time of a lower bucket */
 		int b = __builtin_ctzll(q->used) + 1;
 		int64_t min = q->min[b];
 		int32_t n = q->head[b];
@@ -738,7 +783,10 @@ pop_event(sim_engine *e)
 	int32_t n = q->head[0];
 	evnode x = q->node[n];
 	q->head[0] = x.next;
+	if (x.next >= 0)
+		q->node[x.next].prev = -1;
 	q->node[n].next = q->freenode;
+	q->node[n].type = EV_FREE;
 	q->freenode = n;
 	q->npending--;
 	return x;
@@ -798,8 +846,9 @@ rerate(sim_engine *e, erank *k, double old_rate)
 		if (st->rem_ps < 0)
 			st->rem_ps = 0;
 		st->since = e->now;
+		drop_event(e, st->evn, st->running, st->ver);
 		st->ver++;
-		push_event(e, later(e, ceil(st->rem_ps / rate)), st->running, st->ver, EV_END);
+		st->evn = push_event(e, later(e, ceil(st->rem_ps / rate)), st->running, st->ver, EV_END);
 	}
 }
 
@@ -1161,11 +1210,12 @@ recompute(sim_engine *e, const int32_t *seed_links, int nseed, int32_t seed_flow
 	}
 	for (size_t i = 0; i < e->ncflows; i++) {
 		eflow *f = &e->flows[e->cflows[i]];
+		drop_event(e, f->evn, f->op, f->version);
 		f->version++;
 		double secs = f->rate > 0 ? f->work / f->rate : 0.0;
 		if (secs > 1e6) /* a starved flow: it is rescheduled when its neighbours change */
 			secs = 1e6;
-		push_event(e, later(e, ceil(secs * 1e12)), f->op, f->version, EV_END);
+		f->evn = push_event(e, later(e, ceil(secs * 1e12)), f->op, f->version, EV_END);
 	}
 }
 
@@ -1174,8 +1224,9 @@ static inline void
 flow_alone(sim_engine *e, eflow *f)
 {
 	f->rate = f->alone;
+	drop_event(e, f->evn, f->op, f->version);
 	f->version++;
-	push_event(e, later(e, ceil(f->work / f->rate * 1e12)), f->op, f->version, EV_END);
+	f->evn = push_event(e, later(e, ceil(f->work / f->rate * 1e12)), f->op, f->version, EV_END);
 }
 
 static inline void
@@ -1264,7 +1315,7 @@ op_start(sim_engine *e, int32_t id)
 		st->rem_ps = (double)dur;
 		st->since = e->now;
 		st->ver++;
-		push_event(e, later(e, ceil((double)dur / compute_rate(&e->ranks[st->rank]))), id, st->ver, EV_END);
+		st->evn = push_event(e, later(e, ceil((double)dur / compute_rate(&e->ranks[st->rank]))), id, st->ver, EV_END);
 	} else {
 		push_event(e, later_ps(e, dur), id, 0, EV_END);
 	}
