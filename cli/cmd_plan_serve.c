@@ -19,7 +19,9 @@ static const char about_text[] =
 	"--no-disaggregate), the highest rate one unit (a replica, or a prefill:decode group)\n"
 	"sustains within the SLO (found by bisection over simulated runs), the units the rate needs\n"
 	"(plus K spare replicas with --failures K, K of each kind when disaggregated, so the SLO\n"
-	"holds with K replicas down), checked by simulating the whole deployment at the rate.\n"
+	"holds with K replicas down; or, with --availability A, the fewest spares that keep the\n"
+	"needed replicas up a share A of the time given a failure rate and a repair time), checked\n"
+	"by simulating the whole deployment at the rate.\n"
 	"Ranked by dollars per hour at each system's price.\n"
 	"DIST as in 'simulate serve' (default prompt 512, output 256 tokens).\n";
 
@@ -33,6 +35,10 @@ print_serve_plan(const cJSON *doc)
 		printf(", P99 end-to-end <= %.0f ms", 1e3 * cli_num(slo, "e2e_p99_s"));
 	if (cli_num(doc, "failures_tolerated") > 0)
 		printf(", sized for %.0f failed replica(s)", cli_num(doc, "failures_tolerated"));
+	const cJSON *av = cJSON_GetObjectItemCaseSensitive(doc, "availability");
+	if (av != NULL)
+		printf(", spares for %g availability (%.3g failures per GPU-hour, %g h to repair)", cli_num(av, "target"),
+		       cli_num(av, "failures_per_gpu_hour"), cli_num(av, "repair_hours"));
 	printf("\n%.0f deployments evaluated\n\n", cli_num(doc, "candidates_evaluated"));
 	const cJSON *arr = cJSON_GetObjectItem(doc, "deployments");
 	if (cJSON_GetArraySize(arr) == 0) {
@@ -101,6 +107,13 @@ cmd_plan_serve(int argc, char **argv)
 		OPT_DIST("prompt-len", "DIST", &o.prompt, "prompt tokens (default 512)"),
 		OPT_DIST("output-len", "DIST", &o.output, "output tokens (default 256)"),
 		OPT_INT("failures", "K", &o.failures, 0, 1000, "spare replicas so that the SLO holds with K down"),
+		OPT_NUM("availability", "A", &o.availability, 0.5, 0.999999999,
+			"instead of --failures: the fewest spares that keep the SLO's replicas up this share of the "
+			"time (e.g. 0.999), from the failure rate and the repair time"),
+		OPT_NUM("failure-rate", "R", &o.failures_per_gpu_hour, 0, 1,
+			"with --availability: failures per GPU-hour (default Llama 3's 1.97e-5)"),
+		OPT_NUM("repair-hours", "H", &o.repair_hours, 0, 1e4,
+			"with --availability: mean hours to bring a failed replica back (default 1, an assumption)"),
 		OPT_NUM("duration", "S", &o.duration_s, 1, 1e6, "simulated seconds per evaluation"),
 		OPT_INT("top", "K", &o.top, 1, 1000, "deployments shown"),
 		OPT_NEGATE("no-disaggregate", &o.disaggregate, "do not try prefill/decode disaggregation"),
@@ -132,6 +145,10 @@ cmd_plan_serve(int argc, char **argv)
 	}
 	if (model_spec == NULL)
 		return cli_usage("plan serve", "--model is required");
+	if (cli_given(opts, "availability") && cli_given(opts, "failures"))
+		return cli_usage("plan serve", "give --failures K or --availability A, not both");
+	if ((cli_given(opts, "failure-rate") || cli_given(opts, "repair-hours")) && !cli_given(opts, "availability"))
+		return cli_usage("plan serve", "--failure-rate and --repair-hours apply to --availability");
 	if (!(o.rate > 0))
 		return cli_usage("plan serve", "--rate is required (requests per second)");
 	if (!(o.slo_ttft_s > 0) || !(o.slo_tpot_s > 0))

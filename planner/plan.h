@@ -263,7 +263,10 @@ typedef struct plan_serve_opts {
 	int nweights;
 	sim_dist prompt, output;
 	sim_engine engine;         /* the serving engine every candidate runs (default: the registry's) */
-	int failures;
+	int failures;              /* spare replicas (N+K); with availability > 0, the least that reaches it */
+	double availability;       /* > 0: the share of time at least N replicas must be up (plan_spares) */
+	double failures_per_gpu_hour; /* replica failures, per GPU-hour of the replica */
+	double repair_hours;       /* mean time to bring a failed replica back */
 	bool disaggregate;         /* also try prefill/decode disaggregation 1:1 and 1:2 */
 	double duration_s;         /* simulated time per evaluation */
 	int top;
@@ -275,6 +278,17 @@ typedef struct plan_serve_opts {
 } plan_serve_opts;
 
 void plan_serve_opts_init(plan_serve_opts *o);
+
+/* A repaired replica of `gpus` GPUs failing at `per_gpu_hour` and back after `repair_h` hours is
+ * down a share u = x / (1 + x) of the time, x = per_gpu_hour x gpus x repair_h (an alternating
+ * renewal process).  With N needed and K spare, independent, the deployment serves when at most
+ * K are down: P = sum_{i <= K} C(N+K, i) u^i (1 - u)^(N+K-i) (GSL's binomial CDF).  The least K
+ * with P >= availability, at most max_k (then -1); *achieved gets P at that K. */
+int plan_spares(int n, int gpus, double per_gpu_hour, double repair_h, double availability, int max_k,
+		double *achieved);
+/* The default repair time: an assumption (the replica rescheduled and its weights loaded on a
+ * healthy node within the hour), not a published figure; --repair-hours sets it. */
+#define PLAN_REPAIR_HOURS 1.0
 int plan_serve(const model *m, hw_db *db, const plan_serve_opts *o, struct cJSON **out, char *err, size_t errlen);
 
 /* Launch configurations (planner/export.c): the ranked configuration as a Megatron-LM run script,

@@ -15,6 +15,7 @@
 #include "planner/plan_int.h"
 
 #include <cJSON.h>
+#include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -35,7 +36,24 @@ plan_serve_opts_init(plan_serve_opts *o)
 	o->top = 10;
 	o->disaggregate = true;
 	o->seed = 1;
+	o->failures_per_gpu_hour = PLAN_FAILURES_PER_GPU_HOUR;
+	o->repair_hours = PLAN_REPAIR_HOURS;
 	sim_engine_default(&o->engine);
+}
+
+int
+plan_spares(int n, int gpus, double per_gpu_hour, double repair_h, double availability, int max_k, double *achieved)
+{
+	double x = per_gpu_hour * gpus * repair_h, u = x / (1.0 + x);
+	for (int k = 0; k <= max_k; k++) {
+		double p = u > 0 ? gsl_cdf_binomial_P((unsigned)k, u, (unsigned)(n + k)) : 1.0;
+		if (p >= availability) {
+			if (achieved)
+				*achieved = p;
+			return k;
+		}
+	}
+	return -1;
 }
 
 typedef struct scand {
@@ -50,6 +68,8 @@ typedef struct scand {
 	char why[160];
 	double capacity; /* requests/s per unit within the SLO */
 	int units, replicas;
+	int spares;          /* of the replicas, spare (N+K) */
+	double availability; /* the share of time the SLO's replicas are up with those spares */
 	double usd_per_hour, usd_per_mtok;
 	sim_serve_metrics at_rate;
 } scand;
@@ -193,7 +213,32 @@ eval(spool *p, scand *x)
 	}
 	x->at_rate = mt;
 	x->units = reps;
-	x->replicas = c.replicas + (x->pd_p > 0 ? 2 : 1) * o->failures;
+	x->spares = (x->pd_p > 0 ? 2 : 1) * o->failures;
+	x->availability = 1.0;
+	if (o->availability > 0) {
+		/* the spares that keep the SLO's replicas up the stated share of the time; prefill and
+		 * decode replicas of disaggregated units are two pools, each held to the square root
+		 * of the target so that both are up together at least the target */
+		int k = 0;
+		if (x->pd_p > 0) {
+			double ap = 0.0, ad = 0.0;
+			int kp = plan_spares(reps * x->pd_p, x->tp * x->pp, o->failures_per_gpu_hour, o->repair_hours,
+					     sqrt(o->availability), 1000, &ap);
+			int kd = plan_spares(reps * x->pd_d, x->tp * x->pp, o->failures_per_gpu_hour, o->repair_hours,
+					     sqrt(o->availability), 1000, &ad);
+			k = kp < 0 || kd < 0 ? -1 : kp + kd;
+			x->availability = ap * ad;
+		} else {
+			k = plan_spares(c.replicas, x->tp * x->pp, o->failures_per_gpu_hour, o->repair_hours, o->availability,
+					1000, &x->availability);
+		}
+		if (k < 0) {
+			snprintf(x->why, sizeof x->why, "no number of spares up to 1000 reaches availability %g", o->availability);
+			return;
+		}
+		x->spares = k;
+	}
+	x->replicas = c.replicas + x->spares;
 	int gpus = x->replicas * x->tp * x->pp;
 	x->usd_per_hour = plan_rent_usd(x->price, gpus, 1.0);
 	/* cost per output token at the requested rate, spares included */
@@ -351,6 +396,15 @@ plan_serve(const model *m, hw_db *db, const plan_serve_opts *o, cJSON **out, cha
 	cJSON_AddNumberToObject(slo, "tpot_p99_s", o->slo_tpot_s);
 	cJSON_AddNumberToObject(slo, "e2e_p99_s", o->slo_e2e_s);
 	cJSON_AddNumberToObject(doc, "failures_tolerated", o->failures);
+	if (o->availability > 0) {
+		cJSON *av = cJSON_AddObjectToObject(doc, "availability");
+		cJSON_AddNumberToObject(av, "target", o->availability);
+		cJSON_AddNumberToObject(av, "failures_per_gpu_hour", o->failures_per_gpu_hour);
+		cJSON_AddNumberToObject(av, "repair_hours", o->repair_hours);
+		cJSON_AddStringToObject(av, "source",
+					"failures: Llama 3 (arXiv 2407.21783) 419 interruptions in 54 days on 16,384 H100 "
+					"unless set; repair time an assumption unless set");
+	}
 	cJSON_AddNumberToObject(doc, "candidates_evaluated", (double)n);
 	cJSON_AddBoolToObject(doc, "interrupted", o->stop && *o->stop);
 	cJSON *arr = cJSON_AddArrayToObject(doc, "deployments");
@@ -385,7 +439,9 @@ plan_serve(const model *m, hw_db *db, const plan_serve_opts *o, cJSON **out, cha
 		cJSON_AddNumberToObject(d, "capacity_per_unit", x->capacity);
 		cJSON_AddNumberToObject(d, "units", x->units);
 		cJSON_AddNumberToObject(d, "replicas", x->replicas);
-		cJSON_AddNumberToObject(d, "spares", (x->pd_p > 0 ? 2 : 1) * o->failures);
+		cJSON_AddNumberToObject(d, "spares", x->spares);
+		if (o->availability > 0)
+			cJSON_AddNumberToObject(d, "availability", x->availability);
 		cJSON_AddNumberToObject(d, "gpus", x->replicas * x->tp * x->pp);
 		cJSON_AddNumberToObject(d, "price_usd_per_gpu_hour", x->price);
 		cJSON_AddNumberToObject(d, "usd_per_hour", x->usd_per_hour);

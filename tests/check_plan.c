@@ -529,6 +529,26 @@ END_TEST
 
 /* The uncertainty of a prediction by its provenance: 9.1% fitted, 33.6% datasheet, mixed
  * linearly. */
+/* N+K from an availability, by hand: 10 replicas of 8 GPUs at Llama 3's 1.97e-5 failures per
+ * GPU-hour, one hour to repair: x = 1.5787e-4, each down u = x/(1+x) of the time.  No spare:
+ * (1-u)^10 = 0.998423 < 0.999; one spare: (1-u)^11 + 11 u (1-u)^10 = 1 - 55 u^2 + ... =
+ * 0.9999986.  At 0.9999999 one spare is short (1.4e-6 down) and two reach it (C(12,3) u^3 =
+ * 8.6e-10).  A rate of zero needs none; an unreachable target within max_k gives -1. */
+START_TEST(spares_for_availability)
+{
+	double lam = 419.0 / (54.0 * 24.0 * 16384.0), x = lam * 8 * 1.0, u = x / (1 + x), p;
+	ck_assert_int_eq(plan_spares(10, 8, lam, 1.0, 0.998, 10, &p), 0);
+	ck_assert_double_eq_tol(p, pow(1 - u, 10), 1e-12);
+	ck_assert_int_eq(plan_spares(10, 8, lam, 1.0, 0.999, 10, &p), 1);
+	ck_assert_double_eq_tol(p, pow(1 - u, 11) + 11 * u * pow(1 - u, 10), 1e-12);
+	ck_assert(p > 0.999998 && p < 0.999999);
+	ck_assert_int_eq(plan_spares(10, 8, lam, 1.0, 0.9999999, 10, &p), 2);
+	ck_assert_int_eq(plan_spares(10, 8, 0.0, 1.0, 0.9999999, 10, &p), 0);
+	ck_assert_double_eq(p, 1.0);
+	ck_assert_int_eq(plan_spares(10, 8, 0.5, 10.0, 0.999, 3, &p), -1);
+}
+END_TEST
+
 START_TEST(uncertainty_and_ties)
 {
 	sim_metrics mt;
@@ -582,6 +602,7 @@ main(void)
 	tcase_add_test(tc, pinned_dimensions);
 	tcase_add_test(tc, memory_headroom);
 	tcase_add_test(tc, uncertainty_and_ties);
+	tcase_add_test(tc, spares_for_availability);
 	suite_add_tcase(s, tc);
 	return test_run(s);
 }

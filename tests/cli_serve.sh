@@ -81,6 +81,18 @@ cmp -s "$TMPD/out" "$TMPD/plan1.json" || fail "plan serve differs between 1 and 
 # N+2: two more replicas than N+0 for the same unified layout
 run 0 $P --rate 20 --failures 2 --no-disaggregate --json
 json_check "$TMPD/out" "d['failures_tolerated'] == 2 and all(x['spares'] == 2 and x['disaggregation'] == 'off' for x in d['deployments'])"
+# spares from an availability: a replica of g GPUs is down u = x/(1+x) of the time, x = rate g
+# hours; the fewest K with P(at most K of N+K down) >= A, recomputed here from the binomial sum
+run 0 $P --rate 20 --no-disaggregate --availability 0.9999 --failure-rate 0.001 --repair-hours 4 --json
+json_check "$TMPD/out" "d['availability']['target'] == 0.9999 and len(d['deployments']) > 0"
+json_check "$TMPD/out" "all((lambda n, g, k: (lambda u: k == min(j for j in range(50) if sum(math.comb(n + j, i) * u**i * (1 - u)**(n + j - i) for i in range(j + 1)) >= 0.9999))((0.004 * g) / (1 + 0.004 * g)))(x['replicas'] - x['spares'], x['tp'] * x['pp'], x['spares']) and x['spares'] >= 1 and x['availability'] >= 0.9999 for x in d['deployments'])"
+run 0 $P --rate 20 --no-disaggregate --availability 0.9999 --failure-rate 0.001 --repair-hours 4
+expect_out "spares for 0.9999 availability"
+run 2 $P --rate 20 --availability 0.999 --failures 1
+expect_err "not both"
+run 2 $P --rate 20 --repair-hours 2
+expect_err "apply to --availability"
+run 2 $P --rate 20 --availability 1.5
 run 0 $P --rate 20
 expect_out "headroom"
 # nothing meets an impossible SLO: exit 1 and say so
