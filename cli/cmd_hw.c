@@ -379,13 +379,14 @@ print_params(const cJSON *arr)
 			cli_table_addf(t, 2, "%g", def->valuedouble);
 		const cJSON *ch = cJSON_GetObjectItemCaseSensitive(x, "choices");
 		if (ch != NULL) {
-			char buf[160] = "";
-			size_t n = 0;
+			pp_str names = {0};
 			const cJSON *c;
 			cJSON_ArrayForEach(c, ch)
-			n += (size_t)snprintf(buf + n, n < sizeof buf ? sizeof buf - n : 0, "%s%s", n ? "|" : "",
-					      c->valuestring);
-			cli_table_addf(t, 3, "%s", buf);
+			{
+				pp_str_addf(&names, "%s%s", names.len ? "|" : "", c->valuestring);
+			}
+			cli_table_addf(t, 3, "%s", names.buf ? names.buf : "");
+			pp_str_free(&names);
 		} else {
 			cli_table_addf(t, 3, "%g to %g", cli_num(x, "min"), cli_num(x, "max"));
 		}
