@@ -425,9 +425,12 @@ profiles_doc(hw_db *db, const char *name, cJSON **out, char *err, size_t errlen)
 		}
 		free(names);
 	}
-	if (rc == 0 && name != NULL && !found)
+	if (rc == 0 && name != NULL && !found) {
+		char shown[96];
 		rc = pp_err(err, errlen, PP_ENOTFOUND,
-			    "no framework or engine profile \"%s\" ('paraplan hw profiles' lists them)", name);
+			    "no framework or engine profile \"%s\" ('paraplan hw profiles' lists them)",
+			    pp_printable(name, shown, sizeof shown));
+	}
 	if (rc != 0) {
 		cJSON_Delete(arr);
 		return rc;

@@ -179,10 +179,26 @@ rep_train_costs(rep_report *r, const rep_doc *d, const char *perf, double tokens
 
 /* The 80% interval of a step time (sim/config.c sim_interval: the framework's cross-validated
  * errors), as two rows of a speed table, where the document has one. */
+/* The 80% interval of the step time of the result at `at` ("" or "/counts/0/candidates/3"):
+ * true with its ends when the document has one; a low end past the high end fails the report. */
+static bool
+step_interval(rep_report *r, const rep_doc *d, const char *at, double *lo, double *hi)
+{
+	if (!rep_has(d, "%s/step_time_interval_s", at))
+		return false;
+	*lo = rep_num(r, d, "%s/step_time_interval_s/0", at);
+	*hi = rep_num(r, d, "%s/step_time_interval_s/1", at);
+	if (rep_ok(r) && *lo > *hi)
+		rep_fail(r, PP_EINPUT, "%s: \"%s/step_time_interval_s\" runs from %g s down to %g s: its low end must not pass its high end",
+			 d->path, at, *lo, *hi);
+	return rep_ok(r);
+}
+
 static void
 interval_rows(rep_report *r, const rep_doc *d, size_t t, const char *at)
 {
-	if (!rep_has(d, "%s/step_time_interval_s", at))
+	double lo, hi;
+	if (!step_interval(r, d, at, &lo, &hi))
 		return;
 	static const char basis[] = "80%% interval: the framework's cross-validated errors on published runs";
 	rep_kv(r, t, "step time, low end", rep_src(r, d, F_SEC, "%s/step_time_interval_s/0", at), basis);
@@ -289,11 +305,10 @@ pareto(rep_report *r, const rep_doc *d)
 			if (rep_has(d, "/counts/%d/candidates/%d/usd_per_million_tokens", i, j)) {
 				/* the 80% interval of the step time as an error bar; without one, none */
 				double st = rep_num(r, d, "/counts/%d/candidates/%d/step_time_s", i, j), lo = st, hi = st;
-				if (rep_has(d, "/counts/%d/candidates/%d/step_time_interval_s", i, j)) {
-					lo = rep_num(r, d, "/counts/%d/candidates/%d/step_time_interval_s/0", i, j);
-					hi = rep_num(r, d, "/counts/%d/candidates/%d/step_time_interval_s/1", i, j);
+				char at[64];
+				snprintf(at, sizeof at, "/counts/%d/candidates/%d", i, j);
+				if (step_interval(r, d, at, &lo, &hi))
 					bars = true;
-				}
 				rep_chart_add(c, "%.17g %.17g %.17g %.17g\n", st,
 					      rep_num(r, d, "/counts/%d/candidates/%d/usd_per_million_tokens", i, j), lo, hi);
 			}
@@ -418,15 +433,16 @@ rep_sec_plan_train(rep_report *r, rep_doc *d, double tokens)
 	int n = rep_len(r, d, "/counts/0/candidates");
 	for (int i = 0; i < n; i++) {
 		bool priced = rep_has(d, "/counts/0/candidates/%d/usd_per_million_tokens", i);
+		char at[64];
+		double lo, hi;
+		snprintf(at, sizeof at, "/counts/0/candidates/%d", i);
+		bool iv = step_interval(r, d, at, &lo, &hi);
 		const char *why = rep_str(r, d, "/counts/0/candidates/%d/why_not_first", i);
 		rep_cell row[] = {
 			rep_src(r, d, F_INT, "/counts/0/candidates/%d/rank", i),
 			rep_text("%s", rep_str(r, d, "/counts/0/candidates/%d/key", i)),
 			rep_src(r, d, F_SEC, "/counts/0/candidates/%d/step_time_s", i),
-			rep_has(d, "/counts/0/candidates/%d/step_time_interval_s", i)
-				? rep_text("%.4g to %.4g s", rep_num(r, d, "/counts/0/candidates/%d/step_time_interval_s/0", i),
-					   rep_num(r, d, "/counts/0/candidates/%d/step_time_interval_s/1", i))
-				: rep_text("-"),
+			iv ? rep_text("%.4g to %.4g s", lo, hi) : rep_text("-"),
 			rep_src(r, d, F_NUM, "/counts/0/candidates/%d/tokens_per_s_per_gpu", i),
 			rep_src(r, d, F_PCT, "/counts/0/candidates/%d/mfu", i),
 			rep_src(r, d, F_GIB, "/counts/0/candidates/%d/peak_bytes", i),

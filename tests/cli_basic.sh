@@ -32,6 +32,9 @@ run 0 hw profiles megatron
 expect_out "gemm_scale"
 run 2 hw profiles not-a-framework
 expect_err "no framework or engine profile \"not-a-framework\""
+run 2 hw profiles "$(printf 'x\033[31m\ny')"
+grep -q "$(printf '\033')" "$TMPD/err" && fail "an escape character reached the terminal"
+[ "$(wc -l <"$TMPD/err")" -eq 1 ] || fail "a newline in the name split the message: $(cat "$TMPD/err")"
 run 2 hw profiles a b
 # the registry: every key once, its scope, its bounds holding its default
 run 0 hw params --json

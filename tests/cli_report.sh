@@ -130,6 +130,13 @@ run 0 report --from "$TMPD/plan-iv.json" --out "$TMPD/iv"
 grep -q "^| step time, low end | $lo s |" "$TMPD/iv/report.md" || fail "the report lacks the winner's interval ($lo s): $(grep 'low end' "$TMPD/iv/report.md")"
 grep -q "| 80% interval |" "$TMPD/iv/report.md" || fail "the ranking lacks the interval column"
 grep -q "xerrorbars" "$TMPD/iv/charts/"*pareto.gp || fail "the time-cost chart has no error bars"
+python3 -c "
+import json; d = json.load(open('$TMPD/plan-iv.json'))
+d['counts'][0]['candidates'][1]['step_time_interval_s'].reverse()
+json.dump(d, open('$TMPD/plan-iv-inverted.json', 'w'))"
+run 1 report --from "$TMPD/plan-iv-inverted.json" --out "$TMPD/iv-inverted"
+expect_err "its low end must not pass its high end"
+[ -e "$TMPD/iv-inverted" ] && fail "a refused report left $TMPD/iv-inverted behind"
 run 0 report --from "$F/plan-train-h100.json" --out "$TMPD/noiv"
 grep -q "low end" "$TMPD/noiv/report.md" && fail "a plan without intervals got interval rows"
 grep -q "xerrorbars" "$TMPD/noiv/charts/"*pareto.gp && fail "a plan without intervals got error bars"
