@@ -59,7 +59,14 @@ print_serve_plan(const cJSON *doc)
 		cli_table_addf(t, 4, "%s", cli_str(x, "weights"));
 		cli_table_addf(t, 5, "%.0f", cli_num(x, "max_num_seqs"));
 		cli_table_addf(t, 6, "%s", strcmp(cli_str(x, "disaggregation"), "off") ? cli_str(x, "disaggregation") : "-");
-		cli_table_addf(t, 7, "%.3g", cli_num(x, "capacity_per_unit"));
+		const cJSON *iv = cJSON_GetObjectItem(x, "capacity_per_unit_interval");
+		double cap = cli_num(x, "capacity_per_unit");
+		if (cJSON_GetArraySize(iv) == 2 && cap > 0)
+			/* the 80% interval as its half width, relative (docs/validation.md) */
+			cli_table_addf(t, 7, "%.3g \u00b1%.0f%%", cap,
+				       50.0 * (cJSON_GetArrayItem(iv, 1)->valuedouble - cJSON_GetArrayItem(iv, 0)->valuedouble) / cap);
+		else
+			cli_table_addf(t, 7, "%.3g", cap);
 		if (cli_num(x, "spares") > 0)
 			cli_table_addf(t, 8, "%.0f (+%.0f)", cli_num(x, "replicas") - cli_num(x, "spares"), cli_num(x, "spares"));
 		else

@@ -372,6 +372,27 @@ print_serve(const cJSON *doc)
 	cli_table_addf(t, 1, "%.3g requests/s, %s (%s per GPU)", cJSON_GetObjectItem(doc, "requests_per_s")->valuedouble,
 		       cli_si(cJSON_GetObjectItem(doc, "output_tokens_per_s")->valuedouble, "output tokens/s", a, sizeof a),
 		       cli_si(cJSON_GetObjectItem(doc, "output_tokens_per_s_per_gpu")->valuedouble, "", b, sizeof b));
+	/* the 80% intervals, where the engine's cross-validation gave them */
+	static const char *const ivk[] = {"output_tokens_per_s_interval", "ttft_mean_interval_s", "tpot_mean_interval_s"};
+	static const char *const ivn[] = {"output tokens/s", "mean TTFT", "mean TPOT"};
+	char line[256] = "";
+	for (int i = 0; i < 3; i++) {
+		const cJSON *v = cJSON_GetObjectItem(doc, ivk[i]);
+		if (cJSON_GetArraySize(v) != 2)
+			continue;
+		double lo = cJSON_GetArrayItem(v, 0)->valuedouble, hi = cJSON_GetArrayItem(v, 1)->valuedouble;
+		size_t n = strlen(line);
+		if (i == 0)
+			snprintf(line + n, sizeof line - n, "%s%s %s to %s", n ? "; " : "", ivn[i], cli_si(lo, "", a, sizeof a),
+				 cli_si(hi, "", b, sizeof b));
+		else
+			snprintf(line + n, sizeof line - n, "%s%s %s to %s", n ? "; " : "", ivn[i], cli_seconds(lo, a, sizeof a),
+				 cli_seconds(hi, b, sizeof b));
+	}
+	if (line[0]) {
+		cli_table_addf(t, 0, "80%% interval");
+		cli_table_addf(t, 1, "%s", line);
+	}
 	const cJSON *slo = cJSON_GetObjectItem(doc, "slo");
 	if (cJSON_GetObjectItem(slo, "ttft_s")->valuedouble > 0 || cJSON_GetObjectItem(slo, "tpot_s")->valuedouble > 0 ||
 	    cJSON_GetObjectItem(slo, "e2e_s")->valuedouble > 0) {

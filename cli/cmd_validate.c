@@ -164,6 +164,24 @@ read_inputs(const cli_strs *data, bool serving, inputs *in)
 	return 0;
 }
 
+/* The coverage of a cross-validation's 80% intervals, and for serving per kind of metric. */
+static void
+print_intervals(const cJSON *doc)
+{
+	const cJSON *iv = cJSON_GetObjectItem(doc, "intervals");
+	if (iv == NULL)
+		return;
+	printf("\n80%% intervals (each family's rows against the other families' errors): %.1f%% of "
+	       "%.0f measured values inside\n",
+	       100.0 * cli_num(iv, "coverage"), cli_num(iv, "rows"));
+	static const char *const kinds[] = {"throughput", "ttft", "tpot"};
+	for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+		const cJSON *y = cJSON_GetObjectItem(iv, kinds[k]);
+		if (y != NULL)
+			printf("  %-10s %5.1f%% of %.0f\n", kinds[k], 100.0 * cli_num(y, "coverage"), cli_num(y, "rows"));
+	}
+}
+
 static int
 serving_cmd(hw_db *db, const inputs *in, bool fit, bool save, bool xval, const char *engine, int max_evals, bool json,
 	    double max_mape)
@@ -205,7 +223,12 @@ serving_cmd(hw_db *db, const inputs *in, bool fit, bool save, bool xval, const c
 		rc = val_serving(db, in->src, in->n, engine, &doc, err, sizeof err);
 	if (rc != 0)
 		return cli_fail(rc, err);
-	json ? cli_print_json(doc, xval ? "paraplan.validate-cross/1" : "paraplan.validate/1") : print_report(doc);
+	if (json) {
+		cli_print_json(doc, xval ? "paraplan.validate-cross/1" : "paraplan.validate/1");
+	} else {
+		print_report(doc);
+		print_intervals(doc);
+	}
 	double mape = 100.0 * cli_num(cJSON_GetObjectItem(doc, "overall"), "mape");
 	if (max_mape >= 0 && (mape > max_mape || cli_num(cJSON_GetObjectItem(doc, "overall"), "rows") == 0)) {
 		cli_error("overall MAPE %.1f%% is above --max-mape %.1f%% (or no row was predicted)", mape, max_mape);
@@ -315,11 +338,7 @@ cmd_validate(int argc, char **argv)
 				printf("Cross-validated: each source family predicted with framework parameters fitted on the "
 				       "others\n\n");
 			print_report(doc);
-			const cJSON *iv = cJSON_GetObjectItem(doc, "intervals");
-			if (iv != NULL)
-				printf("\n80%% intervals (each family's rows against the other families' errors): %.1f%% of "
-				       "%.0f measured values inside\n",
-				       100.0 * cli_num(iv, "coverage"), cli_num(iv, "rows"));
+			print_intervals(doc);
 		}
 		const cJSON *ov = cJSON_GetObjectItem(doc, "overall");
 		double mape = 100.0 * cli_num(ov, "mape");

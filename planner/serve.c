@@ -298,6 +298,28 @@ cmp_cand(const void *x, const void *y)
 		return a->pd_d - b->pd_d;
 	return a->max_num_seqs - b->max_num_seqs;
 }
+/* The 80% intervals of a deployment, from its engine's cross-validated errors
+ * (sim_serve_interval): the capacity per unit as a throughput, the units needed at its two
+ * ends, and the P99 latencies with the ratios of the means. */
+static void
+add_intervals(cJSON *d, const sim_engine *e, const scand *x)
+{
+	double v[2];
+	sim_serve_interval(e, SIM_IV_TPUT, x->capacity, &v[0], &v[1]);
+	if (isfinite(v[0]) && v[0] > 0) {
+		cJSON_AddItemToObject(d, "capacity_per_unit_interval", cJSON_CreateDoubleArray(v, 2));
+		/* the units the SLO needed, as many more or fewer as the capacity is off */
+		double u[2] = {ceil(x->units * x->capacity / v[1] - 1e-9), ceil(x->units * x->capacity / v[0] - 1e-9)};
+		cJSON_AddItemToObject(d, "units_interval", cJSON_CreateDoubleArray(u, 2));
+	}
+	sim_serve_interval(e, SIM_IV_TTFT, x->at_rate.ttft.p99, &v[0], &v[1]);
+	if (isfinite(v[0]))
+		cJSON_AddItemToObject(d, "ttft_p99_interval_s", cJSON_CreateDoubleArray(v, 2));
+	sim_serve_interval(e, SIM_IV_TPOT, x->at_rate.tpot.p99, &v[0], &v[1]);
+	if (isfinite(v[0]))
+		cJSON_AddItemToObject(d, "tpot_p99_interval_s", cJSON_CreateDoubleArray(v, 2));
+}
+
 
 int
 plan_serve(const model *m, hw_db *db, const plan_serve_opts *o, cJSON **out, char *err, size_t errlen)
@@ -434,6 +456,7 @@ plan_serve(const model *m, hw_db *db, const plan_serve_opts *o, cJSON **out, cha
 			cJSON_AddStringToObject(d, "engine", sc.engine.name);
 			cJSON_AddStringToObject(d, "kv_cache_dtype", hw_dtype_name(sc.kv_dtype));
 			cJSON_AddNumberToObject(d, "gpu_memory_utilization", sc.gpu_memory_utilization);
+			add_intervals(d, &sc.engine, x);
 		}
 		add_disagg(d, x);
 		cJSON_AddNumberToObject(d, "capacity_per_unit", x->capacity);

@@ -297,6 +297,19 @@ rep_num(rep_report *r, const rep_doc *d, const char *fmt, ...)
 	return rep_ok(r) ? x->valuedouble : 0.0;
 }
 
+bool
+rep_interval(rep_report *r, const rep_doc *d, const char *at, const char *key, double *lo, double *hi)
+{
+	if (!rep_has(d, "%s/%s", at, key))
+		return false;
+	*lo = rep_num(r, d, "%s/%s/0", at, key);
+	*hi = rep_num(r, d, "%s/%s/1", at, key);
+	if (rep_ok(r) && *lo > *hi)
+		rep_fail(r, PP_EINPUT, "%s: \"%s/%s\" runs from %g down to %g: its low end must not pass its high end", d->path,
+			 at, key, *lo, *hi);
+	return rep_ok(r);
+}
+
 const char *
 rep_str(rep_report *r, const rep_doc *d, const char *fmt, ...)
 {

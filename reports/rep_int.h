@@ -150,6 +150,9 @@ void rep_doc_free(rep_doc *d);
  * the file and the pointer. */
 const struct cJSON *rep_at(const rep_doc *d, const char *ptr);
 bool rep_has(const rep_doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The 80% interval at `at`/`key` ("/deployments/2", "ttft_p99_interval_s"): true with its ends
+ * when the document has one; a low end past the high end fails the report. */
+bool rep_interval(rep_report *r, const rep_doc *d, const char *at, const char *key, double *lo, double *hi);
 double rep_num(rep_report *r, const rep_doc *d, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 const char *rep_str(rep_report *r, const rep_doc *d, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 bool rep_bool(rep_report *r, const rep_doc *d, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

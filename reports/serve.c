@@ -119,14 +119,22 @@ rep_sec_plan_serve(rep_report *r, rep_doc *d)
 		rep_chart *c = rep_chart_new(r, tid, title,
 					     "Each deployment's P99 time to first token and time per output token at the "
 					     "requested rate, as a share of the SLO (the line at 100%).");
-		rep_series(c, "P99 TTFT / SLO");
-		for (int i = 0; i < n; i++)
-			rep_chart_add(c, "%d %.17g\n", i + 1,
-				      100.0 * rep_num(r, d, "/deployments/%d/ttft_p99_s", i) / rep_num(r, d, "/slo/ttft_p99_s"));
-		rep_series(c, "P99 TPOT / SLO");
-		for (int i = 0; i < n; i++)
-			rep_chart_add(c, "%d %.17g\n", i + 1,
-				      100.0 * rep_num(r, d, "/deployments/%d/tpot_p99_s", i) / rep_num(r, d, "/slo/tpot_p99_s"));
+		/* each bar with its 80% interval (the engine's cross-validated errors), where the
+		 * document has one */
+		static const char *const what[] = {"ttft", "tpot"};
+		bool bars = false;
+		for (int k = 0; k < 2; k++) {
+			rep_series(c, k ? "P99 TPOT / SLO" : "P99 TTFT / SLO");
+			double slo = rep_num(r, d, "/slo/%s_p99_s", what[k]);
+			for (int i = 0; i < n; i++) {
+				char at[48], ik[48];
+				double v = rep_num(r, d, "/deployments/%d/%s_p99_s", i, what[k]), lo = v, hi = v;
+				snprintf(at, sizeof at, "/deployments/%d", i);
+				snprintf(ik, sizeof ik, "%s_p99_interval_s", what[k]);
+				bars |= rep_interval(r, d, at, ik, &lo, &hi);
+				rep_chart_add(c, "%d %.17g %.17g %.17g\n", i + 1, 100.0 * v / slo, 100.0 * lo / slo, 100.0 * hi / slo);
+			}
+		}
 		rep_series(c, "SLO");
 		rep_chart_add(c, "0.5 100\n%d.5 100\n", n);
 		if (c != NULL) {
@@ -143,8 +151,11 @@ rep_sec_plan_serve(rep_report *r, rep_doc *d)
 					    "set xrange [0.4:%d.6]\nset style fill solid 0.85 noborder\nset key top right\n"
 					    "plot '%s.dat' index 0 using ($1-0.18):2:(0.16) with boxes lt 1 title 'P99 TTFT', \\\n"
 					    "     '' index 1 using ($1+0.18):2:(0.16) with boxes lt 2 title 'P99 TPOT', \\\n"
-					    "     '' index 2 using 1:2 with lines lt 4 lw 2 dt 2 title 'SLO'\n",
-				    n, c->name);
+					    "     '' index 2 using 1:2 with lines lt 4 lw 2 dt 2 title 'SLO'%s\n",
+				    n, c->name,
+				    bars ? ", \\\n     '' index 0 using ($1-0.18):2:3:4 with yerrorbars lt 8 pt 0 title "
+					   "'80% interval', \\\n     '' index 1 using ($1+0.18):2:3:4 with yerrorbars lt 8 pt 0 notitle"
+					 : "");
 			rep_show_chart(r, c);
 		}
 	}
@@ -240,6 +251,13 @@ rep_sec_sim_serve(rep_report *r, rep_doc *d)
 	rep_kv(r, t, "goodput (requests/s within the SLO)", rep_src(r, d, F_NUM3, "/goodput_requests_per_s"), "simulated");
 	rep_kv(r, t, "output tokens/s", rep_src(r, d, F_NUM, "/output_tokens_per_s"), "simulated");
 	rep_kv(r, t, "output tokens/s per GPU", rep_src(r, d, F_NUM, "/output_tokens_per_s_per_gpu"), "simulated");
+	double lo, hi;
+	if (rep_interval(r, d, "", "output_tokens_per_s_interval", &lo, &hi)) {
+		rep_kv(r, t, "output tokens/s, low end", rep_src(r, d, F_NUM, "/output_tokens_per_s_interval/0"),
+		       "80%% interval: the engine's cross-validated errors");
+		rep_kv(r, t, "output tokens/s, high end", rep_src(r, d, F_NUM, "/output_tokens_per_s_interval/1"),
+		       "80%% interval");
+	}
 	rep_kv(r, t, "KV cache use, peak", rep_src(r, d, F_PCT, "/kv_utilization_peak"), "of the KV cache's blocks");
 	rep_kv(r, t, "preemptions", rep_src(r, d, F_INT, "/preemptions"), "requests recomputed for want of KV cache");
 	rep_kv(r, t, "weights per GPU", rep_src(r, d, F_GIB, "/memory_per_gpu/weights_bytes"), "memory model");

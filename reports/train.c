@@ -177,21 +177,12 @@ rep_train_costs(rep_report *r, const rep_doc *d, const char *perf, double tokens
 
 /* ---- training: a layout search ------------------------------------------------------------- */
 
-/* The 80% interval of a step time (sim/config.c sim_interval: the framework's cross-validated
- * errors), as two rows of a speed table, where the document has one. */
-/* The 80% interval of the step time of the result at `at` ("" or "/counts/0/candidates/3"):
- * true with its ends when the document has one; a low end past the high end fails the report. */
+/* The 80% interval of the step time of the result at `at` ("" or "/counts/0/candidates/3"; sim/config.c
+ * sim_interval: the framework's cross-validated errors). */
 static bool
 step_interval(rep_report *r, const rep_doc *d, const char *at, double *lo, double *hi)
 {
-	if (!rep_has(d, "%s/step_time_interval_s", at))
-		return false;
-	*lo = rep_num(r, d, "%s/step_time_interval_s/0", at);
-	*hi = rep_num(r, d, "%s/step_time_interval_s/1", at);
-	if (rep_ok(r) && *lo > *hi)
-		rep_fail(r, PP_EINPUT, "%s: \"%s/step_time_interval_s\" runs from %g s down to %g s: its low end must not pass its high end",
-			 d->path, at, *lo, *hi);
-	return rep_ok(r);
+	return rep_interval(r, d, at, "step_time_interval_s", lo, hi);
 }
 
 static void

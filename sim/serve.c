@@ -338,6 +338,21 @@ engine_fill(sim_engine *e, const hw_profile *p)
 	e->gemm_scale = en_get(p, HW_P_EN_GEMM_SCALE);
 	e->attn_scale = en_get(p, HW_P_EN_ATTN_SCALE);
 	e->decode_scale = en_get(p, HW_P_EN_DECODE_SCALE);
+	static const hw_pkey ivk[3][2] = {{HW_P_EN_TPUT_P10, HW_P_EN_TPUT_P90},
+					  {HW_P_EN_TTFT_P10, HW_P_EN_TTFT_P90},
+					  {HW_P_EN_TPOT_P10, HW_P_EN_TPOT_P90}};
+	for (int k = 0; k < 3; k++)
+		for (int j = 0; j < 2; j++)
+			e->iv[k][j] = en_get(p, ivk[k][j]);
+}
+
+void
+sim_serve_interval(const sim_engine *e, sim_iv_kind k, double v, double *lo, double *hi)
+{
+	double p10 = e->iv[k][0], p90 = e->iv[k][1];
+	bool ok = isfinite(p10) && isfinite(p90) && p10 <= p90 && v > 0;
+	*lo = !ok ? NAN : k == SIM_IV_TPUT ? v * exp(-p90) : v * exp(p10);
+	*hi = !ok ? NAN : k == SIM_IV_TPUT ? v * exp(-p10) : v * exp(p90);
 }
 
 void
@@ -1661,6 +1676,16 @@ done:
 
 /* ---- output -------------------------------------------------------------------------------- */
 
+/* The 80% interval of a prediction, when the engine has one. */
+static void
+add_interval(cJSON *o, const char *k, const sim_engine *e, sim_iv_kind kind, double v)
+{
+	double iv[2];
+	sim_serve_interval(e, kind, v, &iv[0], &iv[1]);
+	if (isfinite(iv[0]) && isfinite(iv[1]))
+		cJSON_AddItemToObject(o, k, cJSON_CreateDoubleArray(iv, 2));
+}
+
 static void
 add_pct(cJSON *o, const char *k, const sim_pct *p)
 {
@@ -1699,8 +1724,14 @@ sim_serve_json(const sim_serve_result *r)
 	add_pct(o, "tpot_s", &m->tpot);
 	add_pct(o, "itl_s", &m->itl);
 	add_pct(o, "e2e_s", &m->e2e);
+	add_interval(o, "ttft_mean_interval_s", &c->engine, SIM_IV_TTFT, m->ttft.mean);
+	add_interval(o, "tpot_mean_interval_s", &c->engine, SIM_IV_TPOT, m->tpot.mean);
 	cJSON_AddNumberToObject(o, "requests_per_s", m->requests_per_s);
 	cJSON_AddNumberToObject(o, "output_tokens_per_s", m->output_tokens_per_s);
+	/* the throughput's interval where the throughput is the engine's speed: all requests at once, a
+	 * closed loop, or arrivals it could not keep up with (else it is the offered rate's) */
+	if (c->arrival == SIM_ARR_BATCH || c->arrival == SIM_ARR_CLOSED || m->saturated)
+		add_interval(o, "output_tokens_per_s_interval", &c->engine, SIM_IV_TPUT, m->output_tokens_per_s);
 	cJSON_AddNumberToObject(o, "total_tokens_per_s", m->total_tokens_per_s);
 	cJSON_AddNumberToObject(o, "output_tokens_per_s_per_gpu", m->output_tokens_per_s_per_gpu);
 	cJSON *slo = cJSON_AddObjectToObject(o, "slo");

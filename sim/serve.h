@@ -84,7 +84,17 @@ typedef struct sim_engine {
 	int fp8_scaling;            /* HW_EN_FP8_STATIC, _DYNAMIC or _TOKEN */
 	double allreduce_us;        /* one-shot all-reduce latency (0: NCCL's) */
 	double gemm_scale, attn_scale, decode_scale; /* fractions of the GPU's measured rates */
+	double iv[3][2];            /* the 80% intervals' log ratios per sim_iv_kind (NAN: none) */
 } sim_engine;
+
+/* The kinds of prediction an engine's interval covers: output throughput, time to first token,
+ * time per output token (inter-token and end-to-end latency too). */
+typedef enum { SIM_IV_TPUT, SIM_IV_TTFT, SIM_IV_TPOT } sim_iv_kind;
+/* The 80% interval of a predicted value v of that kind, from how far the engine's
+ * cross-validated predictions were from the measured ones (err_p10/err_p90 and the ttft_ and
+ * tpot_ pairs of its profile): a time's is v e^p10 to v e^p90, the throughput's its inverse.
+ * NAN and NAN when the engine has none. */
+void sim_serve_interval(const sim_engine *e, sim_iv_kind k, double v, double *lo, double *hi);
 
 /* The registry's defaults (hardware/params.c), named "default". */
 void sim_engine_default(sim_engine *e);

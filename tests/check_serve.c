@@ -356,6 +356,30 @@ START_TEST(prefill_modes)
 }
 END_TEST
 
+/* An engine's 80% intervals, by hand: a time t with log ratios p10, p90 runs from t e^p10 to
+ * t e^p90; a throughput v from v e^-p90 to v e^-p10 (a throughput is an inverse time); none
+ * without the percentiles, or with them crossed. */
+START_TEST(engine_intervals_by_hand)
+{
+	sim_engine e;
+	sim_engine_default(&e);
+	double lo, hi;
+	sim_serve_interval(&e, SIM_IV_TPUT, 100.0, &lo, &hi);
+	ck_assert(isnan(lo) && isnan(hi)); /* the registry's default: no interval */
+	e.iv[SIM_IV_TPUT][0] = -0.1, e.iv[SIM_IV_TPUT][1] = 0.2;
+	e.iv[SIM_IV_TTFT][0] = -0.3, e.iv[SIM_IV_TTFT][1] = 0.5;
+	e.iv[SIM_IV_TPOT][0] = 0.4, e.iv[SIM_IV_TPOT][1] = 0.1;
+	sim_serve_interval(&e, SIM_IV_TPUT, 100.0, &lo, &hi);
+	ck_assert_double_eq_tol(lo, 81.873075, 1e-6); /* 100 e^-0.2 */
+	ck_assert_double_eq_tol(hi, 110.517092, 1e-6); /* 100 e^0.1 */
+	sim_serve_interval(&e, SIM_IV_TTFT, 2.0, &lo, &hi);
+	ck_assert_double_eq_tol(lo, 1.481636, 1e-6); /* 2 e^-0.3 */
+	ck_assert_double_eq_tol(hi, 3.297443, 1e-6); /* 2 e^0.5 */
+	sim_serve_interval(&e, SIM_IV_TPOT, 0.05, &lo, &hi);
+	ck_assert(isnan(lo) && isnan(hi)); /* crossed percentiles */
+}
+END_TEST
+
 /* The engines' batch limits by default (profiles.sql, from their sources): vLLM V1 1024
  * sequences and 8192 tokens, vLLM V0 256 and 4096, TensorRT-LLM 2048 and 8192; a configuration
  * that states its own keeps it.  An unknown engine names the known ones. */
@@ -810,6 +834,7 @@ suite(void)
 	tcase_add_test(tc, launch_floor_and_graphs);
 	tcase_add_test(tc, prefill_modes);
 	tcase_add_test(tc, engine_defaults);
+	tcase_add_test(tc, engine_intervals_by_hand);
 	tcase_add_test(tc, quantization_crossover);
 	suite_add_tcase(s, tc);
 	return s;

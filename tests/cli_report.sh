@@ -140,6 +140,35 @@ expect_err "its low end must not pass its high end"
 run 0 report --from "$F/plan-train-h100.json" --out "$TMPD/noiv"
 grep -q "low end" "$TMPD/noiv/report.md" && fail "a plan without intervals got interval rows"
 grep -q "xerrorbars" "$TMPD/noiv/charts/"*pareto.gp && fail "a plan without intervals got error bars"
+# serving: the P99 bars against the SLO carry the engine's 80% intervals; a batch run's
+# throughput its interval rows; a plan from before intervals gets no bars
+run 0 plan serve --model llama-3-8b --rate 20 --slo-ttft-p99 500 --slo-tpot-p99 50 --systems dgx-h100 --top 3 --json
+cp "$TMPD/out" "$TMPD/serve-iv.json"
+python3 -c "
+import json; d = json.load(open('$TMPD/serve-iv.json'))['deployments'][0]
+lo, hi = d['capacity_per_unit_interval']; u = d['units_interval']
+assert lo < d['capacity_per_unit'] < hi and u[0] <= d['units'] <= u[1], d" || fail "a plan's capacity interval does not hold its prediction"
+run 0 report --from "$TMPD/serve-iv.json" --out "$TMPD/siv"
+grep -q "yerrorbars" "$TMPD/siv/charts/"*.gp || fail "the serving plan's P99 chart has no error bars"
+python3 -c "
+import json; d = json.load(open('$TMPD/serve-iv.json'))
+d['deployments'][1]['ttft_p99_interval_s'].reverse()
+json.dump(d, open('$TMPD/serve-iv-inverted.json', 'w'))"
+run 1 report --from "$TMPD/serve-iv-inverted.json" --out "$TMPD/siv-inverted"
+expect_err "its low end must not pass its high end"
+python3 -c "
+import json; d = json.load(open('$TMPD/serve-iv.json'))
+for x in d['deployments']:
+    for k in [k for k in x if k.endswith('_interval_s') or k.endswith('_interval')]: del x[k]
+json.dump(d, open('$TMPD/serve-noiv.json', 'w'))"
+run 0 report --from "$TMPD/serve-noiv.json" --out "$TMPD/snoiv"
+grep -q "yerrorbars" "$TMPD/snoiv/charts/"*.gp && fail "a serving plan without intervals got error bars"
+run 0 simulate serve --model llama-3-8b --system dgx-h100 --tp 1 --arrival batch --requests 200 --json
+cp "$TMPD/out" "$TMPD/sim-serve-iv.json"
+run 0 report --from "$TMPD/sim-serve-iv.json" --out "$TMPD/ssiv"
+grep -q "output tokens/s, low end" "$TMPD/ssiv/report.md" || fail "a batch run's report lacks its throughput interval"
+run 0 simulate serve --model llama-3-8b --system dgx-h100 --tp 1 --rate 2 --requests 200 --json
+grep -q output_tokens_per_s_interval "$TMPD/out" && fail "an unsaturated open-loop run got a throughput interval (its throughput is the offered rate's)"
 run 0 report --help
 expect_out "usage: paraplan report"
 finish

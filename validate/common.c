@@ -5,8 +5,12 @@
 #include "config.h"
 #include "validate/val_int.h"
 
+#include "hardware/hw.h"
+
 #include <cJSON.h>
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -141,4 +145,114 @@ val_speed_error(double predicted, double measured, bool time_like)
 {
 	double e = (predicted - measured) / measured;
 	return time_like ? -e : e;
+}
+
+/* ---- the 80% intervals of predictions ------------------------------------------------------ */
+
+/* Deep enough for every profile chain (generic > pytorch > megatron > megatron-2021 is 4). */
+enum { IV_MAXLEVELS = 6 };
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The number of distinct levels of p's chain. */
+static int
+chain_depth(const struct hw_profile *p)
+{
+	int depth = 1;
+	while (depth < IV_MAXLEVELS && strcmp(hw_profile_ancestor(p, depth), hw_profile_ancestor(p, depth - 1)))
+		depth++;
+	return depth;
+}
+
+/* The finite errors of the rows in group `name` at `level` (and not of family `skip`) into buf,
+ * sorted; their count. */
+static size_t
+group_errors(const val_err *e, size_t n, const char *name, int level, const char *skip, double *buf)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(e[i].q) && (skip == NULL || strcmp(e[i].family, skip)) &&
+		    !strcmp(hw_profile_ancestor(e[i].p, level), name))
+			buf[k++] = e[i].q;
+	qsort(buf, k, sizeof *buf, cmp_double);
+	return k;
+}
+
+/* The percentiles for a prediction under p from the deepest level of its chain whose group has
+ * min_rows errors (not of family skip).  false: too few even at the root. */
+static bool
+percentiles(const val_err *e, size_t n, const struct hw_profile *p, const char *skip, size_t min_rows, double *buf,
+	    double *p10, double *p90)
+{
+	for (int lv = chain_depth(p) - 1; lv >= 0; lv--) {
+		size_t k = group_errors(e, n, hw_profile_ancestor(p, lv), lv, skip, buf);
+		if (k < min_rows || k == 0)
+			continue;
+		*p10 = gsl_stats_quantile_from_sorted_data(buf, 1, k, 0.10);
+		*p90 = gsl_stats_quantile_from_sorted_data(buf, 1, k, 0.90);
+		return true;
+	}
+	return false;
+}
+
+cJSON *
+val_intervals(const val_err *e, size_t n, const struct hw_profile *const *profs, size_t nprof, const char *const *fam,
+	      size_t nf, size_t min_rows, const char *who)
+{
+	double *buf = malloc((n ? n : 1) * sizeof *buf);
+	cJSON *o = cJSON_CreateObject();
+	char key[32];
+	snprintf(key, sizeof key, "%ss", who);
+	cJSON *byp = cJSON_AddArrayToObject(o, key);
+	if (buf == NULL || byp == NULL) {
+		free(buf);
+		cJSON_Delete(o);
+		return NULL;
+	}
+	/* every profile in the chains with min_rows rows in its own group; the others inherit their
+	 * parent's values, as sim_interval reads them */
+	for (size_t k = 0; k < nprof; k++)
+		for (int lv = 0; lv < chain_depth(profs[k]); lv++) {
+			const char *name = hw_profile_ancestor(profs[k], lv);
+			bool seen = false;
+			const cJSON *x;
+			cJSON_ArrayForEach(x, byp) seen |= !strcmp(cJSON_GetObjectItem(x, who)->valuestring, name);
+			size_t m = seen ? 0 : group_errors(e, n, name, lv, NULL, buf);
+			if (seen || m < min_rows || m == 0)
+				continue;
+			cJSON *y = cJSON_CreateObject();
+			cJSON_AddStringToObject(y, who, name);
+			cJSON_AddNumberToObject(y, "rows", (double)m);
+			cJSON_AddNumberToObject(y, "p10", gsl_stats_quantile_from_sorted_data(buf, 1, m, 0.10));
+			cJSON_AddNumberToObject(y, "p90", gsl_stats_quantile_from_sorted_data(buf, 1, m, 0.90));
+			cJSON_AddItemToArray(byp, y);
+		}
+	size_t inside = 0, total = 0;
+	cJSON *byf = cJSON_AddArrayToObject(o, "families");
+	for (size_t f = 0; f < nf; f++) {
+		size_t in = 0, m = 0;
+		for (size_t i = 0; i < n; i++) {
+			double p10, p90;
+			if (strcmp(e[i].family, fam[f]) || !isfinite(e[i].q) ||
+			    !percentiles(e, n, e[i].p, fam[f], min_rows, buf, &p10, &p90))
+				continue;
+			m++;
+			in += e[i].q >= p10 && e[i].q <= p90;
+		}
+		cJSON *y = cJSON_CreateObject();
+		cJSON_AddStringToObject(y, "family", fam[f]);
+		cJSON_AddNumberToObject(y, "rows", (double)m);
+		cJSON_AddNumberToObject(y, "coverage", m ? (double)in / (double)m : 0.0);
+		cJSON_AddItemToArray(byf, y);
+		inside += in, total += m;
+	}
+	cJSON_AddNumberToObject(o, "rows", (double)total);
+	cJSON_AddNumberToObject(o, "coverage", total ? (double)inside / (double)total : 0.0);
+	free(buf);
+	return o;
 }

@@ -574,6 +574,98 @@ val_serving_fit(hw_db *db, const val_src *srcs, size_t n, const char *engine, in
 	return 0;
 }
 
+/* ---- intervals ----------------------------------------------------------------------------- */
+
+/* A prediction's 80% interval comes from how far the cross-validation's predictions of its
+ * engine's rows of the same kind were from the measured ones (val_intervals): throughput, time
+ * to first token, and the per-token latencies (TPOT, inter-token, end to end).  Serving has
+ * fewer rows than training: an engine with fewer than INTERVAL_ROWS of a kind takes its
+ * parent's, or none (sim_serve_interval). */
+#define INTERVAL_ROWS 10
+
+static const char *const iv_kinds[3] = {"throughput", "ttft", "tpot"}; /* by sim_iv_kind */
+
+/* The interval kind of a report row (its "kind"), -1 for none. */
+static int
+iv_kind_of(const char *kind)
+{
+	if (!strcmp(kind, "latency"))
+		return SIM_IV_TPOT;
+	for (int k = 0; k < 3; k++)
+		if (!strcmp(kind, iv_kinds[k]))
+			return k;
+	return -1;
+}
+
+static int
+intervals_json(hw_db *db, const cJSON *rows, const char *const *fam, size_t nf, cJSON **out, char *err,
+	       size_t errlen)
+{
+	size_t n = (size_t)cJSON_GetArraySize(rows), np = 0;
+	val_err *e = calloc(n ? n : 1, sizeof *e);
+	hw_profile **profs = calloc(n ? n : 1, sizeof *profs);
+	int *kind = calloc(n ? n : 1, sizeof *kind);
+	cJSON *o = cJSON_CreateObject();
+	int rc = 0;
+	if (e == NULL || profs == NULL || kind == NULL || o == NULL) {
+		rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
+		goto out;
+	}
+	size_t i = 0, inside = 0, total = 0;
+	const cJSON *x;
+	cJSON_ArrayForEach(x, rows)
+	{
+		const char *en = cJSON_GetStringValue(cJSON_GetObjectItem(x, "engine"));
+		const char *metric = cJSON_GetStringValue(cJSON_GetObjectItem(x, "metric"));
+		double m = cJSON_GetNumberValue(cJSON_GetObjectItem(x, "measured"));
+		double p = cJSON_GetNumberValue(cJSON_GetObjectItem(x, "predicted"));
+		size_t k = 0;
+		while (k < np && strcmp(hw_profile_name(profs[k]), en))
+			k++;
+		if (k == np && (rc = hw_profile_load(db, HW_SCOPE_ENGINE, en, 0, &profs[np++], err, errlen)) != 0) {
+			np--;
+			goto out;
+		}
+		/* log(measured / predicted) of a time; of a rate (tokens/s, requests/s), its negative */
+		bool rate = val_has(metric, "tokens/s") || !strcmp(metric, "requests/s");
+		double q = m > 0 && p > 0 ? log(m / p) : NAN;
+		e[i] = (val_err){rate ? -q : q, cJSON_GetStringValue(cJSON_GetObjectItem(x, "family")), profs[k]};
+		kind[i++] = iv_kind_of(cJSON_GetStringValue(cJSON_GetObjectItem(x, "kind")));
+	}
+	for (int k = 0; k < 3; k++) {
+		/* the rows of other kinds take no part */
+		val_err *ek = calloc(n ? n : 1, sizeof *ek);
+		if (ek == NULL) {
+			rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
+			goto out;
+		}
+		for (size_t j = 0; j < n; j++)
+			ek[j] = e[j], ek[j].q = kind[j] == k ? e[j].q : NAN;
+		cJSON *y = val_intervals(ek, n, (const hw_profile *const *)profs, np, fam, nf, INTERVAL_ROWS, "engine");
+		free(ek);
+		if (y == NULL) {
+			rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
+			goto out;
+		}
+		inside += (size_t)(cJSON_GetNumberValue(cJSON_GetObjectItem(y, "coverage")) *
+				   cJSON_GetNumberValue(cJSON_GetObjectItem(y, "rows")) + 0.5);
+		total += (size_t)cJSON_GetNumberValue(cJSON_GetObjectItem(y, "rows"));
+		cJSON_AddItemToObject(o, iv_kinds[k], y);
+	}
+	cJSON_AddNumberToObject(o, "rows", (double)total);
+	cJSON_AddNumberToObject(o, "coverage", total ? (double)inside / (double)total : 0.0);
+out:
+	for (size_t k = 0; k < np; k++)
+		hw_profile_free(profs[k]);
+	free(e), free(profs), free(kind);
+	if (rc != 0) {
+		cJSON_Delete(o);
+		o = NULL;
+	}
+	*out = o;
+	return rc;
+}
+
 /* ---- cross-validation ----------------------------------------------------------------------- *
  * For each source family in turn: fit every engine over the rows of the other families, from
  * the profiles' defaults (the shipped fits saw every row), predict the family's rows with those
@@ -663,6 +755,15 @@ val_serving_cross_validate(hw_db *db, const val_src *srcs, size_t n, int max_eva
 	val_summarize(doc, rows, sk);
 	val_group(cJSON_AddArrayToObject(doc, "engines"), rows, "engine");
 	val_group(cJSON_AddArrayToObject(doc, "kinds"), rows, "kind");
+	const char *fp[64];
+	for (int f = 0; f < nf; f++)
+		fp[f] = fams[f];
+	cJSON *iv = NULL;
+	if ((rc = intervals_json(db, rows, fp, (size_t)nf, &iv, err, errlen)) != 0) {
+		cJSON_Delete(doc);
+		return rc;
+	}
+	cJSON_AddItemToObject(doc, "intervals", iv);
 	*out = doc;
 	return 0;
 }

@@ -1700,106 +1700,25 @@ time_log_error(const vrow *w)
 	return time_like ? q : -q;
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-/* The percentiles of the profile's group at the deepest level that has INTERVAL_ROWS of the
- * rows `use` marks (NULL: all).  false: too few rows even at the root. */
-static bool
-percentiles(const val_set *s, const hw_profile *p, const bool *use, const double *q, double *buf, double *p10,
-	    double *p90)
-{
-	int depth = 1;
-	while (depth < MAXLEVELS && strcmp(hw_profile_ancestor(p, depth), hw_profile_ancestor(p, depth - 1)))
-		depth++;
-	for (int lv = depth - 1; lv >= 0; lv--) {
-		const char *g = hw_profile_ancestor(p, lv);
-		size_t n = 0;
-		for (size_t i = 0; i < s->n; i++)
-			if (!s->rows[i].why[0] && (use == NULL || use[i]) && isfinite(q[i]) &&
-			    in_group(s->prof[s->rows[i].fw].p, g, lv))
-				buf[n++] = q[i];
-		if (n < INTERVAL_ROWS)
-			continue;
-		qsort(buf, n, sizeof *buf, cmp_double);
-		*p10 = gsl_stats_quantile_from_sorted_data(buf, 1, n, 0.10);
-		*p90 = gsl_stats_quantile_from_sorted_data(buf, 1, n, 0.90);
-		return true;
-	}
-	return false;
-}
-
-/* The intervals of every profile the rows use (from the rows' cross-validated predictions), and
- * their coverage checked the same way: each family's rows against the percentiles of the other
- * families' rows. */
+/* The intervals of every profile the rows use, from the rows' cross-validated predictions
+ * (val_intervals). */
 static cJSON *
 intervals_json(const val_set *s, const char *const *fam, size_t nf, char *err, size_t errlen)
 {
-	double *q = malloc((s->n ? s->n : 1) * sizeof *q), *buf = malloc((s->n ? s->n : 1) * sizeof *buf);
-	bool *use = malloc((s->n ? s->n : 1) * sizeof *use);
-	if (q == NULL || buf == NULL || use == NULL) {
-		free(q), free(buf), free(use);
-		pp_err(err, errlen, PP_ENOMEM, "out of memory");
-		return NULL;
-	}
-	for (size_t i = 0; i < s->n; i++)
-		q[i] = s->rows[i].why[0] ? NAN : time_log_error(&s->rows[i]);
-	cJSON *o = cJSON_CreateObject();
-	/* every profile in the rows' chains with INTERVAL_ROWS rows of its own group; the others
-	 * inherit their parent's values, as sim_interval reads them */
-	cJSON *byp = cJSON_AddArrayToObject(o, "frameworks");
-	for (size_t k = 0; k < s->nprof; k++)
-		for (int lv = 0; lv < MAXLEVELS; lv++) {
-			const hw_profile *p = s->prof[k].p;
-			const char *name = hw_profile_ancestor(p, lv);
-			if (lv > 0 && !strcmp(name, hw_profile_ancestor(p, lv - 1)))
-				break;
-			bool seen = false;
-			const cJSON *x;
-			cJSON_ArrayForEach(x, byp) seen |= !strcmp(cJSON_GetObjectItem(x, "framework")->valuestring, name);
-			size_t n = 0;
-			for (size_t i = 0; i < s->n && !seen; i++)
-				if (isfinite(q[i]) && in_group(s->prof[s->rows[i].fw].p, name, lv))
-					buf[n++] = q[i];
-			if (seen || n < INTERVAL_ROWS)
-				continue;
-			qsort(buf, n, sizeof *buf, cmp_double);
-			cJSON *e = cJSON_CreateObject();
-			cJSON_AddStringToObject(e, "framework", name);
-			cJSON_AddNumberToObject(e, "rows", (double)n);
-			cJSON_AddNumberToObject(e, "p10", gsl_stats_quantile_from_sorted_data(buf, 1, n, 0.10));
-			cJSON_AddNumberToObject(e, "p90", gsl_stats_quantile_from_sorted_data(buf, 1, n, 0.90));
-			cJSON_AddItemToArray(byp, e);
-		}
-	size_t inside = 0, total = 0;
-	cJSON *byf = cJSON_AddArrayToObject(o, "families");
-	for (size_t f = 0; f < nf; f++) {
+	val_err *e = malloc((s->n ? s->n : 1) * sizeof *e);
+	const hw_profile **profs = malloc((s->nprof ? s->nprof : 1) * sizeof *profs);
+	cJSON *o = NULL;
+	if (e != NULL && profs != NULL) {
 		for (size_t i = 0; i < s->n; i++)
-			use[i] = strcmp(s->rows[i].family, fam[f]) != 0;
-		size_t in = 0, n = 0;
-		for (size_t i = 0; i < s->n; i++) {
-			if (use[i] || s->rows[i].why[0] || !isfinite(q[i]))
-				continue;
-			double p10, p90;
-			if (!percentiles(s, s->prof[s->rows[i].fw].p, use, q, buf, &p10, &p90))
-				continue;
-			n++;
-			in += q[i] >= p10 && q[i] <= p90;
-		}
-		cJSON *e = cJSON_CreateObject();
-		cJSON_AddStringToObject(e, "family", fam[f]);
-		cJSON_AddNumberToObject(e, "rows", (double)n);
-		cJSON_AddNumberToObject(e, "coverage", n ? (double)in / (double)n : 0.0);
-		cJSON_AddItemToArray(byf, e);
-		inside += in, total += n;
+			e[i] = (val_err){s->rows[i].why[0] ? NAN : time_log_error(&s->rows[i]), s->rows[i].family,
+					 s->prof[s->rows[i].fw].p};
+		for (size_t k = 0; k < s->nprof; k++)
+			profs[k] = s->prof[k].p;
+		o = val_intervals(e, s->n, profs, s->nprof, fam, nf, INTERVAL_ROWS, "framework");
 	}
-	cJSON_AddNumberToObject(o, "rows", (double)total);
-	cJSON_AddNumberToObject(o, "coverage", total ? (double)inside / (double)total : 0.0);
-	free(q), free(buf), free(use);
+	free(e), free(profs);
+	if (o == NULL)
+		pp_err(err, errlen, PP_ENOMEM, "out of memory");
 	return o;
 }
 

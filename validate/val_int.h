@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 struct cJSON;
+struct hw_profile;
 
 /* Case-insensitive substring test. */
 bool val_has(const char *hay, const char *needle);
@@ -32,5 +33,25 @@ double val_speed_error(double predicted, double measured, bool time_like);
 void val_summarize(struct cJSON *doc, const struct cJSON *rows, const struct cJSON *skipped);
 /* One summary (rows, MAPE, mean signed speed error) per distinct value of the rows' `key` into arr. */
 void val_group(struct cJSON *arr, const struct cJSON *rows, const char *key);
+
+/* ---- the 80% intervals of predictions ---------------------------------------------------- */
+
+/* One predicted row as the intervals see it: q = log(measured / predicted) of a time (of a
+ * rate, its negative), NAN when the row was not predicted; its source family and the profile
+ * (framework or engine) it ran under. */
+typedef struct {
+	double q;
+	const char *family;
+	const struct hw_profile *p;
+} val_err;
+
+/* The 80% intervals of predictions: for every profile in the chains of `profs` whose group (it
+ * and the profiles under it) holds at least min_rows finite errors, the 10th and 90th
+ * percentiles of their q, as {"<who>": name, "rows", "p10", "p90"} in "<who>s"; a profile with
+ * fewer inherits its parent's (sim_interval reads them that way).  And their coverage, checked
+ * as the cross-validation checks a fit: each family's rows against the percentiles of the other
+ * families' rows ("families", "rows", "coverage").  NULL: out of memory. */
+struct cJSON *val_intervals(const val_err *e, size_t n, const struct hw_profile *const *profs, size_t nprof,
+			    const char *const *fam, size_t nf, size_t min_rows, const char *who);
 
 #endif

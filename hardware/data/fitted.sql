@@ -30,6 +30,9 @@
 -- each with
 --   sched_us       the host's scheduling time per iteration, fixed part
 --   serve_gemm_scale the rate its GEMMs reach, as a fraction of the GPU's measured rate
+-- and the 80% intervals of their predictions per kind of metric (tput_err_, ttft_err_, tpot_err_p10
+-- and _p90: percentiles of their cross-validated errors), which held 60.0% of 5 measured
+-- values
 INSERT INTO param(scope, subject, key, value, origin, method, source) VALUES
 ('framework', 'generic', 'attn_scale', 0.669418, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 609 rows, MAPE 12.5% -> 12.0%', 'validate/data/published-training.csv + training-2024-2025.csv'),
 ('framework', 'generic', 'comm_slowdown', 0.329138, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 609 rows, MAPE 12.5% -> 12.0%', 'validate/data/published-training.csv + training-2024-2025.csv'),
@@ -86,4 +89,14 @@ INSERT INTO param(scope, subject, key, value, origin, method, source) VALUES
 ('engine', 'vllm-v0', 'sched_us', 4872.89, 'fitted', 'paraplan validate --set serving --fit: Nelder-Mead on MAPE over 17 rows of vllm-v0 (70.3% -> 67.5%)', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
 ('engine', 'vllm-v0', 'serve_gemm_scale', 1.20394, 'fitted', 'paraplan validate --set serving --fit: Nelder-Mead on MAPE over 17 rows of vllm-v0 (70.3% -> 67.5%)', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
 ('engine', 'trtllm', 'sched_us', 718.687, 'fitted', 'paraplan validate --set serving --fit: Nelder-Mead on MAPE over 3 rows of trtllm (54.7% -> 34.1%)', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
-('engine', 'trtllm', 'serve_gemm_scale', 0.757083, 'fitted', 'paraplan validate --set serving --fit: Nelder-Mead on MAPE over 3 rows of trtllm (54.7% -> 34.1%)', 'validate/data/published-serving.csv + serving-2024-2025.csv');
+('engine', 'trtllm', 'serve_gemm_scale', 0.757083, 'fitted', 'paraplan validate --set serving --fit: Nelder-Mead on MAPE over 3 rows of trtllm (54.7% -> 34.1%)', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'generic', 'tput_err_p10', -0.392421, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 24 cross-validated throughput rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'generic', 'tput_err_p90', 0.678088, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 24 cross-validated throughput rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'vllm', 'tput_err_p10', -0.395271, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 21 cross-validated throughput rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'vllm', 'tput_err_p90', 0.481608, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 21 cross-validated throughput rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'vllm-v0', 'tput_err_p10', 0.199088, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 11 cross-validated throughput rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'vllm-v0', 'tput_err_p90', 0.762294, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 11 cross-validated throughput rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'generic', 'ttft_err_p10', -0.804291, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 13 cross-validated ttft rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'generic', 'ttft_err_p90', 0.714811, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 13 cross-validated ttft rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'vllm', 'ttft_err_p10', -0.804291, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 13 cross-validated ttft rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'vllm', 'ttft_err_p90', 0.714811, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 13 cross-validated ttft rows', 'validate/data/published-serving.csv + serving-2024-2025.csv');
