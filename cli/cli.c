@@ -650,3 +650,16 @@ cli_count(double v, char *buf, size_t n)
 		snprintf(buf, n, "%.0f", v);
 	return buf;
 }
+
+const char *const cli_spec_names[] = {"off", "ngram", "eagle", NULL};
+
+int
+cli_spec_check(const char *cmd, const cli_opt *opts, int spec)
+{
+	if (spec != SIM_SPEC_OFF && (!cli_given(opts, "spec-tokens") || !cli_given(opts, "spec-accept")))
+		return cli_usage(cmd, "--spec needs --spec-tokens K and --spec-accept A (the acceptance rate depends on the "
+				      "draft and the traffic: no default)");
+	if (spec == SIM_SPEC_OFF && (cli_given(opts, "spec-tokens") || cli_given(opts, "spec-accept")))
+		return cli_usage(cmd, "--spec-tokens and --spec-accept apply to --spec ngram|eagle");
+	return 0;
+}

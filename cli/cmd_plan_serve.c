@@ -98,6 +98,7 @@ cmd_plan_serve(int argc, char **argv)
 	cli_strs systems = {0}, weights = {0};
 	const char *export_s = NULL, *out_path = NULL, *engine_name = HW_DEFAULT_ENGINE;
 	bool json = false;
+	int spec = SIM_SPEC_OFF;
 	char err[1024];
 	const cli_opt opts[] = {
 		OPT_MODEL(&model_spec),
@@ -113,6 +114,7 @@ cmd_plan_serve(int argc, char **argv)
 			"vllm-v0, sglang, trtllm, generic"),
 		OPT_DIST("prompt-len", "DIST", &o.prompt, "prompt tokens (default 512)"),
 		OPT_DIST("output-len", "DIST", &o.output, "output tokens (default 256)"),
+		OPT_SERVE_FEATURES(&o.prefix_hit, &spec, &o.spec_tokens, &o.spec_accept),
 		OPT_INT("failures", "K", &o.failures, 0, 1000, "spare replicas so that the SLO holds with K down"),
 		OPT_NUM("availability", "A", &o.availability, 0.5, 0.999999999,
 			"instead of --failures: the fewest spares that keep the SLO's replicas up this share of the "
@@ -136,6 +138,9 @@ cmd_plan_serve(int argc, char **argv)
 	};
 	int st = cli_parse(&cmd, opts, argc, argv, NULL, 0, NULL);
 	if (st != CLI_RUN)
+		return st;
+	o.spec = (sim_spec_method)spec;
+	if ((st = cli_spec_check("plan serve", opts, spec)) != 0)
 		return st;
 	plan_engine engine = PLAN_ENGINE_VLLM;
 	if (export_s != NULL && plan_engine_parse(export_s, &engine) != 0)

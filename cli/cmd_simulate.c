@@ -401,6 +401,12 @@ print_serve(const cJSON *doc)
 			       cJSON_GetObjectItem(doc, "goodput_requests_per_s")->valuedouble,
 			       100.0 * cJSON_GetObjectItem(doc, "slo_attainment")->valuedouble);
 	}
+	if (cJSON_IsNumber(cJSON_GetObjectItem(doc, "spec_tokens_per_step"))) {
+		const cJSON *sp = cJSON_GetObjectItem(c, "speculative");
+		cli_table_addf(t, 0, "speculative decoding");
+		cli_table_addf(t, 1, "%s, %.0f proposed: %.2f tokens per decode step (expected %.2f)", cli_str(sp, "method"),
+			       cli_num(sp, "tokens"), cli_num(doc, "spec_tokens_per_step"), cli_num(sp, "expected_tokens_per_step"));
+	}
 	cli_table_addf(t, 0, "KV cache");
 	cli_table_addf(t, 1, "%.0f tokens per replica, %.1f%% used on average, %.1f%% peak, %.0f preemptions",
 		       cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "memory_per_gpu"), "kv_cache_tokens")->valuedouble,
@@ -467,11 +473,13 @@ simulate_serve(int argc, char **argv)
 		"                         [--max-batched-tokens N] [--weights bf16|fp8|int8|int4] [--kv-dtype bf16|fp8]\n"
 		"                         [--disaggregate P:D] [--router least-outstanding|round-robin]\n"
 		"                         [--slo-ttft-p99 MS] [--slo-tpot-p99 MS] [--slo-e2e-p99 MS] [--price USD_PER_GPU_HOUR]\n"
+		"                         [--prefix-hit R] [--spec ngram|eagle --spec-tokens K --spec-accept A]\n"
 		"                         [--seed N] [--trace FILE] [--json] [--db FILE]\n",
 		about_serve,
 		"  paraplan simulate serve --model llama-3-70b --system dgx-h100 --tp 4 --replicas 2 --rate 10 \\\n"
 		"      --prompt-len lognormal:mean=800,sigma=0.6 --output-len 256 --duration 300\n"};
 	static const char *const routers[] = {"least-outstanding", "round-robin", NULL};
+	int spec = SIM_SPEC_OFF;
 	sim_serve_cfg c;
 	sim_serve_cfg_init(&c);
 	const char *model_spec = NULL, *system = NULL, *db_path = NULL, *trace_out = NULL, *trace_in = NULL;
@@ -502,6 +510,7 @@ simulate_serve(int argc, char **argv)
 		OPT_DTYPE("kv-dtype", "D", &c.kv_dtype, "KV-cache dtype: bf16 (default) or fp8"),
 		OPT_FN("disaggregate", "P:D", opt_disaggregate, &c, "P prefill and D decode replicas"),
 		OPT_CHOICE("router", "R", &router, routers, "least-outstanding (default) or round-robin"),
+		OPT_SERVE_FEATURES(&c.prefix_hit, &spec, &c.spec_tokens, &c.spec_accept),
 		OPT_MS("slo-ttft-p99", "MS", &c.slo_ttft_s, 0.001, 1e9, "SLO on the P99 time to first token, ms"),
 		OPT_MS("slo-tpot-p99", "MS", &c.slo_tpot_s, 0.001, 1e9, "SLO on the P99 time per output token, ms"),
 		OPT_MS("slo-e2e-p99", "MS", &c.slo_e2e_s, 0.001, 1e9, "SLO on the P99 end-to-end latency, ms"),
@@ -518,6 +527,9 @@ simulate_serve(int argc, char **argv)
 	c.router = router == 0 ? SIM_ROUTE_LEAST_OUTSTANDING : SIM_ROUTE_ROUND_ROBIN;
 	if (trace_out != NULL)
 		c.keep_iterations = true;
+	c.spec = (sim_spec_method)spec;
+	if ((st = cli_spec_check("simulate serve", opts, spec)) != 0)
+		return st;
 	bool have_tp = cli_given(opts, "tp"), have_rate = cli_given(opts, "rate");
 	if (model_spec == NULL || system == NULL)
 		return cli_usage("simulate serve", "--model and --system are required");

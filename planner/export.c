@@ -1015,6 +1015,19 @@ plan_export_serve(const struct cJSON *dep, const char *model_ref, plan_engine en
 	    !cJSON_IsString(kj) || !cJSON_IsNumber(gj) || !cJSON_IsNumber(rj) || !cJSON_IsString(yj))
 		return pp_err(err, errlen, PP_EINPUT, "the deployment lacks the fields a serve command needs");
 	const char *name = engine_names[engine];
+	/* speculative decoding as planned: vLLM's draft options; the other engines' are not written
+	 * yet */
+	const cJSON *spj = cJSON_GetObjectItemCaseSensitive(dep, "speculative");
+	const cJSON *spm = cJSON_GetObjectItemCaseSensitive(spj, "method"), *spk = cJSON_GetObjectItemCaseSensitive(spj, "tokens");
+	bool spec = spj != NULL;
+	if (spec && (!cJSON_IsString(spm) || !cJSON_IsNumber(spk) || spk->valuedouble < 1 || spk->valuedouble > 64 ||
+		     (strcmp(spm->valuestring, "ngram") && strcmp(spm->valuestring, "eagle"))))
+		return pp_err(err, errlen, PP_EINPUT, "the deployment's \"speculative\" is not a method (ngram, eagle) and 1 to 64 tokens");
+	if (spec && engine != PLAN_ENGINE_VLLM)
+		return pp_err(err, errlen, PP_EUSAGE,
+			      "--export %s does not write speculative decoding yet: export vllm, or add the engine's own "
+			      "speculative options by hand",
+			      name);
 	if (cJSON_IsString(dj) && strcmp(dj->valuestring, "off") != 0 && engine != PLAN_ENGINE_SGLANG)
 		return pp_err(err, errlen, PP_EUSAGE,
 			      "--export %s cannot launch the ranked deployment: it disaggregates prefill and decode (%s), and "
@@ -1036,7 +1049,12 @@ plan_export_serve(const struct cJSON *dep, const char *model_ref, plan_engine en
 		    prequant ? ", of a checkpoint quantized to that format beforehand (the engine reads its quantization "
 			       "config)"
 			     : "");
+	bool eagle = spec && !strcmp(spm->valuestring, "eagle");
+	if (eagle)
+		pp_str_add(&s, "#   DRAFT  the EAGLE draft head trained for MODEL (a Hugging Face name or path)\n");
 	pp_str_add(&s, "set -euo pipefail\n: \"${MODEL:?MODEL is a placeholder: see the list at the top}\"\n");
+	if (eagle)
+		pp_str_add(&s, ": \"${DRAFT:?DRAFT is a placeholder: see the list at the top}\"\n");
 	double mem = gj->valuedouble;
 	switch (engine) {
 	case PLAN_ENGINE_VLLM:
@@ -1048,6 +1066,13 @@ plan_export_serve(const struct cJSON *dep, const char *model_ref, plan_engine en
 			pp_str_add(&s, " \\\n    --quantization fp8");
 		if (!strcmp(kv, "fp8"))
 			pp_str_add(&s, " \\\n    --kv-cache-dtype fp8");
+		/* speculative decoding as this vLLM takes it: a draft named by --speculative-model
+		 * ("[ngram]": prompt lookup, its window up to 4 tokens as vLLM's documentation shows) */
+		if (eagle)
+			pp_str_addf(&s, " \\\n    --speculative-model \"$DRAFT\" --num-speculative-tokens %d", spk->valueint);
+		else if (spec)
+			pp_str_addf(&s, " \\\n    --speculative-model \"[ngram]\" --num-speculative-tokens %d --ngram-prompt-lookup-max 4",
+				    spk->valueint);
 		pp_str_add(&s, "\n");
 		break;
 	case PLAN_ENGINE_SGLANG: {

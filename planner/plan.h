@@ -275,6 +275,10 @@ typedef struct plan_serve_opts {
 	volatile sig_atomic_t *stop;
 	void (*progress)(void *arg, size_t done, size_t total);
 	void *progress_arg;
+	double prefix_hit;         /* share of each prompt found in the prefix cache (0: off) */
+	sim_spec_method spec;      /* speculative decoding, its proposals per step and acceptance */
+	int spec_tokens;
+	double spec_accept;
 } plan_serve_opts;
 
 void plan_serve_opts_init(plan_serve_opts *o);

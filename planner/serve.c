@@ -112,6 +112,10 @@ base_cfg(const plan_serve_opts *o, const scand *x, sim_serve_cfg *c)
 	c->slo_e2e_s = o->slo_e2e_s;
 	c->seed = o->seed;
 	c->price = x->price;
+	c->prefix_hit = o->prefix_hit;
+	c->spec = o->spec;
+	c->spec_tokens = o->spec_tokens;
+	c->spec_accept = o->spec_accept;
 	units(c, x, 1);
 }
 
@@ -456,6 +460,12 @@ plan_serve(const model *m, hw_db *db, const plan_serve_opts *o, cJSON **out, cha
 			cJSON_AddStringToObject(d, "engine", sc.engine.name);
 			cJSON_AddStringToObject(d, "kv_cache_dtype", hw_dtype_name(sc.kv_dtype));
 			cJSON_AddNumberToObject(d, "gpu_memory_utilization", sc.gpu_memory_utilization);
+			if (sc.spec != SIM_SPEC_OFF) {
+				cJSON *sp = cJSON_AddObjectToObject(d, "speculative");
+				cJSON_AddStringToObject(sp, "method", sc.spec == SIM_SPEC_EAGLE ? "eagle" : "ngram");
+				cJSON_AddNumberToObject(sp, "tokens", sc.spec_tokens);
+				cJSON_AddNumberToObject(sp, "accept", sc.spec_accept);
+			}
 			add_intervals(d, &sc.engine, x);
 		}
 		add_disagg(d, x);

@@ -355,6 +355,26 @@ sim_serve_interval(const sim_engine *e, sim_iv_kind k, double v, double *lo, dou
 	*hi = !ok ? NAN : k == SIM_IV_TPUT ? v * exp(-p10) : v * exp(p90);
 }
 
+int
+sim_spec_parse(const char *s, sim_spec_method *out, char *err, size_t errlen)
+{
+	if (!strcmp(s, "ngram"))
+		*out = SIM_SPEC_NGRAM;
+	else if (!strcmp(s, "eagle"))
+		*out = SIM_SPEC_EAGLE;
+	else
+		return pp_err(err, errlen, PP_EUSAGE, "speculative decoding \"%.40s\" is not ngram or eagle", s);
+	return 0;
+}
+
+double
+sim_spec_expected_tokens(int k, double a)
+{
+	if (a >= 1.0)
+		return (double)k + 1.0;
+	return (1.0 - pow(a, (double)k + 1.0)) / (1.0 - a);
+}
+
 void
 sim_engine_default(sim_engine *e)
 {
@@ -657,6 +677,7 @@ typedef struct seqst {
 	int64_t generated; /* output tokens emitted */
 	int64_t blocks;
 	int64_t sched;     /* tokens scheduled this iteration */
+	int64_t proposed;  /* speculative tokens it verifies this iteration */
 	bool decode;       /* scheduled as a decode token */
 } seqst;
 
@@ -732,6 +753,8 @@ typedef struct run {
 	sim_serve_result *res;
 	bool oom;
 	size_t max_backlog;
+	gsl_rng *rs;            /* speculative acceptance (NULL: no speculation) */
+	int64_t spec_steps, spec_emitted; /* decode steps that speculated, and the tokens they emitted */
 } run;
 
 /* ---- inter-token latency in bounded memory ------------------------------------------------ *
@@ -965,14 +988,16 @@ sim_engine_graph_tokens(const sim_engine *e, int64_t T, bool prefill)
  * `att` seconds of attention, nout sequences sampling, nseqs running.  The GPU's time is its
  * kernels at the graph-padded size, or, launched eagerly, at least the host's launches; the
  * host's scheduling time (fixed plus per sequence, once per sched_steps decode-only iterations)
- * adds to it, or overlaps it where the engine prepares the next iteration during this one. */
+ * adds to it, or overlaps it where the engine prepares the next iteration during this one.
+ * `draft`: the GPU seconds of a draft head's proposals, before the verification. */
 static double
-iter_time(run *r, int64_t T, int64_t ndec, double dec_ctx, int64_t nchunks, double att, int64_t nout, size_t nseqs)
+iter_time(run *r, int64_t T, int64_t ndec, double dec_ctx, int64_t nchunks, double att, int64_t nout, size_t nseqs,
+	  double draft)
 {
 	const sim_engine *e = &r->c->engine;
 	icost *ic = &r->ic;
 	int64_t G = sim_engine_graph_tokens(e, T, nchunks > 0);
-	double gpu = linear_time(ic, G > 0 ? G : T) + head_time(ic, nout) + att + decode_attention(ic, ndec, dec_ctx);
+	double gpu = linear_time(ic, G > 0 ? G : T) + head_time(ic, nout) + att + decode_attention(ic, ndec, dec_ctx) + draft;
 	if (G == 0 && e->launch_s > 0) {
 		double kernels = ic->kernels_fixed + (double)ic->t->layers * (double)(nchunks + (ndec > 0));
 		if (kernels * e->launch_s > gpu)
@@ -998,7 +1023,8 @@ start_iteration(run *r, int k)
 		return;
 	kv_account(p, r->now);
 	int64_t budget = c->max_batched_tokens;
-	int64_t ndec = 0, npre_tokens = 0, nout = 0;
+	int64_t ndec = 0, npre_tokens = 0, nout = 0, dec_tokens = 0;
+	int64_t drafting[SIM_SPEC_MAX_TOKENS + 1] = {0}; /* [j]: sequences proposing a j-th token */
 	double att = 0, dec_ctx = 0;
 	/* decode replicas admit handed-over sequences whose cache arrived (they need blocks);
 	 * they decode in this very iteration */
@@ -1026,7 +1052,7 @@ start_iteration(run *r, int k)
 		p->free_blocks -= need;
 	}
 	for (size_t i = 0; i < p->nrun; i++)
-		p->run[i].sched = 0;
+		p->run[i].sched = 0, p->run[i].proposed = 0;
 	int mode = c->engine.prefill;
 	bool prefill_only = false;
 	if (mode == HW_EN_PREFILL_SEPARATE && p->kind == R_UNIFIED) {
@@ -1048,9 +1074,21 @@ schedule:
 			continue;
 		}
 		int64_t myreq = s->req;
-		/* the cache after this step: the prompt and every token generated so far */
+		/* speculation: k proposals, none past the request's last token nor the budget */
+		int64_t kp = 0;
+		if (c->spec != SIM_SPEC_OFF) {
+			kp = r->req[s->req].output - s->generated - 1;
+			if (kp > c->spec_tokens)
+				kp = c->spec_tokens;
+			if (kp > budget - 1)
+				kp = budget - 1;
+			if (kp < 0)
+				kp = 0;
+		}
+		/* the cache after this step: the prompt, every token generated so far and the
+		 * proposals verified (the rejected ones' slots are written over later) */
 		int64_t ctx = r->req[s->req].prompt + s->generated;
-		int64_t need = blocks_for(r, ctx) - s->blocks;
+		int64_t need = blocks_for(r, ctx + kp) - s->blocks;
 		while (need > p->free_blocks && p->nrun > 0) {
 			/* preempt the newest sequence (the last admitted); it prefills again later */
 			size_t victim = p->nrun - 1;
@@ -1070,12 +1108,16 @@ schedule:
 			break;
 		p->free_blocks -= need;
 		s->blocks += need;
-		s->sched = 1;
+		s->sched = 1 + kp;
+		s->proposed = kp;
 		s->decode = true;
-		budget--;
+		budget -= 1 + kp;
 		ndec++;
-		nout++;
+		nout += 1 + kp; /* the verification samples at every proposal and after the last */
+		dec_tokens += 1 + kp;
 		dec_ctx += (double)ctx;
+		for (int64_t j = 1; j <= kp; j++)
+			drafting[j]++;
 		i++;
 	}
 	/* prefill chunks of running sequences, then admissions */
@@ -1106,15 +1148,24 @@ schedule:
 		int64_t id = p->wait[p->whead];
 		reqst *q = &r->req[id];
 		int64_t target = q->prompt + q->generated;
-		int64_t chunk = target < budget ? target : budget;
+		/* prefix caching: the prompt's first whole blocks found in the cache are not computed
+		 * (at least its last token is: it samples the first output token) */
+		int64_t cached = 0;
+		if (c->prefix_hit > 0 && q->generated == 0) {
+			cached = (int64_t)(c->prefix_hit * (double)q->prompt) / c->block_size * c->block_size;
+			if (cached > q->prompt - 1)
+				cached = q->prompt - 1;
+		}
+		int64_t left = target - cached;
+		int64_t chunk = left < budget ? left : budget;
 		/* mixed: whole prompts only; one longer than what is left waits for the next iteration
 		 * unless nothing else is scheduled (the engine's budget is at least its longest prompt) */
-		if (mode == HW_EN_PREFILL_MIXED && chunk < target) {
+		if (mode == HW_EN_PREFILL_MIXED && chunk < left) {
 			if (ndec + npre_tokens > 0)
 				break;
-			chunk = target;
+			chunk = left;
 		}
-		int64_t need = blocks_for(r, chunk);
+		int64_t need = blocks_for(r, cached + chunk);
 		if (need > p->free_blocks)
 			break;
 		p->whead = (p->whead + 1) % p->wcap;
@@ -1127,6 +1178,7 @@ schedule:
 		memset(s, 0, sizeof *s);
 		s->req = id;
 		s->target = target;
+		s->done = cached;
 		s->generated = q->generated;
 		s->blocks = need;
 		s->sched = chunk;
@@ -1134,11 +1186,11 @@ schedule:
 		budget -= chunk;
 		npre_tokens += chunk;
 		nchunks++;
-		att += prefill_attention(&r->ic, 0, chunk);
-		if (chunk >= target)
+		att += prefill_attention(&r->ic, cached, chunk);
+		if (cached + chunk >= target)
 			nout++;
 	}
-	int64_t T = ndec + npre_tokens;
+	int64_t T = dec_tokens + npre_tokens;
 	if (T == 0 && prefill_only) {
 		/* no prompt could get its blocks after all: decode instead, as the engine does when
 		 * its prefill scheduling admits nothing */
@@ -1149,7 +1201,13 @@ schedule:
 		/* nothing schedulable (no KV room for the next waiting request): idle until a change */
 		return;
 	}
-	double dur = iter_time(r, T, ndec, dec_ctx, nchunks, att, nout, p->nrun);
+	/* an EAGLE-style head proposes token by token: one decoder layer and the LM head over the
+	 * sequences still proposing, per step */
+	double draft = 0;
+	if (c->spec == SIM_SPEC_EAGLE)
+		for (int j = 1; j <= SIM_SPEC_MAX_TOKENS && drafting[j] > 0; j++)
+			draft += linear_time(&r->ic, drafting[j]) / (double)r->ic.t->layers + head_time(&r->ic, drafting[j]);
+	double dur = iter_time(r, T, ndec, dec_ctx, nchunks, att, nout, p->nrun, draft);
 	p->busy = true;
 	p->iter_start = r->now;
 	r->iterations++;
@@ -1205,18 +1263,26 @@ end_iteration(run *r, int k)
 		seqst *s = &p->run[i];
 		reqst *q = &r->req[s->req];
 		bool emits = false;
+		int64_t extra = 0; /* accepted proposals, emitted with the verified token */
 		if (s->decode && s->sched) {
 			emits = true;
 			ndec++;
+			if (s->proposed > 0) {
+				while (extra < s->proposed && gsl_rng_uniform(r->rs) < c->spec_accept)
+					extra++;
+				r->spec_steps++;
+				r->spec_emitted += 1 + extra;
+			}
 		} else if (s->sched > 0) {
 			s->done += s->sched;
 			if (s->done >= s->target)
 				emits = true; /* the last prefill chunk samples the first token */
 		}
 		s->sched = 0;
+		s->proposed = 0;
 		s->decode = false;
 		if (emits) {
-			s->generated++;
+			s->generated += 1 + extra;
 			q->generated = s->generated;
 			if (q->first == 0.0 && q->generated == 1)
 				q->first = r->now;
@@ -1517,6 +1583,13 @@ sim_serve_check(const model *m, const hw_system *sys, sim_serve_cfg *c, int64_t 
 		return pp_err(err, errlen, PP_EUSAGE, "%s has no fp8 tensor cores: use int8 or int4 weights", sys->gpu.name);
 	if (c->kv_dtype != HW_BF16 && c->kv_dtype != HW_FP16 && c->kv_dtype != HW_FP8)
 		return pp_err(err, errlen, PP_EUSAGE, "--kv-dtype must be bf16 or fp8");
+	if (!(c->prefix_hit >= 0.0 && c->prefix_hit < 1.0))
+		return pp_err(err, errlen, PP_EUSAGE, "--prefix-hit must be from 0 to below 1, got %g", c->prefix_hit);
+	if (c->spec != SIM_SPEC_OFF &&
+	    (c->spec_tokens < 1 || c->spec_tokens > SIM_SPEC_MAX_TOKENS || !(c->spec_accept >= 0.0 && c->spec_accept <= 1.0)))
+		return pp_err(err, errlen, PP_EUSAGE,
+			      "speculative decoding needs --spec-tokens from 1 to %d and --spec-accept from 0 to 1",
+			      SIM_SPEC_MAX_TOKENS);
 	/* Counted in double first: rate x duration of absurd flags must not overflow the cast. */
 	double nreq_d = (double)c->requests;
 	if (c->arrival == SIM_ARR_TRACE)
@@ -1580,6 +1653,14 @@ sim_serve(const model *m, const hw_cost *cost, const sim_serve_cfg *cin, sim_ser
 		r.ic.head[i] = -1;
 	icost_init(&r.ic, m, cost, c);
 	icost_count(&r.ic);
+	if (c->spec != SIM_SPEC_OFF) {
+		/* its own stream: a run without speculation draws exactly as before */
+		if ((r.rs = gsl_rng_alloc(gsl_rng_mt19937)) == NULL) {
+			rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
+			goto done;
+		}
+		gsl_rng_set(r.rs, (unsigned long)(c->seed * 3 + 3) ^ 0x5eedUL << 20);
+	}
 	int dom = sys->scaleup_domain > 0 ? sys->scaleup_domain : sys->gpus_per_node;
 	r.ic.tp_per_node = c->tp < dom ? c->tp : dom;
 	make_requests(&r);
@@ -1650,6 +1731,7 @@ sim_serve(const model *m, const hw_cost *cost, const sim_serve_cfg *cin, sim_ser
 	sim_serve_metrics *mt = &r.res->m;
 	mt->mem = mem;
 	mt->iterations = r.iterations;
+	mt->spec_tokens_per_step = r.spec_steps > 0 ? (double)r.spec_emitted / (double)r.spec_steps : 0.0;
 	mt->concurrency_mean = mt->makespan_s > 0 ? r.in_system_area / mt->makespan_s : 0.0;
 	/* Saturation: the queue at the last arrival held more than 5% of the requests (at least 10):
 	 * arrivals outran the service and latency grows with the run. */
@@ -1670,6 +1752,8 @@ done:
 	itl_hist_free(r.itlh);
 	free(r.ic.lin);
 	free(r.ic.head);
+	if (r.rs)
+		gsl_rng_free(r.rs);
 	sim_serve_result_free(r.res);
 	return rc;
 }
@@ -1719,6 +1803,15 @@ sim_serve_json(const sim_serve_result *r)
 	cJSON_AddStringToObject(cf, "weights", hw_dtype_name(c->weights));
 	cJSON_AddStringToObject(cf, "kv_dtype", hw_dtype_name(c->kv_dtype));
 	cJSON_AddNumberToObject(cf, "seed", (double)c->seed);
+	if (c->prefix_hit > 0)
+		cJSON_AddNumberToObject(cf, "prefix_hit", c->prefix_hit);
+	if (c->spec != SIM_SPEC_OFF) {
+		cJSON *sp = cJSON_AddObjectToObject(cf, "speculative");
+		cJSON_AddStringToObject(sp, "method", c->spec == SIM_SPEC_EAGLE ? "eagle" : "ngram");
+		cJSON_AddNumberToObject(sp, "tokens", c->spec_tokens);
+		cJSON_AddNumberToObject(sp, "accept", c->spec_accept);
+		cJSON_AddNumberToObject(sp, "expected_tokens_per_step", sim_spec_expected_tokens(c->spec_tokens, c->spec_accept));
+	}
 	cJSON_AddNumberToObject(cf, "requests", (double)m->offered);
 	add_pct(o, "ttft_s", &m->ttft);
 	add_pct(o, "tpot_s", &m->tpot);
@@ -1744,6 +1837,8 @@ sim_serve_json(const sim_serve_result *r)
 	cJSON_AddNumberToObject(o, "kv_utilization_peak", m->kv_utilization_peak);
 	cJSON_AddNumberToObject(o, "concurrency_mean", m->concurrency_mean);
 	cJSON_AddNumberToObject(o, "preemptions", (double)m->preemptions);
+	if (c->spec != SIM_SPEC_OFF)
+		cJSON_AddNumberToObject(o, "spec_tokens_per_step", m->spec_tokens_per_step);
 	cJSON_AddBoolToObject(o, "saturated", m->saturated);
 	if (c->price > 0) {
 		cJSON_AddNumberToObject(o, "price_usd_per_gpu_hour", c->price);

@@ -104,6 +104,19 @@ void sim_engine_from_profile(sim_engine *e, const hw_profile *p);
  * captured CUDA graph: T padded to the next captured size; 0 when no graph covers it. */
 int64_t sim_engine_graph_tokens(const sim_engine *e, int64_t T, bool prefill);
 
+/* Speculative decoding: proposals by n-gram lookup in the prompt and output so far (a host-side
+ * search, no GPU work), or by an EAGLE-style draft head (one decoder layer and the LM head of the
+ * target's width, run once per proposed token).  The target verifies the proposals and its own
+ * next token in one pass; the proposals are accepted in order until the first rejection. */
+typedef enum { SIM_SPEC_OFF, SIM_SPEC_NGRAM, SIM_SPEC_EAGLE } sim_spec_method;
+#define SIM_SPEC_MAX_TOKENS 16
+/* "ngram" or "eagle"; PP_EUSAGE naming the known ones otherwise. */
+int sim_spec_parse(const char *s, sim_spec_method *out, char *err, size_t errlen);
+/* The expected tokens one decode step emits with k proposals each accepted with probability a,
+ * in order until the first rejection: 1 + a + a^2 + ... + a^k = (1 - a^(k+1)) / (1 - a)
+ * (Leviathan, Kalman and Matias 2023, Eq. 1). */
+double sim_spec_expected_tokens(int k, double a);
+
 typedef struct sim_serve_cfg {
 	sim_engine engine;
 	int tp, pp, replicas;
@@ -129,6 +142,10 @@ typedef struct sim_serve_cfg {
 	bool keep_iterations;     /* record iterations for a trace */
 	size_t itl_exact;         /* iterations whose inter-token latency is kept exactly before the rest go
 				   * into a histogram (0: 2^20, 16 MB); a knob for tests */
+	double prefix_hit;        /* share of each prompt found in the prefix cache, in whole blocks (0: off) */
+	sim_spec_method spec;     /* speculative decoding (SIM_SPEC_OFF: none) */
+	int spec_tokens;          /* tokens proposed per decode step */
+	double spec_accept;       /* probability that each proposed token is accepted */
 } sim_serve_cfg;
 
 void sim_serve_cfg_init(sim_serve_cfg *c);
@@ -167,6 +184,7 @@ typedef struct sim_serve_metrics {
 	double usd_per_million_output_tokens, usd_per_million_tokens;
 	int gpus;
 	int64_t iterations;
+	double spec_tokens_per_step;      /* speculation: tokens a decode step emitted, on average (0: off) */
 	sim_serve_mem mem;
 } sim_serve_metrics;
 

@@ -233,6 +233,84 @@ START_TEST(chunked_prefill_iterations)
 }
 END_TEST
 
+/* Prefix caching by hand: a prompt of 1000 tokens with half of it cached keeps
+ * floor(500 / 16) x 16 = 496 tokens (whole blocks); the 504 left fit one iteration of a 504-token
+ * budget, where the whole prompt needs ceil(1000 / 504) = 2.  At most all but the last token is
+ * cached: it samples the first output token. */
+START_TEST(prefix_cache_by_hand)
+{
+	fixture f;
+	fx_open(&f, "llama-3-8b");
+	sim_serve_cfg c;
+	lone(&c, 1000, 1);
+	c.max_batched_tokens = 504;
+	sim_serve_result *r = serve(&f, &c);
+	ck_assert_int_eq(sim_serve_get_metrics(r)->iterations, 2);
+	double cold = sim_serve_get_metrics(r)->ttft.mean;
+	sim_serve_result_free(r);
+	c.prefix_hit = 0.5;
+	r = serve(&f, &c);
+	ck_assert_int_eq(sim_serve_get_metrics(r)->iterations, 1);
+	ck_assert(sim_serve_get_metrics(r)->ttft.mean < 0.6 * cold);
+	sim_serve_result_free(r);
+	lone(&c, 20, 1);
+	c.prefix_hit = 0.99; /* 19 tokens round down to one block of 16 */
+	c.max_batched_tokens = 4;
+	r = serve(&f, &c);
+	ck_assert_int_eq(sim_serve_get_metrics(r)->iterations, 1); /* 4 tokens left */
+	sim_serve_result_free(r);
+	c.prefix_hit = 1.0;
+	ck_assert_int_ne(sim_serve(f.m, f.cost, &c, &r, err, sizeof err), 0);
+	fx_close(&f);
+}
+END_TEST
+
+/* Speculative decoding by hand: (1 - a^(k+1)) / (1 - a) tokens a step on average (Leviathan et al.
+ * 2023, Eq. 1): 3 proposals at 0.7 give 2.533.  A request of 8 output tokens with every proposal
+ * accepted: the prefill samples the first; a step with 3 proposals emits 4 (5 in all), the next
+ * proposes only 2 (8 - 5 - 1) and emits 3: 1 + 2 iterations, where one token a step takes 1 + 7.
+ * With none accepted it takes as many steps as without speculation, each verifying 4 tokens, and
+ * no faster; n-gram proposals cost no GPU time, an EAGLE head's do. */
+START_TEST(speculative_by_hand)
+{
+	ck_assert_double_eq_tol(sim_spec_expected_tokens(3, 0.7), 2.533, 1e-9);
+	ck_assert_double_eq_tol(sim_spec_expected_tokens(4, 0.0), 1.0, 1e-12);
+	ck_assert_double_eq_tol(sim_spec_expected_tokens(4, 1.0), 5.0, 1e-12);
+	fixture f;
+	fx_open(&f, "llama-3-8b");
+	sim_serve_cfg c;
+	lone(&c, 100, 8);
+	sim_serve_result *r = serve(&f, &c);
+	ck_assert_int_eq(sim_serve_get_metrics(r)->iterations, 8);
+	double plain = sim_serve_get_metrics(r)->e2e.mean;
+	sim_serve_result_free(r);
+	c.spec = SIM_SPEC_NGRAM;
+	c.spec_tokens = 3;
+	c.spec_accept = 1.0;
+	r = serve(&f, &c);
+	ck_assert_int_eq(sim_serve_get_metrics(r)->iterations, 3);
+	ck_assert_double_eq_tol(sim_serve_get_metrics(r)->spec_tokens_per_step, 3.5, 1e-12); /* (4 + 3) / 2 */
+	ck_assert(sim_serve_get_metrics(r)->e2e.mean < plain);
+	double ngram = sim_serve_get_metrics(r)->e2e.mean;
+	sim_serve_result_free(r);
+	c.spec = SIM_SPEC_EAGLE;
+	r = serve(&f, &c);
+	ck_assert_int_eq(sim_serve_get_metrics(r)->iterations, 3);
+	ck_assert(sim_serve_get_metrics(r)->e2e.mean > ngram);
+	sim_serve_result_free(r);
+	c.spec = SIM_SPEC_NGRAM;
+	c.spec_accept = 0.0;
+	r = serve(&f, &c);
+	ck_assert_int_eq(sim_serve_get_metrics(r)->iterations, 8);
+	ck_assert_double_eq_tol(sim_serve_get_metrics(r)->spec_tokens_per_step, 1.0, 1e-12);
+	ck_assert(sim_serve_get_metrics(r)->e2e.mean >= plain);
+	sim_serve_result_free(r);
+	c.spec_tokens = SIM_SPEC_MAX_TOKENS + 1;
+	ck_assert_int_ne(sim_serve(f.m, f.cost, &c, &r, err, sizeof err), 0);
+	fx_close(&f);
+}
+END_TEST
+
 /* CUDA-graph buckets as vLLM captures them ([1, 2, 4] + range(8, 513, 8)): 3 tokens run as 4,
  * 5 as 8, 9 as 16, 512 as 512; 513 is past the largest, and an iteration with prefill tokens
  * replays a graph only where the engine captures mixed iterations (piecewise graphs). */
@@ -816,6 +894,8 @@ suite(void)
 	tcase_add_test(tc, prefill_ttft_by_hand);
 	tcase_add_test(tc, decode_tpot_by_hand);
 	tcase_add_test(tc, chunked_prefill_iterations);
+	tcase_add_test(tc, prefix_cache_by_hand);
+	tcase_add_test(tc, speculative_by_hand);
 	tcase_add_test(tc, littles_law);
 	tcase_add_test(tc, saturation);
 	tcase_add_test(tc, preemption);

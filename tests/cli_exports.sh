@@ -144,6 +144,20 @@ arg "--tensor-parallel-size $tp" "$TMPD/vllm.sh"
 arg "--quantization fp8" "$TMPD/vllm.sh"
 arg "--tp-size $tp" "$TMPD/sglang.sh"
 arg "--tp_size $tp" "$TMPD/trtllm.sh"
+# speculative decoding as planned: vLLM's draft options of the stated version; an EAGLE head is a
+# placeholder to fill; the engines whose forms are not written refuse rather than drop it
+SP="plan serve --model llama-3-8b --rate 5 --slo-ttft-p99 500 --slo-tpot-p99 50 --systems dgx-h100 --top 2"
+run 0 $SP --spec ngram --spec-tokens 3 --spec-accept 0.7 --export vllm --out "$TMPD/spec-ngram.sh"
+check vllm "$TMPD/spec-ngram.sh"
+grep -qF -- '--speculative-model "[ngram]" --num-speculative-tokens 3' "$TMPD/spec-ngram.sh" ||
+	fail "the n-gram export lacks its draft options"
+run 0 $SP --spec eagle --spec-tokens 4 --spec-accept 0.7 --export vllm --out "$TMPD/spec-eagle.sh"
+check vllm "$TMPD/spec-eagle.sh"
+grep -qF -- '--speculative-model "$DRAFT" --num-speculative-tokens 4' "$TMPD/spec-eagle.sh" ||
+	fail "the EAGLE export lacks its draft options"
+grep -q 'DRAFT:?DRAFT is a placeholder' "$TMPD/spec-eagle.sh" || fail "the EAGLE export does not ask for its draft head"
+run 2 $SP --spec ngram --spec-tokens 3 --spec-accept 0.7 --export sglang
+expect_err "does not write speculative decoding yet"
 run 2 plan serve --model llama-3-8b --rate 5 --slo-ttft-p99 500 --slo-tpot-p99 50 --export tgi
 expect_err "--export must be vllm, sglang or trtllm"
 finish

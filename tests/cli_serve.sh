@@ -123,4 +123,23 @@ run 0 validate --set serving --cross-validate --max-evals 2 --json --db "$TMPD/x
 json_check "$TMPD/out" "d['kind'] == 'validate-cross' and d['overall']['rows'] == 8 and len(d['folds']) == 3 and sorted(e['engine'] for e in d['engines']) == ['trtllm', 'vllm']"
 # the TensorRT-LLM rows are one family: left out, trtllm has no rows to fit and none is fitted
 json_check "$TMPD/out" "all(f['engine'] != 'trtllm' for fo in d['folds'] if fo['family'].startswith('TensorRT') for f in fo['fits'])"
+# prefix caching and speculative decoding: stated rates, refused without them or out of range
+S="simulate serve --model llama-3-8b --system dgx-h100 --tp 1 --rate 4 --requests 100"
+run 0 $S --prefix-hit 0.5 --spec eagle --spec-tokens 3 --spec-accept 0.7 --json
+python3 -c "
+import json, sys; d = json.load(open('$TMPD/out'))
+sp = d['config']['speculative']
+assert d['config']['prefix_hit'] == 0.5 and sp['method'] == 'eagle' and sp['tokens'] == 3
+assert abs(sp['expected_tokens_per_step'] - 2.533) < 1e-9 and 1 < d['spec_tokens_per_step'] <= 4, d" ||
+	fail "speculation or prefix caching missing from the JSON"
+run 2 $S --spec ngram --spec-tokens 3
+expect_err "--spec-accept"
+run 2 $S --spec-accept 0.5
+expect_err "apply to --spec"
+run 2 $S --spec medusa --spec-tokens 3 --spec-accept 0.5
+expect_err "--spec"
+run 2 $S --spec ngram --spec-tokens 17 --spec-accept 0.5
+expect_err "--spec-tokens"
+run 2 $S --prefix-hit 1
+expect_err "--prefix-hit"
 finish
