@@ -678,6 +678,48 @@ START_TEST(percentiles)
 }
 END_TEST
 
+/* The long inputs take the radix sort: the answers must be the order statistics a plain
+ * selection gives.  500 durations k ms (k = 1..500, shuffled, negative ones and ties among
+ * them) with weight 1: the weighted P50 is the 250th smallest, P90 the 450th, P99 the 495th;
+ * the unweighted sort must give the values in order. */
+START_TEST(percentiles_long)
+{
+	enum { N = 500 };
+	double d[N], w[N], v[N];
+	for (int i = 0; i < N; i++) {
+		int k = (i * 263) % N; /* 263 is prime to 500: a permutation of 0..499 */
+		d[i] = (double)(k - 100) * 1e-3;
+		w[i] = 1;
+		v[i] = d[i];
+	}
+	sim_pct p;
+	ck_assert_int_eq(sim_percentiles_weighted(d, w, N, &p), 0);
+	ck_assert_double_eq_tol(p.p50, (250 - 1 - 100) * 1e-3, 1e-15);
+	ck_assert_double_eq_tol(p.p90, (450 - 1 - 100) * 1e-3, 1e-15);
+	ck_assert_double_eq_tol(p.p99, (495 - 1 - 100) * 1e-3, 1e-15);
+	sim_pct q = sim_percentiles(v, N);
+	for (int i = 0; i < N; i++)
+		ck_assert_double_eq_tol(v[i], (double)(i - 100) * 1e-3, 1e-15);
+	/* GSL: index (n - 1) x 0.5 = 249.5 between the 250th and 251st */
+	ck_assert_double_eq_tol(q.p50, 149.5e-3, 1e-15);
+	/* ties: every duration twice, weight 2 on one copy and 1 on the other; the P90 of total
+	 * 1500 is reached at 1350 = 3 x 450: the 450th distinct duration */
+	double d2[2 * N], w2[2 * N];
+	for (int i = 0; i < N; i++) {
+		d2[2 * i] = d2[2 * i + 1] = d[i];
+		w2[2 * i] = 2;
+		w2[2 * i + 1] = 1;
+	}
+	ck_assert_int_eq(sim_percentiles_weighted(d2, w2, 2 * N, &p), 0);
+	ck_assert_double_eq_tol(p.p90, (450 - 1 - 100) * 1e-3, 1e-15);
+	/* fractional weights take GSL's index sort: the same answers */
+	for (int i = 0; i < N; i++)
+		w[i] = 0.5;
+	ck_assert_int_eq(sim_percentiles_weighted(d, w, N, &p), 0);
+	ck_assert_double_eq_tol(p.p99, (495 - 1 - 100) * 1e-3, 1e-15);
+}
+END_TEST
+
 static char *
 json_of(fixture *f, const sim_serve_cfg *c)
 {
@@ -902,6 +944,7 @@ suite(void)
 	tcase_add_test(tc, disaggregation_adds_kv_transfer);
 	tcase_add_test(tc, replicas_scale);
 	tcase_add_test(tc, percentiles);
+	tcase_add_test(tc, percentiles_long);
 	tcase_add_test(tc, seed_determinism);
 	tcase_add_test(tc, itl_in_bounded_memory);
 	tcase_add_test(tc, bad_distributions);
