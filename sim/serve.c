@@ -679,6 +679,9 @@ typedef struct seqst {
 	int64_t sched;     /* tokens scheduled this iteration */
 	int64_t proposed;  /* speculative tokens it verifies this iteration */
 	bool decode;       /* scheduled as a decode token */
+	/* the request's prompt and output lengths, copied here: the scheduling loops read them for
+	 * every running sequence at every iteration, and the request records are scattered */
+	int64_t prompt, output;
 } seqst;
 
 typedef struct replica {
@@ -1047,6 +1050,8 @@ start_iteration(run *r, int k)
 		s->target = q->recompute ? q->prompt + q->generated : q->prompt;
 		s->done = q->recompute ? 0 : q->prompt;
 		s->generated = q->generated;
+		s->prompt = q->prompt;
+		s->output = q->output;
 		q->recompute = false;
 		s->blocks = need;
 		p->free_blocks -= need;
@@ -1077,7 +1082,7 @@ schedule:
 		/* speculation: k proposals, none past the request's last token nor the budget */
 		int64_t kp = 0;
 		if (c->spec != SIM_SPEC_OFF) {
-			kp = r->req[s->req].output - s->generated - 1;
+			kp = s->output - s->generated - 1;
 			if (kp > c->spec_tokens)
 				kp = c->spec_tokens;
 			if (kp > budget - 1)
@@ -1087,7 +1092,7 @@ schedule:
 		}
 		/* the cache after this step: the prompt, every token generated so far and the
 		 * proposals verified (the rejected ones' slots are written over later) */
-		int64_t ctx = r->req[s->req].prompt + s->generated;
+		int64_t ctx = s->prompt + s->generated;
 		int64_t need = blocks_for(r, ctx + kp) - s->blocks;
 		while (need > p->free_blocks && p->nrun > 0) {
 			/* preempt the newest sequence (the last admitted); it prefills again later */
@@ -1180,6 +1185,8 @@ schedule:
 		s->target = target;
 		s->done = cached;
 		s->generated = q->generated;
+		s->prompt = q->prompt;
+		s->output = q->output;
 		s->blocks = need;
 		s->sched = chunk;
 		p->free_blocks -= need;
@@ -1284,10 +1291,10 @@ end_iteration(run *r, int k)
 		if (emits) {
 			s->generated += 1 + extra;
 			q->generated = s->generated;
-			if (q->first == 0.0 && q->generated == 1)
+			if (s->generated == 1 && q->first == 0.0)
 				q->first = r->now;
 			q->last = r->now;
-			if (s->generated >= q->output) {
+			if (s->generated >= s->output) {
 				int64_t req = s->req;
 				drop_seq(p, i); /* moves another sequence into slot i */
 				finish_request(r, req);
