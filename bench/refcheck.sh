@@ -2,7 +2,8 @@
 # refcheck.sh -- the outputs a speed change must leave byte for byte as they were.
 #
 # Runs a fixed set of commands (simulate train in both modes over every schedule and
-# parallelism the simulator knows, CNNs, inference, plan train, validate, a trace file) with
+# parallelism the simulator knows, CNNs, inference, plan train, validate, simulate serve and
+# plan serve, a trace file) with
 # the given paraplan and writes each output to DIR/NAME.  Record a reference with the build
 # before a change, then the same after it and compare:
 #
@@ -25,8 +26,8 @@ one() {
 	shift
 	"$PARAPLAN" "$@" >"$OUT/$name" 2>"$OUT/$name.err"
 	echo "exit $?" >>"$OUT/$name"
-	# the planner's progress lines carry its speed, which is meant to change
-	grep -v 'layouts/s' "$OUT/$name.err" >"$OUT/$name.err.tmp"
+	# the planners' progress lines carry their speed, which is meant to change
+	grep -v -e 'layouts/s' -e '^progress: ' "$OUT/$name.err" >"$OUT/$name.err.tmp"
 	mv "$OUT/$name.err.tmp" "$OUT/$name.err"
 }
 
@@ -78,6 +79,13 @@ one plan-mixtral plan train --model mixtral-8x7b --system dgx-h100 --gpus 32 --g
 one plan-resnet plan train --model resnet-50 --system dgx-a100 --gpus 16 --global-batch 512 --json
 one plan-range plan train --model llama-3-70b --system dgx-h100 --gpus 64..256 --global-batch 512 --top 3
 one validate validate --json
+S="simulate serve --json"
+one serve-l70 $S --model llama-3-70b --system dgx-h100 --tp 4 --replicas 2 --rate 100 --duration 600 --output-len 256
+one serve-l8 $S --model llama-3-8b --system dgx-a100 --tp 1 --rate 20 --duration 60
+one serve-mixtral $S --model mixtral-8x7b --system dgx-h100 --tp 2 --rate 10 --duration 60
+one plan-serve-l8 plan serve --model llama-3-8b --rate 5 --slo-ttft-p99 500 --slo-tpot-p99 50 --json
+one plan-serve-l70 plan serve --model llama-3-70b --rate 100 --slo-ttft-p99 500 --slo-tpot-p99 50 --weights bf16,int4 \
+	--jobs 2 --json
 "$PARAPLAN" simulate train --model gpt-1.7b --system dgx-a100 --gpus 16 --tp 2 --pp 4 --micro-batch 1 \
 	--global-batch 16 --full --trace "$OUT/trace.json" >/dev/null 2>&1
 
