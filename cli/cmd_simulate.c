@@ -470,8 +470,8 @@ simulate_serve(int argc, char **argv)
 		"simulate serve --model M --system S --tp T [--pp P] [--replicas R] --rate QPS [--engine E]\n"
 		"                         [--arrival poisson|gamma:cv=C|batch|closed:N|trace:FILE] [--prompt-len DIST]\n"
 		"                         [--output-len DIST] [--requests N | --duration S] [--max-num-seqs N]\n"
-		"                         [--max-batched-tokens N] [--weights bf16|fp8|int8|int4] [--kv-dtype bf16|fp8]\n"
-		"                         [--disaggregate P:D] [--router least-outstanding|round-robin]\n"
+		"                         [--max-batched-tokens N] [--weights bf16|fp8|fp4|int8|int4] [--kv-dtype bf16|fp8]\n"
+		"                         [--ep E] [--attention-dp] [--moe-imbalance F] [--disaggregate P:D] [--router least-outstanding|round-robin]\n"
 		"                         [--slo-ttft-p99 MS] [--slo-tpot-p99 MS] [--slo-e2e-p99 MS] [--price USD_PER_GPU_HOUR]\n"
 		"                         [--prefix-hit R] [--spec ngram|eagle --spec-tokens K --spec-accept A]\n"
 		"                         [--seed N] [--trace FILE] [--json] [--db FILE]\n",
@@ -506,8 +506,14 @@ simulate_serve(int argc, char **argv)
 		OPT_INT("max-num-seqs", "N", &c.max_num_seqs, 1, 1 << 20, "sequences in a batch (default: the engine's)"),
 		OPT_I64("max-batched-tokens", "N", &c.max_batched_tokens, 1, 1 << 22,
 			"tokens per iteration (default: the engine's)"),
-		OPT_DTYPE("weights", "W", &c.weights, "weight format: bf16 (default), fp8, int8 or int4"),
+		OPT_DTYPE("weights", "W", &c.weights,
+			  "weight format: bf16 (default), fp8, fp4 (NVFP4 experts, Blackwell), int8 or int4"),
 		OPT_DTYPE("kv-dtype", "D", &c.kv_dtype, "KV-cache dtype: bf16 (default) or fp8"),
+		OPT_INT("ep", "E", &c.ep, 1, 1024, "MoE: shard the routed experts over E of the replica's --tp GPUs"),
+		OPT_SWITCH("attention-dp", &c.attention_dp,
+			   "MoE: attention data-parallel, each GPU with its own batch and KV cache (needs --ep)"),
+		OPT_NUM("moe-imbalance", "F", &c.moe_imbalance, 1.0, 64.0,
+			"busiest expert rank's tokens over the mean (default: uniform routing's, docs/moe.md)"),
 		OPT_FN("disaggregate", "P:D", opt_disaggregate, &c, "P prefill and D decode replicas"),
 		OPT_CHOICE("router", "R", &router, routers, "least-outstanding (default) or round-robin"),
 		OPT_SERVE_FEATURES(&c.prefix_hit, &spec, &c.spec_tokens, &c.spec_accept),

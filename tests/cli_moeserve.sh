@@ -1,0 +1,49 @@
+#!/bin/sh
+# MoE serving from the command line: expert parallelism and attention data-parallelism in
+# 'simulate serve' (JSON keys, per-GPU memory that follows the layout, determinism) and the
+# refusals that name their flag (exit 2, nothing on stdout).
+. "$top_srcdir/tests/lib.sh"
+
+S="simulate serve --model deepseek-v3 --system dgx-b200 --tp 8 --engine trtllm --rate 2 --requests 100"
+
+run 0 $S --weights fp8 --json
+json_check "$TMPD/out" "d['config']['ep'] == 1 and d['config']['attention_dp'] == False"
+cp "$TMPD/out" "$TMPD/tp.json"
+run 0 $S --weights fp8 --ep 8 --attention-dp --json
+json_check "$TMPD/out" "d['config']['ep'] == 8 and d['config']['attention_dp'] and d['simulation']['completed'] == 100"
+# attention DP holds the attention weights whole on every GPU: more weights, fewer KV tokens a
+# GPU (the same MLA latent per token)
+python3 - "$TMPD/tp.json" "$TMPD/out" <<'PY' || fail "attention DP did not raise the weights per GPU"
+import json, sys
+a, b = (json.load(open(p))['memory_per_gpu'] for p in sys.argv[1:3])
+assert b['weights_bytes'] > a['weights_bytes'] and b['kv_cache_tokens'] < a['kv_cache_tokens'], (a, b)
+PY
+cp "$TMPD/out" "$TMPD/dp.json"
+run 0 $S --weights fp8 --ep 8 --attention-dp --json
+cmp -s "$TMPD/out" "$TMPD/dp.json" || fail "the same EP run gave different output"
+# NVFP4 experts on Blackwell: smaller weights than fp8
+run 0 $S --weights fp4 --kv-dtype fp8 --ep 8 --attention-dp --json
+json_check "$TMPD/out" "d['config']['weights'] == 'fp4'"
+python3 - "$TMPD/dp.json" "$TMPD/out" <<'PY' || fail "fp4 weights are not smaller than fp8"
+import json, sys
+a, b = (json.load(open(p))['memory_per_gpu'] for p in sys.argv[1:3])
+assert b['weights_bytes'] < 0.7 * a['weights_bytes'], (a, b)
+PY
+run 0 $S --weights fp8 --ep 8 --attention-dp --moe-imbalance 1.3
+expect_out "time to first token"
+
+# refusals name the flag
+run 2 $S --weights fp8 --ep 3
+expect_err "--ep 3"
+expect_no_out
+run 2 $S --weights fp8 --attention-dp
+expect_err "--attention-dp"
+run 2 simulate serve --model deepseek-v3 --system hgx-h200 --tp 8 --rate 2 --weights fp4
+expect_err "--weights fp4"
+expect_no_out
+run 2 simulate serve --model llama-3-8b --system dgx-h100 --tp 2 --ep 2 --rate 2
+expect_err "--ep 2"
+run 2 $S --weights fp8 --ep 8 --moe-imbalance 0.5
+expect_err "--moe-imbalance"
+
+finish
