@@ -344,13 +344,18 @@ print_serve(const cJSON *doc)
 	const cJSON *c = cJSON_GetObjectItem(doc, "config");
 	char a[48], b[48];
 	printf("%s on %s under %s: %.0f replica(s) of tp %.0f x pp %.0f (%.0f GPUs), %s weights, %s KV cache, %.0f "
-	       "requests at %.3g/s\n\n",
+	       "requests at %.3g/s\n",
 	       cJSON_GetObjectItem(doc, "model")->valuestring, cJSON_GetObjectItem(doc, "system")->valuestring,
 	       cJSON_GetObjectItem(c, "engine")->valuestring,
 	       cJSON_GetObjectItem(c, "replicas")->valuedouble, cJSON_GetObjectItem(c, "tp")->valuedouble,
 	       cJSON_GetObjectItem(c, "pp")->valuedouble, cJSON_GetObjectItem(c, "gpus")->valuedouble,
 	       cJSON_GetObjectItem(c, "weights")->valuestring, cJSON_GetObjectItem(c, "kv_dtype")->valuestring,
 	       cJSON_GetObjectItem(c, "requests")->valuedouble, cJSON_GetObjectItem(c, "rate")->valuedouble);
+	const cJSON *ep = cJSON_GetObjectItem(c, "ep");
+	if (cJSON_IsNumber(ep) && ep->valuedouble > 1)
+		printf("MoE: the experts over EP %.0f, attention %s\n", ep->valuedouble,
+		       cJSON_IsTrue(cJSON_GetObjectItem(c, "attention_dp")) ? "data-parallel on each GPU" : "tensor-parallel");
+	putchar('\n');
 	const char *h[] = {"latency", "mean", "P50", "P90", "P99"};
 	cli_table *t = cli_table_new(5, h, "lrrrr");
 	static const char *const keys[] = {"ttft_s", "tpot_s", "itl_s", "e2e_s"};
@@ -407,9 +412,13 @@ print_serve(const cJSON *doc)
 		cli_table_addf(t, 1, "%s, %.0f proposed: %.2f tokens per decode step (expected %.2f)", cli_str(sp, "method"),
 			       cli_num(sp, "tokens"), cli_num(doc, "spec_tokens_per_step"), cli_num(sp, "expected_tokens_per_step"));
 	}
+	/* a GPU holds the replica's every token (its share of the heads), or with attention-DP
+	 * only its own sequences' */
+	const cJSON *adp = cJSON_GetObjectItem(c, "attention_dp");
+	double kv_ranks = cJSON_IsTrue(adp) ? cJSON_GetObjectItem(c, "tp")->valuedouble : 1.0;
 	cli_table_addf(t, 0, "KV cache");
 	cli_table_addf(t, 1, "%.0f tokens per replica, %.1f%% used on average, %.1f%% peak, %.0f preemptions",
-		       cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "memory_per_gpu"), "kv_cache_tokens")->valuedouble,
+		       kv_ranks * cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "memory_per_gpu"), "kv_cache_tokens")->valuedouble,
 		       100.0 * cJSON_GetObjectItem(doc, "kv_utilization_mean")->valuedouble,
 		       100.0 * cJSON_GetObjectItem(doc, "kv_utilization_peak")->valuedouble,
 		       cJSON_GetObjectItem(doc, "preemptions")->valuedouble);

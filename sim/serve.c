@@ -497,7 +497,7 @@ sim_moe_imbalance_floor(double tokens, int64_t top_k, int ep)
 	 * under uniform routing: a rank's load is about normal with mean mu = N / ep and standard
 	 * deviation sqrt(N (1/ep)(1 - 1/ep)), so the expected busiest of ep is mu + sigma z_ep
 	 * with z_ep the expected largest of ep standard normals (Blom 1958:
-	 * Phi^-1((n - 0.375) / (n + 0.25)), 1.42 for 8 against the exact 1.42).  Over the mean:
+	 * Phi^-1((n - 0.375) / (n + 0.25)), 1.433 for 8 against the exact 1.424).  Over the mean:
 	 * 1 + z_ep sqrt((1 - 1/ep) / mu), at most ep (everything on one rank). */
 	if (ep <= 1 || !(tokens > 0) || top_k < 1)
 		return 1.0;

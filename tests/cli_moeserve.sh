@@ -32,6 +32,25 @@ PY
 run 0 $S --weights fp8 --ep 8 --attention-dp --moe-imbalance 1.3
 expect_out "time to first token"
 
+# the table says the layout
+run 0 $S --weights fp8 --ep 8 --attention-dp
+expect_out "MoE: the experts over EP 8, attention data-parallel on each GPU"
+
+# plan serve searches expert layouts for a MoE model beside TP, and shows them
+P="plan serve --model mixtral-8x7b --systems dgx-h100 --rate 2 --slo-ttft-p99 3000 --slo-tpot-p99 100 --duration 20 --no-disaggregate --top 100"
+run 0 $P --json
+json_check "$TMPD/out" "all('ep' in x and 'attention_dp' in x for x in d['deployments'] + d['rejected'])"
+json_check "$TMPD/out" "any(x['ep'] == 8 and x['attention_dp'] for x in d['deployments'] + d['rejected']) and any(x['ep'] == 1 for x in d['deployments'])"
+json_check "$TMPD/out" "all(x['ep'] == 1 or x['tp'] % x['ep'] == 0 for x in d['deployments'])"
+run 0 $P
+expect_out "experts"
+# a dense model gets no expert layouts
+run 0 plan serve --model llama-3-8b --systems dgx-h100 --rate 2 --slo-ttft-p99 3000 --slo-tpot-p99 100 --duration 20 --no-disaggregate --top 100 --json
+json_check "$TMPD/out" "all(x['ep'] == 1 for x in d['deployments'] + d['rejected'])"
+# fp4 is a --weights choice of plan serve; the H100 gets no fp4 candidates
+run 0 $P --weights fp8,fp4 --json
+json_check "$TMPD/out" "all(x['weights'] == 'fp8' for x in d['deployments'] + d['rejected'])"
+
 # refusals name the flag
 run 2 $S --weights fp8 --ep 3
 expect_err "--ep 3"
