@@ -51,6 +51,14 @@ json_check "$TMPD/out" "all(x['ep'] == 1 for x in d['deployments'] + d['rejected
 run 0 $P --weights fp8,fp4 --json
 json_check "$TMPD/out" "all(x['weights'] == 'fp8' for x in d['deployments'] + d['rejected'])"
 
+# validation rows: DeepSeek-R1 is in the catalog, "FP4 weights" is --weights fp4 (refused on the
+# H200: the row is skipped saying so), the notes' "MoE EP8, enable_attention_dp True" change the
+# layout (the same row without them predicts another throughput)
+run 0 validate --set serving --data "$top_srcdir/tests/data/serving-moe.csv" --json
+json_check "$TMPD/out" "len(d['rows']) == 2 and all(x['system'] == 'dgx-b200' and x['predicted'] > 0 for x in d['rows'])"
+json_check "$TMPD/out" "abs(d['rows'][0]['predicted'] / d['rows'][1]['predicted'] - 1) > 0.01"
+json_check "$TMPD/out" "len(d['skipped']) == 1 and '--weights fp4' in d['skipped'][0]['reason']"
+
 # refusals name the flag
 run 2 $S --weights fp8 --ep 3
 expect_err "--ep 3"
