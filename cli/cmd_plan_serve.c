@@ -45,9 +45,9 @@ print_serve_plan(const cJSON *doc)
 		printf("no deployment meets the SLO (see --json for why each was rejected)\n");
 		return;
 	}
-	const char *h[] = {"#", "system", "tp", "pp", "weights", "max seqs", "P:D", "req/s per unit", "replicas", "GPUs",
-			   "$/hour", "$/month", "$/M out tok", "P99 TTFT", "P99 TPOT", "headroom"};
-	cli_table *t = cli_table_new(16, h, "rlrrlrlrrrrrrrrr");
+	const char *h[] = {"#", "system", "tp", "pp", "experts", "weights", "max seqs", "P:D", "req/s per unit", "replicas",
+			   "GPUs", "$/hour", "$/month", "$/M out tok", "P99 TTFT", "P99 TPOT", "headroom"};
+	cli_table *t = cli_table_new(17, h, "rlrrllrlrrrrrrrrr");
 	const cJSON *x;
 	cJSON_ArrayForEach(x, arr)
 	{
@@ -56,28 +56,34 @@ print_serve_plan(const cJSON *doc)
 		cli_table_addf(t, 1, "%s", cli_str(x, "system"));
 		cli_table_addf(t, 2, "%.0f", cli_num(x, "tp"));
 		cli_table_addf(t, 3, "%.0f", cli_num(x, "pp"));
-		cli_table_addf(t, 4, "%s", cli_str(x, "weights"));
-		cli_table_addf(t, 5, "%.0f", cli_num(x, "max_num_seqs"));
-		cli_table_addf(t, 6, "%s", strcmp(cli_str(x, "disaggregation"), "off") ? cli_str(x, "disaggregation") : "-");
+		/* EP over the replica's GPUs, attention data-parallel ("dp") or tensor-parallel */
+		double ep = cJSON_IsNumber(cJSON_GetObjectItem(x, "ep")) ? cli_num(x, "ep") : 1;
+		if (ep > 1)
+			cli_table_addf(t, 4, "EP%.0f%s", ep, cJSON_IsTrue(cJSON_GetObjectItem(x, "attention_dp")) ? " dp-attn" : "");
+		else
+			cli_table_addf(t, 4, "-");
+		cli_table_addf(t, 5, "%s", cli_str(x, "weights"));
+		cli_table_addf(t, 6, "%.0f", cli_num(x, "max_num_seqs"));
+		cli_table_addf(t, 7, "%s", strcmp(cli_str(x, "disaggregation"), "off") ? cli_str(x, "disaggregation") : "-");
 		const cJSON *iv = cJSON_GetObjectItem(x, "capacity_per_unit_interval");
 		double cap = cli_num(x, "capacity_per_unit");
 		if (cJSON_GetArraySize(iv) == 2 && cap > 0)
 			/* the 80% interval as its half width, relative (docs/validation.md) */
-			cli_table_addf(t, 7, "%.3g \u00b1%.0f%%", cap,
+			cli_table_addf(t, 8, "%.3g \u00b1%.0f%%", cap,
 				       50.0 * (cJSON_GetArrayItem(iv, 1)->valuedouble - cJSON_GetArrayItem(iv, 0)->valuedouble) / cap);
 		else
-			cli_table_addf(t, 7, "%.3g", cap);
+			cli_table_addf(t, 8, "%.3g", cap);
 		if (cli_num(x, "spares") > 0)
-			cli_table_addf(t, 8, "%.0f (+%.0f)", cli_num(x, "replicas") - cli_num(x, "spares"), cli_num(x, "spares"));
+			cli_table_addf(t, 9, "%.0f (+%.0f)", cli_num(x, "replicas") - cli_num(x, "spares"), cli_num(x, "spares"));
 		else
-			cli_table_addf(t, 8, "%.0f", cli_num(x, "replicas"));
-		cli_table_addf(t, 9, "%.0f", cli_num(x, "gpus"));
-		cli_table_addf(t, 10, "%.2f", cli_num(x, "usd_per_hour"));
-		cli_table_addf(t, 11, "%.0f", cli_num(x, "usd_per_month"));
-		cli_table_addf(t, 12, "%.3f", cli_num(x, "usd_per_million_output_tokens"));
-		cli_table_addf(t, 13, "%s", cli_seconds(cli_num(x, "ttft_p99_s"), a, sizeof a));
-		cli_table_addf(t, 14, "%s", cli_seconds(cli_num(x, "tpot_p99_s"), b, sizeof b));
-		cli_table_addf(t, 15, "%+.0f%%", 100.0 * cli_num(x, "headroom"));
+			cli_table_addf(t, 9, "%.0f", cli_num(x, "replicas"));
+		cli_table_addf(t, 10, "%.0f", cli_num(x, "gpus"));
+		cli_table_addf(t, 11, "%.2f", cli_num(x, "usd_per_hour"));
+		cli_table_addf(t, 12, "%.0f", cli_num(x, "usd_per_month"));
+		cli_table_addf(t, 13, "%.3f", cli_num(x, "usd_per_million_output_tokens"));
+		cli_table_addf(t, 14, "%s", cli_seconds(cli_num(x, "ttft_p99_s"), a, sizeof a));
+		cli_table_addf(t, 15, "%s", cli_seconds(cli_num(x, "tpot_p99_s"), b, sizeof b));
+		cli_table_addf(t, 16, "%+.0f%%", 100.0 * cli_num(x, "headroom"));
 	}
 	cli_table_print(t, stdout);
 	cli_table_free(t);
@@ -108,7 +114,8 @@ cmd_plan_serve(int argc, char **argv)
 		OPT_MS("slo-e2e-p99", "MS", &o.slo_e2e_s, 0.001, 1e9, "SLO on the P99 end-to-end latency, ms"),
 		OPT_SYSTEMS(&systems),
 		OPT_STR("system", "S", &system, "one system: the same as --systems S"),
-		OPT_LIST("weights", "LIST", &weights, "weight formats to try, of bf16, fp8, int8, int4 (default bf16)"),
+		OPT_LIST("weights", "LIST", &weights,
+			 "weight formats to try, of bf16, fp8, fp4 (NVFP4 experts, Blackwell), int8, int4 (default bf16)"),
 		OPT_STR("engine", "E", &engine_name,
 			"the serving engine every deployment runs: vllm (default; with --export, the exported one), "
 			"vllm-v0, sglang, trtllm, generic"),
@@ -182,8 +189,9 @@ cmd_plan_serve(int argc, char **argv)
 		{
 			hw_dtype w;
 			if (hw_dtype_parse(tok, &w) != 0 || o.nweights >= 4 ||
-			    (w != HW_BF16 && w != HW_FP8 && w != HW_INT8 && w != HW_INT4))
-				return cli_usage("plan serve", "--weights takes up to four of bf16, fp8, int8, int4; got \"%s\"", tok);
+			    (w != HW_BF16 && w != HW_FP8 && w != HW_FP4 && w != HW_INT8 && w != HW_INT4))
+				return cli_usage("plan serve", "--weights takes up to four of bf16, fp8, fp4, int8, int4; got \"%s\"",
+						 tok);
 			o.weights[o.nweights++] = w;
 		}
 	}

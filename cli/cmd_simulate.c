@@ -344,13 +344,18 @@ print_serve(const cJSON *doc)
 	const cJSON *c = cJSON_GetObjectItem(doc, "config");
 	char a[48], b[48];
 	printf("%s on %s under %s: %.0f replica(s) of tp %.0f x pp %.0f (%.0f GPUs), %s weights, %s KV cache, %.0f "
-	       "requests at %.3g/s\n\n",
+	       "requests at %.3g/s\n",
 	       cJSON_GetObjectItem(doc, "model")->valuestring, cJSON_GetObjectItem(doc, "system")->valuestring,
 	       cJSON_GetObjectItem(c, "engine")->valuestring,
 	       cJSON_GetObjectItem(c, "replicas")->valuedouble, cJSON_GetObjectItem(c, "tp")->valuedouble,
 	       cJSON_GetObjectItem(c, "pp")->valuedouble, cJSON_GetObjectItem(c, "gpus")->valuedouble,
 	       cJSON_GetObjectItem(c, "weights")->valuestring, cJSON_GetObjectItem(c, "kv_dtype")->valuestring,
 	       cJSON_GetObjectItem(c, "requests")->valuedouble, cJSON_GetObjectItem(c, "rate")->valuedouble);
+	const cJSON *ep = cJSON_GetObjectItem(c, "ep");
+	if (cJSON_IsNumber(ep) && ep->valuedouble > 1)
+		printf("MoE: the experts over EP %.0f, attention %s\n", ep->valuedouble,
+		       cJSON_IsTrue(cJSON_GetObjectItem(c, "attention_dp")) ? "data-parallel on each GPU" : "tensor-parallel");
+	putchar('\n');
 	const char *h[] = {"latency", "mean", "P50", "P90", "P99"};
 	cli_table *t = cli_table_new(5, h, "lrrrr");
 	static const char *const keys[] = {"ttft_s", "tpot_s", "itl_s", "e2e_s"};
@@ -407,9 +412,13 @@ print_serve(const cJSON *doc)
 		cli_table_addf(t, 1, "%s, %.0f proposed: %.2f tokens per decode step (expected %.2f)", cli_str(sp, "method"),
 			       cli_num(sp, "tokens"), cli_num(doc, "spec_tokens_per_step"), cli_num(sp, "expected_tokens_per_step"));
 	}
+	/* a GPU holds the replica's every token (its share of the heads), or with attention-DP
+	 * only its own sequences' */
+	const cJSON *adp = cJSON_GetObjectItem(c, "attention_dp");
+	double kv_ranks = cJSON_IsTrue(adp) ? cJSON_GetObjectItem(c, "tp")->valuedouble : 1.0;
 	cli_table_addf(t, 0, "KV cache");
 	cli_table_addf(t, 1, "%.0f tokens per replica, %.1f%% used on average, %.1f%% peak, %.0f preemptions",
-		       cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "memory_per_gpu"), "kv_cache_tokens")->valuedouble,
+		       kv_ranks * cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "memory_per_gpu"), "kv_cache_tokens")->valuedouble,
 		       100.0 * cJSON_GetObjectItem(doc, "kv_utilization_mean")->valuedouble,
 		       100.0 * cJSON_GetObjectItem(doc, "kv_utilization_peak")->valuedouble,
 		       cJSON_GetObjectItem(doc, "preemptions")->valuedouble);
@@ -470,8 +479,8 @@ simulate_serve(int argc, char **argv)
 		"simulate serve --model M --system S --tp T [--pp P] [--replicas R] --rate QPS [--engine E]\n"
 		"                         [--arrival poisson|gamma:cv=C|batch|closed:N|trace:FILE] [--prompt-len DIST]\n"
 		"                         [--output-len DIST] [--requests N | --duration S] [--max-num-seqs N]\n"
-		"                         [--max-batched-tokens N] [--weights bf16|fp8|int8|int4] [--kv-dtype bf16|fp8]\n"
-		"                         [--disaggregate P:D] [--router least-outstanding|round-robin]\n"
+		"                         [--max-batched-tokens N] [--weights bf16|fp8|fp4|int8|int4] [--kv-dtype bf16|fp8]\n"
+		"                         [--ep E] [--attention-dp] [--moe-imbalance F] [--disaggregate P:D] [--router least-outstanding|round-robin]\n"
 		"                         [--slo-ttft-p99 MS] [--slo-tpot-p99 MS] [--slo-e2e-p99 MS] [--price USD_PER_GPU_HOUR]\n"
 		"                         [--prefix-hit R] [--spec ngram|eagle --spec-tokens K --spec-accept A]\n"
 		"                         [--seed N] [--trace FILE] [--json] [--db FILE]\n",
@@ -506,8 +515,14 @@ simulate_serve(int argc, char **argv)
 		OPT_INT("max-num-seqs", "N", &c.max_num_seqs, 1, 1 << 20, "sequences in a batch (default: the engine's)"),
 		OPT_I64("max-batched-tokens", "N", &c.max_batched_tokens, 1, 1 << 22,
 			"tokens per iteration (default: the engine's)"),
-		OPT_DTYPE("weights", "W", &c.weights, "weight format: bf16 (default), fp8, int8 or int4"),
+		OPT_DTYPE("weights", "W", &c.weights,
+			  "weight format: bf16 (default), fp8, fp4 (NVFP4 experts, Blackwell), int8 or int4"),
 		OPT_DTYPE("kv-dtype", "D", &c.kv_dtype, "KV-cache dtype: bf16 (default) or fp8"),
+		OPT_INT("ep", "E", &c.ep, 1, 1024, "MoE: shard the routed experts over E of the replica's --tp GPUs"),
+		OPT_SWITCH("attention-dp", &c.attention_dp,
+			   "MoE: attention data-parallel, each GPU with its own batch and KV cache (needs --ep)"),
+		OPT_NUM("moe-imbalance", "F", &c.moe_imbalance, 1.0, 64.0,
+			"busiest expert rank's tokens over the mean (default: uniform routing's, docs/moe.md)"),
 		OPT_FN("disaggregate", "P:D", opt_disaggregate, &c, "P prefill and D decode replicas"),
 		OPT_CHOICE("router", "R", &router, routers, "least-outstanding (default) or round-robin"),
 		OPT_SERVE_FEATURES(&c.prefix_hit, &spec, &c.spec_tokens, &c.spec_accept),

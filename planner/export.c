@@ -1033,6 +1033,13 @@ plan_export_serve(const struct cJSON *dep, const char *model_ref, plan_engine en
 			      "--export %s cannot launch the ranked deployment: it disaggregates prefill and decode (%s), and "
 			      "this export writes %s's unified server only; export sglang, or plan with --no-disaggregate",
 			      name, dj->valuestring, name);
+	const cJSON *ej = cJSON_GetObjectItemCaseSensitive(dep, "ep");
+	if (cJSON_IsNumber(ej) && ej->valuedouble > 1)
+		return pp_err(err, errlen, PP_EUSAGE,
+			      "--export %s cannot launch the ranked deployment: it shards the experts (EP %d%s), and this "
+			      "export writes no expert-parallel flags yet; use the table's layout by hand",
+			      name, ej->valueint,
+			      cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(dep, "attention_dp")) ? ", attention data-parallel" : "");
 	int tp = tpj->valueint, pp = ppj->valueint, seqs = sj->valueint;
 	long long toks = (long long)tj->valuedouble;
 	const char *w = wj->valuestring, *kv = kj->valuestring;

@@ -1,7 +1,10 @@
 /*
  * serve.c -- plan_serve: the cheapest deployment that meets a latency SLO at a request rate.
  *
- * A candidate is (system, tp, pp, weights, max_num_seqs, disaggregation).  Its unit is one
+ * A candidate is (system, tp, pp, weights, max_num_seqs, disaggregation) and, for a MoE model,
+ * its expert layout: experts sharded over the replica's tp GPUs (EP = tp) with attention
+ * tensor-parallel or data-parallel (then a replica may span nodes, and max_num_seqs is per
+ * GPU, as the engines take it).  Its unit is one
  * replica, or with prefill/decode disaggregation P:D, P prefill and D decode replicas.  Its
  * capacity is the highest rate one unit sustains within the SLO: a bisection over the rate (12
  * steps between zero and an upper bound from the unit's token throughput), each step a
@@ -62,6 +65,8 @@ typedef struct scand {
 	double price;
 	int tp, pp, max_num_seqs;
 	int pd_p, pd_d; /* disaggregation P:D of a unit; 0:0 unified */
+	int ep;            /* experts over ep of the tp GPUs (1: split by TP) */
+	bool attention_dp; /* attention data-parallel over the tp GPUs */
 	hw_dtype weights;
 	/* results */
 	bool ok;
@@ -102,6 +107,8 @@ base_cfg(const plan_serve_opts *o, const scand *x, sim_serve_cfg *c)
 	c->engine = o->engine;
 	c->tp = x->tp;
 	c->pp = x->pp;
+	c->ep = x->ep;
+	c->attention_dp = x->attention_dp;
 	c->weights = x->weights;
 	c->max_num_seqs = x->max_num_seqs;
 	c->prompt = o->prompt;
@@ -169,7 +176,7 @@ eval(spool *p, scand *x)
 	/* An upper bound on one replica's rate: a saturated batch run's request throughput. */
 	sim_serve_metrics mt;
 	c.arrival = SIM_ARR_BATCH;
-	c.requests = 4 * (int64_t)c.max_num_seqs;
+	c.requests = 4 * (int64_t)c.max_num_seqs * (x->attention_dp ? x->tp : 1); /* max_num_seqs is per attention rank */
 	if (simulate(p->m, x, &c, &mt, err, sizeof err) != 0) {
 		pp_strlcpy(x->why, err, sizeof x->why);
 		return;
@@ -300,6 +307,10 @@ cmp_cand(const void *x, const void *y)
 		return a->pd_p - b->pd_p;
 	if (a->pd_d != b->pd_d)
 		return a->pd_d - b->pd_d;
+	if (a->ep != b->ep)
+		return a->ep - b->ep;
+	if (a->attention_dp != b->attention_dp)
+		return (int)a->attention_dp - (int)b->attention_dp;
 	return a->max_num_seqs - b->max_num_seqs;
 }
 /* The 80% intervals of a deployment, from its engine's cross-validated errors
@@ -370,7 +381,9 @@ plan_serve(const model *m, hw_db *db, const plan_serve_opts *o, cJSON **out, cha
 				if (pp > 1 && tp < sys->gpus_per_node)
 					continue; /* pipeline a replica only once TP fills the node */
 				for (int w = 0; w < nw; w++) {
-					if (wts[w] == HW_FP8 && !(sys->gpu.peak_tflops[HW_FP8] > 0))
+					if ((wts[w] == HW_FP8 || wts[w] == HW_FP4) && !(sys->gpu.peak_tflops[HW_FP8] > 0))
+						continue;
+					if (wts[w] == HW_FP4 && !(sys->gpu.peak_tflops[HW_FP4] > 0))
 						continue;
 					/* unified at two batch limits; disaggregated 1:1 and 1:2 (decode
 					 * holds the long-lived sequences) at the large one, unpipelined */
@@ -393,6 +406,43 @@ plan_serve(const model *m, hw_db *db, const plan_serve_opts *o, cJSON **out, cha
 						x->max_num_seqs = shapes[s][0];
 						x->pd_p = shapes[s][1];
 						x->pd_d = shapes[s][2];
+						x->ep = 1;
+					}
+				}
+			}
+		}
+		/* a MoE model's expert layouts: its experts over all of a replica's g GPUs (EP = g), with
+		 * attention tensor-parallel inside a node or data-parallel on each GPU (then up to four
+		 * nodes a replica: attention needs no link between them, the all-to-all crosses the
+		 * NICs); unified replicas at a small and a large batch per attention rank */
+		for (int g = 2; t->experts > 0 && g <= 4 * sys->gpus_per_node; g *= 2) {
+			if (t->experts % g != 0)
+				continue;
+			for (int adp = 0; adp <= 1; adp++) {
+				if (!adp && (g > sys->gpus_per_node || t->heads % g != 0))
+					continue;
+				for (int w = 0; w < nw; w++) {
+					if ((wts[w] == HW_FP8 || wts[w] == HW_FP4) && !(sys->gpu.peak_tflops[HW_FP8] > 0))
+						continue;
+					if (wts[w] == HW_FP4 && !(sys->gpu.peak_tflops[HW_FP4] > 0))
+						continue;
+					static const int seqs[] = {64, 256};
+					for (int s = 0; s < 2; s++) {
+						if (PP_GROW(cands, cap, n + 1) != 0) {
+							rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
+							goto done;
+						}
+						scand *x = &cands[n++];
+						memset(x, 0, sizeof *x);
+						pp_strlcpy(x->system, o->systems[i], sizeof x->system);
+						x->cost = costs[i];
+						x->price = prices[i];
+						x->tp = g;
+						x->pp = 1;
+						x->weights = wts[w];
+						x->max_num_seqs = seqs[s];
+						x->ep = g;
+						x->attention_dp = adp != 0;
 					}
 				}
 			}
@@ -448,6 +498,8 @@ plan_serve(const model *m, hw_db *db, const plan_serve_opts *o, cJSON **out, cha
 		cJSON_AddNumberToObject(d, "tp", x->tp);
 		cJSON_AddNumberToObject(d, "pp", x->pp);
 		cJSON_AddStringToObject(d, "weights", hw_dtype_name(x->weights));
+		cJSON_AddNumberToObject(d, "ep", x->ep);
+		cJSON_AddBoolToObject(d, "attention_dp", x->attention_dp);
 		cJSON_AddNumberToObject(d, "max_num_seqs", x->max_num_seqs);
 		{
 			/* the engine settings the unit was simulated with (base_cfg's defaults), for
@@ -496,6 +548,8 @@ plan_serve(const model *m, hw_db *db, const plan_serve_opts *o, cJSON **out, cha
 		cJSON_AddNumberToObject(d, "tp", x->tp);
 		cJSON_AddNumberToObject(d, "pp", x->pp);
 		cJSON_AddStringToObject(d, "weights", hw_dtype_name(x->weights));
+		cJSON_AddNumberToObject(d, "ep", x->ep);
+		cJSON_AddBoolToObject(d, "attention_dp", x->attention_dp);
 		cJSON_AddNumberToObject(d, "max_num_seqs", x->max_num_seqs);
 		add_disagg(d, x);
 		cJSON_AddStringToObject(d, "why", x->why[0] ? x->why : "not evaluated (interrupted)");

@@ -74,6 +74,8 @@ static hw_dtype
 linear_dtype(const bctx *x)
 {
 	const sim_kspec *s = x->s;
+	if (s->expert_fp4 && (x->w == SIM_W_EXPERT_FC1 || x->w == SIM_W_EXPERT_FC2))
+		return HW_FP4;
 	if (s->dt == HW_FP8 && (x->w == SIM_W_HEAD || x->w == SIM_W_ROUTER || x->w == SIM_W_MLM))
 		return s->adt;
 	return s->dt;
@@ -204,7 +206,7 @@ linear(const bctx *x, int f, int b, double M, double N, double K, double batch)
 	const sim_kspec *s = x->s;
 	int w = s->zb && x->w != SIM_W_HEAD && x->w != SIM_W_MLM ? SLOT_W : b;
 	hw_dtype dt = linear_dtype(x);
-	bool fp8 = dt == HW_FP8;
+	bool fp8 = dt == HW_FP8 || dt == HW_FP4; /* an fp4 GEMM's activations are quantized the same way */
 	bool nf4 = quantized(x);
 	double deq = K * N * batch * (s->qbytes + s->e); /* read the packed weights and scales, write 16 bits */
 	if (fp8)

@@ -36,6 +36,7 @@ typedef struct sim_kspec {
 	hw_attn_impl attn;   /* the fused attention's generation */
 	bool dropout;        /* attention and hidden dropout (models with biases train with it) */
 	double moe_imb;      /* tokens on the busiest local expert over the mean (>= 1) */
+	bool expert_fp4;     /* serving NVFP4: the routed experts' GEMMs in fp4 (W4A4), whatever dt is */
 	/* fine-tuning (finetune.c): a frozen base computes no weight gradients (the embedding
 	 * and head included); LoRA adapters of rank lora_rank on the projections of lora_mask
 	 * (SIM_LORA_*) add their own kernels; qbytes > 0: the base's linear weights are stored at

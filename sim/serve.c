@@ -15,6 +15,7 @@
 #include "sim/sim.h"
 
 #include <cJSON.h>
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort.h>
@@ -432,13 +433,89 @@ weight_bytes(hw_dtype t)
 		return 1.0;
 	case HW_INT4:
 		return 0.5;
+	case HW_FP4:
+		return 0.5 + 1.0 / 16.0; /* NVFP4: E2M1 values and an FP8 scale per 16 */
 	default:
 		return 2.0;
 	}
 }
 
-/* KV bytes one GPU holds per token: its layers, its KV heads (replicated when tp exceeds them;
- * MLA's latent is not split by heads). */
+/* ---- MoE serving: expert parallelism and attention data-parallelism ------------------------ *
+ *
+ * A replica's tp GPUs run attention either tensor-parallel (one batch, heads split) or, with
+ * attention_dp, data-parallel: D = tp ranks each with the whole attention weights, its own
+ * sequences and its own KV cache, and the dense layers the same way.  The routed experts are
+ * split over ep of them (E / ep experts each, shared by tp / ep ranks by TP); every MoE layer
+ * sends each rank's tokens to their top_k experts' ranks (the all-to-all dispatch) and brings
+ * the expert outputs back (the combine).  The busiest expert rank sets the pace. */
+
+/* Attention's data-parallel ranks in a replica, and attention's TP degree. */
+static int
+att_dp(const sim_serve_cfg *c)
+{
+	return c->attention_dp ? c->tp : 1;
+}
+
+static int
+att_tp(const sim_serve_cfg *c)
+{
+	return c->attention_dp ? 1 : c->tp;
+}
+
+/* A replica's batch limits: the configuration's are per attention rank. */
+static int64_t
+rep_seqs(const sim_serve_cfg *c)
+{
+	return (int64_t)c->max_num_seqs * att_dp(c);
+}
+
+static int64_t
+rep_tokens(const sim_serve_cfg *c)
+{
+	return c->max_batched_tokens * att_dp(c);
+}
+
+/* The parameters of the routed experts of all MoE layers: E experts of (2 or 3) h f each
+ * (SwiGLU: gate, up, down). */
+static double
+routed_expert_params(const model *m)
+{
+	const model_tf *t = model_transformer(m);
+	if (t->experts <= 0)
+		return 0.0;
+	double nmoe = 0.0;
+	for (int64_t l = 0; l < t->layers; l++)
+		nmoe += model_layer_is_moe(m, l) ? 1.0 : 0.0;
+	double mats = t->mlp == MODEL_MLP_SWIGLU ? 3.0 : 2.0;
+	return nmoe * (double)t->experts * mats * (double)t->hidden * (double)t->expert_ffn;
+}
+
+double
+sim_moe_imbalance_floor(double tokens, int64_t top_k, int ep)
+{
+	/* N = tokens x top_k assignments, each to one of ep expert ranks with probability 1/ep
+	 * under uniform routing: a rank's load is about normal with mean mu = N / ep and standard
+	 * deviation sqrt(N (1/ep)(1 - 1/ep)), so the expected busiest of ep is mu + sigma z_ep
+	 * with z_ep the expected largest of ep standard normals (Blom 1958:
+	 * Phi^-1((n - 0.375) / (n + 0.25)), 1.433 for 8 against the exact 1.424).  Over the mean:
+	 * 1 + z_ep sqrt((1 - 1/ep) / mu), at most ep (everything on one rank). */
+	if (ep <= 1 || !(tokens > 0) || top_k < 1)
+		return 1.0;
+	double n = (double)ep, mu = tokens * (double)top_k / n;
+	double z = gsl_cdf_ugaussian_Pinv((n - 0.375) / (n + 0.25));
+	double f = 1.0 + z * sqrt((1.0 - 1.0 / n) / mu);
+	return f < n ? f : n;
+}
+
+double
+sim_moe_a2a_bytes(double tokens, int64_t top_k, int64_t hidden, double elem_bytes)
+{
+	/* each of a rank's tokens goes to top_k experts: top_k copies of its hidden state */
+	return tokens * (double)top_k * (double)hidden * elem_bytes;
+}
+
+/* KV bytes one GPU holds per token: its layers, its KV heads (replicated when attention's tp
+ * exceeds them; MLA's latent is not split by heads). */
 static double
 kv_per_token_gpu(const model *m, const sim_serve_cfg *c)
 {
@@ -447,7 +524,8 @@ kv_per_token_gpu(const model *m, const sim_serve_cfg *c)
 	double kvb = hw_dtype_bytes(c->kv_dtype);
 	if (t->kv_lora_rank > 0)
 		return (double)(t->kv_lora_rank + t->qk_rope_dim) * layers * kvb;
-	double heads = t->kv_heads >= c->tp ? (double)t->kv_heads / (double)c->tp : 1.0;
+	int ta = att_tp(c);
+	double heads = t->kv_heads >= ta ? (double)t->kv_heads / (double)ta : 1.0;
 	return 2.0 * heads * (double)t->head_dim * layers * kvb;
 }
 
@@ -460,15 +538,21 @@ sim_serve_memory(const model *m, const hw_system *sys, const sim_serve_cfg *c, s
 	if (t == NULL)
 		return pp_err(err, errlen, PP_EUSAGE, "%s is not a language model: serving simulates transformers", model_name(m));
 	out->capacity = sys->gpu.memory_bytes;
-	/* weights: everything split over tp and pp; embeddings stay 16-bit */
+	/* weights: split over pp; the routed experts over the replica's tp GPUs (by EP and the
+	 * experts' TP), the rest over attention's tp (whole on every GPU with attention_dp);
+	 * embeddings stay 16-bit.  fp4 (NVFP4) is the routed experts' format, the other linear
+	 * layers of a MoE model stay fp8 (NVIDIA's DeepSeek-R1-FP4 quantizes only the MoE's). */
 	double emb = model_embedding_params(m) + model_head_params(m);
-	double body = model_params(m) - emb;
-	out->weights = (body * weight_bytes(c->weights) + emb * 2.0) / (double)(c->tp * c->pp);
+	double routed = routed_expert_params(m);
+	double rest = model_params(m) - emb - routed;
+	double wrest = c->weights == HW_FP4 && routed > 0 ? 1.0 : weight_bytes(c->weights);
+	out->weights = ((rest * wrest + emb * 2.0) / (double)att_tp(c) + routed * weight_bytes(c->weights) / (double)c->tp) /
+		       (double)c->pp;
 	/* activations of the largest iteration: its tokens' hidden states and MLP intermediates,
-	 * and the logits of up to max_num_seqs sequences in fp32 */
+	 * and the logits of up to max_num_seqs sequences in fp32 (all per attention rank) */
 	double T = (double)eff_tokens(c), h = (double)t->hidden;
-	double f = (double)(t->experts > 0 ? t->expert_ffn * t->top_k : t->ffn) / (double)c->tp;
-	out->activations = T * (4.0 * h + 3.0 * f) * 2.0 + (double)eff_seqs(c) * (double)t->vocab / c->tp * 4.0;
+	double f = (double)(t->experts > 0 ? t->expert_ffn * t->top_k : t->ffn) / (double)att_tp(c);
+	out->activations = T * (4.0 * h + 3.0 * f) * 2.0 + (double)eff_seqs(c) * (double)t->vocab / att_tp(c) * 4.0;
 	out->reserve = 1.0 * 1073741824.0; /* CUDA context, NCCL and cuBLAS workspaces, CUDA graphs */
 	out->kv_bytes = out->capacity * c->gpu_memory_utilization - out->weights - out->activations - out->reserve;
 	double per_tok = kv_per_token_gpu(m, c);
@@ -527,10 +611,20 @@ icost_init(icost *ic, const model *m, const hw_cost *cost, const sim_serve_cfg *
 	sim_kspec *s = &ic->ks;
 	memset(s, 0, sizeof *s);
 	s->m = m;
-	s->tp = c->tp, s->cp = 1, s->ep = 1;
-	/* FP8 weights run FP8 GEMMs; weight-only int8/int4 compute in 16 bits with narrow weights */
-	s->dt = c->weights == HW_FP8 ? HW_FP8 : HW_BF16;
-	s->wbytes = weight_bytes(c->weights);
+	/* attention and the dense layers at attention's tp; the experts over ep ranks, shared by
+	 * tp / ep (ep 1: split by tp, as before expert parallelism) */
+	s->tp = att_tp(c), s->cp = 1, s->ep = c->ep > 1 ? c->ep : 1;
+	s->etp = c->ep > 1 ? c->tp / c->ep : 0;
+	if (c->attention_dp && s->etp == 0)
+		s->etp = c->tp;
+	/* FP8 weights run FP8 GEMMs; weight-only int8/int4 compute in 16 bits with narrow weights;
+	 * fp4: the routed experts in fp4, a MoE model's other layers in fp8, a dense model's in fp4 */
+	s->expert_fp4 = c->weights == HW_FP4;
+	bool has_experts = ic->t->experts > 0;
+	s->dt = c->weights == HW_FP8 || (c->weights == HW_FP4 && has_experts) ? HW_FP8
+		: c->weights == HW_FP4					      ? HW_FP4
+										      : HW_BF16;
+	s->wbytes = c->weights == HW_FP4 && has_experts ? 1.0 : weight_bytes(c->weights);
 	/* FP8 activations get their scales as the engine computes them: calibrated static scales
 	 * cost one cast pass (fused into the kernel before in TensorRT-LLM; counted, an upper
 	 * bound), dynamic per-tensor scales an amax pass and a cast, per-token scales the same
@@ -580,8 +674,10 @@ icost_count(icost *ic)
 		per += ic->nmoe * ic->kcount;
 		ic->kcount = 0.0;
 	}
-	if (ic->c->tp > 1)
+	if (att_tp(ic->c) > 1)
 		per += 2.0 * (double)ic->t->layers;
+	if (ic->c->ep > 1)
+		per += 2.0 * ic->nmoe;
 	double acc = 0.0;
 	void *arg[2] = {ic, &acc};
 	sim_kernels_head(&ic->ks, 1.0, sum_kernel, arg);
@@ -610,14 +706,35 @@ linear_time(icost *ic, int64_t T)
 	double total = 0.0;
 	if (ic->ndense > 0)
 		total += ic->ndense * layer_linear(ic, ic->dense_layer, x);
-	if (ic->nmoe > 0)
+	if (ic->nmoe > 0) {
+		/* T tokens on each of the att_dp attention ranks: the busiest expert rank's share of
+		 * all of them */
+		ic->ks.moe_imb = c->moe_imbalance > 0 ? c->moe_imbalance
+						      : sim_moe_imbalance_floor(x * att_dp(c), t->top_k, ic->ks.ep);
 		total += ic->nmoe * layer_linear(ic, ic->moe_layer, x);
+	}
 	/* the engine's kernel choices reach gemm_scale of the GPU's measured rates */
 	total /= c->engine.gemm_scale;
 	/* two TP all-reduces of the hidden states per layer, the engine's own for small ones */
-	if (c->tp > 1)
+	int ta = att_tp(c);
+	if (ta > 1)
 		total += 2.0 * (double)t->layers *
-			 hw_cost_serve_allreduce(ic->cost, c->engine.allreduce_us, c->tp, ic->tp_per_node, x * h * 2.0, NULL);
+			 hw_cost_serve_allreduce(ic->cost, c->engine.allreduce_us, ta, ic->tp_per_node, x * h * 2.0, NULL);
+	/* expert parallelism: per MoE layer the dispatch of each rank's tokens (its own with
+	 * attention_dp, else its 1/tp share of the batch) to their top_k experts, on each of the
+	 * tp / ep ranks that share an expert, and the combine back; the dispatch in the experts'
+	 * fp8 or fp4 activations, the combine in bf16 (DeepSeek-V3 report, section 3.3.2; DeepEP),
+	 * over the replica's tp GPUs (NVLink within a node, the NICs across) */
+	if (c->ep > 1 && ic->nmoe > 0) {
+		double mine = c->attention_dp ? x : x / (double)c->tp;
+		double copies = mine * (double)(c->tp / c->ep);
+		double de = ic->ks.expert_fp4 ? weight_bytes(HW_FP4) : ic->ks.dt == HW_FP8 ? 1.0 : 2.0;
+		double a2a = hw_cost_coll_time(ic->cost, HW_ALL_TO_ALL, c->tp, ic->tp_per_node,
+					       sim_moe_a2a_bytes(copies, t->top_k, t->hidden, de), NULL) +
+			     hw_cost_coll_time(ic->cost, HW_ALL_TO_ALL, c->tp, ic->tp_per_node,
+					       sim_moe_a2a_bytes(copies, t->top_k, t->hidden, 2.0), NULL);
+		total += ic->nmoe * a2a;
+	}
 	/* pipeline: each stage hands the hidden states to the next */
 	if (c->pp > 1)
 		total += (double)(c->pp - 1) * hw_cost_coll_time(ic->cost, HW_SEND_RECV, 2, 1, x * h * 2.0, NULL);
@@ -999,6 +1116,19 @@ iter_time(run *r, int64_t T, int64_t ndec, double dec_ctx, int64_t nchunks, doub
 {
 	const sim_engine *e = &r->c->engine;
 	icost *ic = &r->ic;
+	/* with attention_dp the replica's work is spread evenly over its D attention ranks (the
+	 * engines balance their batches), each running its share in step with the others */
+	int64_t D = att_dp(r->c);
+	if (D > 1) {
+		int64_t nd = (ndec + D - 1) / D;
+		dec_ctx = ndec > 0 ? dec_ctx * (double)nd / (double)ndec : 0.0;
+		ndec = nd;
+		T = (T + D - 1) / D;
+		nout = (nout + D - 1) / D;
+		att /= (double)D;
+		draft /= (double)D;
+		nchunks = (nchunks + D - 1) / D;
+	}
 	int64_t G = sim_engine_graph_tokens(e, T, nchunks > 0);
 	double gpu = linear_time(ic, G > 0 ? G : T) + head_time(ic, nout) + att + decode_attention(ic, ndec, dec_ctx) + draft;
 	if (G == 0 && e->launch_s > 0) {
@@ -1025,13 +1155,13 @@ start_iteration(run *r, int k)
 	if (p->busy || (p->nrun == 0 && p->wlen == 0))
 		return;
 	kv_account(p, r->now);
-	int64_t budget = c->max_batched_tokens;
+	int64_t budget = rep_tokens(c), seqs = rep_seqs(c);
 	int64_t ndec = 0, npre_tokens = 0, nout = 0, dec_tokens = 0;
 	int64_t drafting[SIM_SPEC_MAX_TOKENS + 1] = {0}; /* [j]: sequences proposing a j-th token */
 	double att = 0, dec_ctx = 0;
 	/* decode replicas admit handed-over sequences whose cache arrived (they need blocks);
 	 * they decode in this very iteration */
-	while (p->kind == R_DECODE && p->wlen > 0 && p->nrun < (size_t)c->max_num_seqs) {
+	while (p->kind == R_DECODE && p->wlen > 0 && p->nrun < (size_t)seqs) {
 		int64_t id = p->wait[p->whead];
 		reqst *q = &r->req[id];
 		/* a sequence preempted here prefills its context again, chunk by chunk */
@@ -1063,7 +1193,7 @@ start_iteration(run *r, int k)
 	if (mode == HW_EN_PREFILL_SEPARATE && p->kind == R_UNIFIED) {
 		for (size_t i = 0; i < p->nrun && !prefill_only; i++)
 			prefill_only = p->run[i].done < p->run[i].target;
-		if (!prefill_only && p->wlen > 0 && p->nrun < (size_t)c->max_num_seqs) {
+		if (!prefill_only && p->wlen > 0 && p->nrun < (size_t)seqs) {
 			const reqst *q = &r->req[p->wait[p->whead]];
 			int64_t target = q->prompt + q->generated;
 			prefill_only = blocks_for(r, target < budget ? target : budget) <= p->free_blocks;
@@ -1149,7 +1279,7 @@ schedule:
 		if (s->done + chunk >= s->target)
 			nout++;
 	}
-	while (budget > 0 && p->wlen > 0 && p->nrun < (size_t)c->max_num_seqs && p->kind != R_DECODE) {
+	while (budget > 0 && p->wlen > 0 && p->nrun < (size_t)seqs && p->kind != R_DECODE) {
 		int64_t id = p->wait[p->whead];
 		reqst *q = &r->req[id];
 		int64_t target = q->prompt + q->generated;
@@ -1706,9 +1836,26 @@ sim_serve_check(const model *m, const hw_system *sys, sim_serve_cfg *c, int64_t 
 		return pp_err(err, errlen, PP_EUSAGE,
 			      "--tp and --pp must be from 1 to 1024 and --replicas from 1 to 100000, got %d, %d and %d", c->tp,
 			      c->pp, c->replicas);
-	if (t->heads % c->tp != 0)
+	if (!c->attention_dp && t->heads % c->tp != 0)
 		return pp_err(err, errlen, PP_EUSAGE, "attention heads (%lld) must be divisible by tp (%d)", (long long)t->heads,
 			      c->tp);
+	if (c->ep < 0 || c->ep > 1024)
+		return pp_err(err, errlen, PP_EUSAGE, "--ep must be from 1 to 1024, got %d", c->ep);
+	if (c->ep > 1 && t->experts <= 0)
+		return pp_err(err, errlen, PP_EUSAGE, "--ep %d: %s has no experts (expert parallelism is for MoE models)", c->ep,
+			      model_name(m));
+	if (c->ep > 1 && (c->tp % c->ep != 0 || t->experts % c->ep != 0))
+		return pp_err(err, errlen, PP_EUSAGE,
+			      "--ep %d must divide the replica's GPUs per stage (--tp %d) and the experts (%lld)", c->ep, c->tp,
+			      (long long)t->experts);
+	if (c->attention_dp && (t->experts <= 0 || c->ep < 2))
+		return pp_err(err, errlen, PP_EUSAGE,
+			      "--attention-dp needs a MoE model and --ep of at least 2 (its MoE layers gather every rank's "
+			      "tokens by the all-to-all)");
+	if (c->attention_dp && (c->prefill_replicas > 0 || c->decode_replicas > 0))
+		return pp_err(err, errlen, PP_EUSAGE, "--attention-dp with --disaggregate is not modelled yet");
+	if (c->moe_imbalance != 0 && !(c->moe_imbalance >= 1.0 && c->moe_imbalance <= 64.0))
+		return pp_err(err, errlen, PP_EUSAGE, "--moe-imbalance must be from 1 to 64, got %g", c->moe_imbalance);
 	if (c->pp > t->layers)
 		return pp_err(err, errlen, PP_EUSAGE, "pp (%d) exceeds the layers (%lld)", c->pp, (long long)t->layers);
 	c->max_num_seqs = eff_seqs(c);
@@ -1734,10 +1881,14 @@ sim_serve_check(const model *m, const hw_system *sys, sim_serve_cfg *c, int64_t 
 		c->replicas = c->prefill_replicas + c->decode_replicas;
 	}
 	if (c->weights != HW_BF16 && c->weights != HW_FP16 && c->weights != HW_FP8 && c->weights != HW_INT8 &&
-	    c->weights != HW_INT4)
-		return pp_err(err, errlen, PP_EUSAGE, "--weights must be bf16, fp8, int8 or int4");
-	if (c->weights == HW_FP8 && !(sys->gpu.peak_tflops[HW_FP8] > 0))
-		return pp_err(err, errlen, PP_EUSAGE, "%s has no fp8 tensor cores: use int8 or int4 weights", sys->gpu.name);
+	    c->weights != HW_INT4 && c->weights != HW_FP4)
+		return pp_err(err, errlen, PP_EUSAGE, "--weights must be bf16, fp8, fp4, int8 or int4");
+	if ((c->weights == HW_FP8 || c->weights == HW_FP4) && !(sys->gpu.peak_tflops[HW_FP8] > 0))
+		return pp_err(err, errlen, PP_EUSAGE, "--weights %s: %s has no fp8 tensor cores: use int8 or int4 weights",
+			      hw_dtype_name(c->weights), sys->gpu.name);
+	if (c->weights == HW_FP4 && !(sys->gpu.peak_tflops[HW_FP4] > 0))
+		return pp_err(err, errlen, PP_EUSAGE, "--weights fp4: %s has no fp4 tensor cores (NVFP4 needs Blackwell): use "
+			      "fp8 or int4 weights", sys->gpu.name);
 	if (c->kv_dtype != HW_BF16 && c->kv_dtype != HW_FP16 && c->kv_dtype != HW_FP8)
 		return pp_err(err, errlen, PP_EUSAGE, "--kv-dtype must be bf16 or fp8");
 	if (!(c->prefix_hit >= 0.0 && c->prefix_hit < 1.0))
@@ -1796,7 +1947,7 @@ sim_serve(const model *m, const hw_cost *cost, const sim_serve_cfg *cin, sim_ser
 	r.req = calloc((size_t)nreq, sizeof *r.req);
 	r.rep = calloc((size_t)r.nrep, sizeof *r.rep);
 	r.res = calloc(1, sizeof *r.res);
-	r.ic.nlin = (size_t)c->max_batched_tokens + 1;
+	r.ic.nlin = (size_t)c->max_batched_tokens + 1; /* an attention rank's tokens at most */
 	r.ic.nhead = (size_t)c->max_num_seqs + (size_t)c->max_batched_tokens + 1;
 	r.ic.lin = malloc(r.ic.nlin * sizeof *r.ic.lin);
 	r.ic.head = malloc(r.ic.nhead * sizeof *r.ic.head);
@@ -1809,7 +1960,6 @@ sim_serve(const model *m, const hw_cost *cost, const sim_serve_cfg *cin, sim_ser
 	for (size_t i = 0; i < r.ic.nhead; i++)
 		r.ic.head[i] = -1;
 	icost_init(&r.ic, m, cost, c);
-	icost_count(&r.ic);
 	if (c->spec != SIM_SPEC_OFF) {
 		/* its own stream: a run without speculation draws exactly as before */
 		if ((r.rs = gsl_rng_alloc(gsl_rng_mt19937)) == NULL) {
@@ -1820,6 +1970,7 @@ sim_serve(const model *m, const hw_cost *cost, const sim_serve_cfg *cin, sim_ser
 	}
 	int dom = sys->scaleup_domain > 0 ? sys->scaleup_domain : sys->gpus_per_node;
 	r.ic.tp_per_node = c->tp < dom ? c->tp : dom;
+	icost_count(&r.ic);
 	make_requests(&r);
 	for (int64_t i = 0; i < nreq; i++)
 		if (r.req[i].prompt + r.req[i].output > maxlen)
@@ -1833,7 +1984,7 @@ sim_serve(const model *m, const hw_cost *cost, const sim_serve_cfg *cin, sim_ser
 	for (int k = 0; k < r.nrep; k++) {
 		replica *p = &r.rep[k];
 		p->kind = c->prefill_replicas > 0 ? (k < c->prefill_replicas ? R_PREFILL : R_DECODE) : R_UNIFIED;
-		p->blocks = p->free_blocks = mem.kv_blocks;
+		p->blocks = p->free_blocks = mem.kv_blocks * att_dp(c); /* each attention rank's own cache */
 	}
 	r.res->cfg = *c;
 	pp_strlcpy(r.res->model, model_name(m), sizeof r.res->model);
@@ -1959,6 +2110,9 @@ sim_serve_json(const sim_serve_result *r)
 	cJSON_AddNumberToObject(cf, "max_batched_tokens", (double)c->max_batched_tokens);
 	cJSON_AddStringToObject(cf, "weights", hw_dtype_name(c->weights));
 	cJSON_AddStringToObject(cf, "kv_dtype", hw_dtype_name(c->kv_dtype));
+	cJSON_AddNumberToObject(cf, "ep", c->ep > 1 ? c->ep : 1);
+	cJSON_AddBoolToObject(cf, "attention_dp", c->attention_dp);
+	cJSON_AddNumberToObject(cf, "moe_imbalance", c->moe_imbalance);
 	cJSON_AddNumberToObject(cf, "seed", (double)c->seed);
 	if (c->prefix_hit > 0)
 		cJSON_AddNumberToObject(cf, "prefix_hit", c->prefix_hit);

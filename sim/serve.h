@@ -131,9 +131,21 @@ typedef struct sim_serve_cfg {
 	int64_t max_batched_tokens; /* 0: the engine's default */
 	int block_size;
 	double gpu_memory_utilization;
-	hw_dtype weights;         /* bf16, fp8, int8, int4 (weight-only) */
+	hw_dtype weights;         /* bf16, fp8, int8, int4 (weight-only), fp4 (NVFP4: the routed experts in fp4,
+				   * the other linear layers in fp8, as NVIDIA's DeepSeek-R1-FP4 checkpoint) */
 	hw_dtype kv_dtype;        /* bf16 or fp8 */
 	sim_router router;
+	/* MoE serving (docs/moe.md, "Serving"): ep > 1 shards the routed experts over ep of the
+	 * replica's tp GPUs (tp / ep share each expert by TP) with an all-to-all dispatch and
+	 * combine per MoE layer; attention_dp runs attention (and the dense layers) data-parallel,
+	 * each of the tp GPUs with the whole attention weights, its own batch and its own KV cache
+	 * (max_num_seqs and max_batched_tokens are then per GPU, as TensorRT-LLM's
+	 * enable_attention_dp and SGLang's --enable-dp-attention take them).  moe_imbalance: the
+	 * busiest expert rank's routed tokens over the mean (>= 1); 0: the statistical floor of
+	 * uniform routing for the iteration's tokens (serve.c, moe_imbalance_floor). */
+	int ep;
+	bool attention_dp;
+	double moe_imbalance;
 	double slo_ttft_s, slo_tpot_s, slo_e2e_s; /* for goodput; 0: not set */
 	uint64_t seed;
 	const sim_request *trace; /* SIM_ARR_TRACE */
@@ -158,6 +170,13 @@ typedef struct sim_serve_mem {
 } sim_serve_mem;
 int sim_serve_memory(const model *m, const hw_system *sys, const sim_serve_cfg *c, sim_serve_mem *out, char *err,
 		     size_t errlen);
+
+/* Expert parallelism's figures (serve.c; docs/moe.md): the busiest of ep expert ranks' routed
+ * tokens over the mean when `tokens` tokens route top_k each uniformly at random (1 for ep 1);
+ * the bytes one rank sends in an all-to-all dispatch (or combine) of its `tokens` tokens, top_k
+ * copies of hidden elements of elem_bytes each. */
+double sim_moe_imbalance_floor(double tokens, int64_t top_k, int ep);
+double sim_moe_a2a_bytes(double tokens, int64_t top_k, int64_t hidden, double elem_bytes);
 
 typedef struct sim_pct {
 	double mean, p50, p90, p99;

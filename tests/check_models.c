@@ -45,6 +45,7 @@ static const struct {
 	{"gpt-neox-20b", 20.55e9, 0, 0, "Black et al. 2022 (arXiv 2204.06745): 20.55B"},
 	{"gpt2-xl", 1.56e9, 0, 0, "gpt2-xl on Hugging Face: 1.56B"},
 	{"deepseek-v3", 671e9, 0, 0, "DeepSeek-V3 report: 671B (the 685B checkpoint adds the 14B MTP module)"},
+	{"deepseek-r1", 671e9, 0, 1e9, "DeepSeek-R1 model card on Hugging Face: 671B total (the 685B checkpoint adds the MTP module)"},
 	{"gpt3-175b", 174.6e9, 0, 0, "Narayanan et al. 2021 Table 2: 174.6B"},
 	{"gpt-1.7b", 1.7e9, 0, 0.1e9, "Narayanan et al. 2021 Table 1: 1.7B"},
 	{"gpt-3.6b", 3.6e9, 0, 0.1e9, "Narayanan et al. 2021 Table 1: 3.6B"},

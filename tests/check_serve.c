@@ -926,6 +926,192 @@ START_TEST(trace_replay)
 }
 END_TEST
 
+/* ---- MoE serving: expert parallelism and attention data-parallelism ------------------------ */
+
+/* The fixture with round collective figures on the DGX H100: 10 us to launch one collective,
+ * 1 us a step inside the node and 5 us across, 0.80 of NVLink's 450 GB/s for an all-to-all's
+ * bus bandwidth inside the node, 0.90 of a GPU's own 400 Gb/s NIC across nodes. */
+static void
+fx_open_moe(fixture *f, const char *model_name)
+{
+	f->db = h100_db();
+	static const struct {
+		const char *key;
+		double v;
+	} set[] = {{"coll_alpha_us", 10.0}, {"coll_hop_intra_us", 1.0}, {"coll_hop_inter_us", 5.0},
+		   {"coll_eff_intra", 0.80}, {"coll_eff_inter", 0.90}};
+	for (size_t i = 0; i < sizeof set / sizeof set[0]; i++)
+		ck_assert_msg(hw_param_set(f->db, "system", "dgx-h100", set[i].key, set[i].v, "user", "test", "test", 0, err,
+					   sizeof err) == 0,
+			      "%s", err);
+	ck_assert_int_eq(hw_cost_new(f->db, "dgx-h100", &f->cost, err, sizeof err), 0);
+	ck_assert_msg(model_load(model_name, &f->m, err, sizeof err) == 0, "%s", err);
+}
+
+/* DeepSeek-V3 decoding 64 tokens on each of 8 ranks (EP 8, top 8 of 7168-wide hidden states):
+ *   dispatch in fp8: 64 x 8 x 7168 x 1 B = 3,670,016 B a rank; combine in bf16: 7,340,032 B
+ *   inside one node: 10 + 2 x 1 us + 3,670,016 x 7/8 / (450 GB/s x 0.80)  = 12 + 8.920 us
+ *   over 2 nodes (16 ranks, 8 a node): half of each buffer leaves the node through the
+ *   rank's own NIC at 400 Gb/s x 0.90 = 45 GB/s: 10 + 2 x 5 us + 1,835,008 B / 45 GB/s
+ *                                                                         = 20 + 40.778 us */
+START_TEST(moe_all_to_all_by_hand)
+{
+	fixture f;
+	fx_open_moe(&f, "deepseek-v3");
+	double d = sim_moe_a2a_bytes(64, 8, 7168, 1.0), cb = sim_moe_a2a_bytes(64, 8, 7168, 2.0);
+	ck_assert_double_eq(d, 3670016.0);
+	ck_assert_double_eq(cb, 7340032.0);
+	ck_assert_rel(hw_cost_coll_time(f.cost, HW_ALL_TO_ALL, 8, 8, d, NULL), 12e-6 + 8.920e-6, 1e-3);
+	ck_assert_rel(hw_cost_coll_time(f.cost, HW_ALL_TO_ALL, 16, 8, d, NULL), 20e-6 + 40.778e-6, 1e-3);
+	/* the busiest of 8 expert ranks under uniform routing of 64 tokens x top 8 (mean 64 a
+	 * rank, standard deviation sqrt(512 x 1/8 x 7/8) = 7.483): the expected largest of 8
+	 * standard normals is 1.4236 (tables of normal order statistics), so about
+	 * (64 + 1.4236 x 7.483) / 64 = 1.1665; Blom's approximation gives 1.1677 */
+	ck_assert_rel(sim_moe_imbalance_floor(64, 8, 8), 1.1665, 0.002);
+	ck_assert_double_eq(sim_moe_imbalance_floor(64, 8, 1), 1.0);
+	/* one token, top 1, over 64 ranks: never beyond all of it on one rank */
+	ck_assert(sim_moe_imbalance_floor(1, 1, 64) <= 64.0);
+	fx_close(&f);
+}
+END_TEST
+
+/* Per-GPU memory of Mixtral-8x7B (46,702,792,704 parameters; its 32 x 8 experts of 3 x 4096 x
+ * 14336 = 45,097,156,608 of them; embedding and head 262,148,096) on 2 H100s, bf16:
+ *   TP 2:                      46,702,792,704 x 2 B / 2                    = 46,702,792,704 B
+ *   EP 2 with attention DP: the rest whole, half the experts:
+ *                              1,605,636,096 x 2 B + 45,097,156,608 x 2 B / 2 = 48,308,428,800 B
+ *   its KV cache per token holds all 8 KV heads: 2 x 8 x 128 x 32 x 2 B   =        131,072 B
+ *   activations of its own 8192 tokens: 8192 x (4 x 4096 + 3 x 2 x 14336) x 2 B
+ *                                       + 256 sequences' logits 32000 x 4 B =  1,710,489,600 B
+ * DeepSeek-V3 (61 layers, 58 MoE of 256 experts of 3 x 7168 x 2048) on 8 B200s, EP 8 with
+ * attention DP: fp8 weights hold the rest whole at 1 B (embeddings at 2 B) and an eighth of
+ * the experts; fp4 (NVFP4) the experts at 0.5625 B; MLA's latent KV per token is
+ * (512 + 64) x 61 x 2 B = 70,272 B whatever the parallelism. */
+START_TEST(moe_memory_by_hand)
+{
+	fixture f;
+	fx_open_moe(&f, "mixtral-8x7b");
+	const hw_system *sys = hw_cost_system(f.cost);
+	double cap = sys->gpu.memory_bytes;
+	sim_serve_cfg c;
+	cfg_init(&c);
+	c.tp = 2;
+	sim_serve_mem tp2, ep2;
+	ck_assert_int_eq(sim_serve_memory(f.m, sys, &c, &tp2, err, sizeof err), 0);
+	ck_assert_double_eq_tol(tp2.weights, 46702792704.0, 1.0);
+	c.ep = 2;
+	c.attention_dp = true;
+	ck_assert_int_eq(sim_serve_memory(f.m, sys, &c, &ep2, err, sizeof err), 0);
+	ck_assert_double_eq_tol(ep2.weights, 48308428800.0, 1.0);
+	ck_assert_double_eq_tol(ep2.activations, 1710489600.0, 1.0);
+	double kv = 0.9 * cap - 48308428800.0 - 1710489600.0 - 1073741824.0;
+	ck_assert_int_eq(ep2.kv_blocks, (int64_t)(kv / 131072.0) / 16);
+	/* EP alone (attention still TP 2) holds what TP 2 holds */
+	c.attention_dp = false;
+	ck_assert_int_eq(sim_serve_memory(f.m, sys, &c, &ep2, err, sizeof err), 0);
+	ck_assert_double_eq_tol(ep2.weights, 46702792704.0, 1.0);
+	model_free(f.m);
+	hw_cost_free(f.cost);
+
+	ck_assert_int_eq(hw_cost_new(f.db, "dgx-b200", &f.cost, err, sizeof err), 0);
+	ck_assert_int_eq(model_load("deepseek-v3", &f.m, err, sizeof err), 0);
+	sys = hw_cost_system(f.cost);
+	double routed = 58.0 * 256.0 * 3.0 * 7168.0 * 2048.0;
+	double emb = model_embedding_params(f.m) + model_head_params(f.m);
+	double rest = model_params(f.m) - routed - emb;
+	cfg_init(&c);
+	c.tp = 8;
+	c.ep = 8;
+	c.attention_dp = true;
+	c.weights = HW_FP8;
+	sim_serve_mem d;
+	ck_assert_int_eq(sim_serve_memory(f.m, sys, &c, &d, err, sizeof err), 0);
+	ck_assert_double_eq_tol(d.weights, rest * 1.0 + emb * 2.0 + routed / 8.0, 1.0);
+	cap = sys->gpu.memory_bytes;
+	double act = 8192.0 * (4.0 * 7168.0 + 3.0 * 8.0 * 2048.0) * 2.0 + 256.0 * 129280.0 * 4.0;
+	ck_assert_double_eq_tol(d.activations, act, 1.0);
+	ck_assert_int_eq(d.kv_blocks, (int64_t)((0.9 * cap - d.weights - act - 1073741824.0) / 70272.0) / 16);
+	c.weights = HW_FP4;
+	ck_assert_int_eq(sim_serve_memory(f.m, sys, &c, &d, err, sizeof err), 0);
+	ck_assert_double_eq_tol(d.weights, rest * 1.0 + emb * 2.0 + routed * 0.5625 / 8.0, 1.0);
+	fx_close(&f);
+}
+END_TEST
+
+/* Mixtral-8x7B on 2 H100s, EP 2 with attention DP, two sequences of 128 prompt tokens
+ * decoding 64 more: each GPU decodes its own one, so each step reads, at 3.35 TB/s x 0.90:
+ *   attention 32 x (4096 x 6144 + 4096 x 4096) = 1,342,177,280 weights, the router 1,048,576,
+ *   the LM head 131,072,000, and the experts its token and the other GPU's pick (2 x 2
+ *   assignments over 8 experts: each of its 4 local ones is hit with probability
+ *   1 - (7/8)^4, 1.6553 of them) 32 x 1.6553 x 176,160,768 = 9,331,015,680;
+ *   in all 10,805,313,536 weights x 2 B / 3.015 TB/s                         = 7.168 ms
+ *   its cache, about 160 tokens x 128 KiB                                       = 0.007 ms
+ *   per layer a dispatch and a combine of one token's 2 copies of 4096 bf16 values (16 KiB
+ *   a rank) among 2 GPUs: 64 x (10 + 2 x 1 us + 8 KiB / (450 GB/s x 0.80))        = 0.770 ms
+ *   the engine's 2 ms                                                           = 2.000 ms
+ *   TPOT                                                                        = 9.945 ms
+ * and no TP all-reduce at all.  Within 3% (tile quantization of the tiny GEMMs, norms). */
+START_TEST(moe_decode_by_hand)
+{
+	fixture f;
+	fx_open_moe(&f, "mixtral-8x7b");
+	sim_serve_cfg c;
+	lone(&c, 128, 65);
+	c.requests = 2;
+	c.tp = 2;
+	c.ep = 2;
+	c.attention_dp = true;
+	sim_serve_result *r = serve(&f, &c);
+	const sim_serve_metrics *mt = sim_serve_get_metrics(r);
+	ck_assert_rel(mt->tpot.mean, 9.945e-3, 0.03);
+	/* the first arrival starts an iteration alone, the second prefills beside its first decode
+	 * step: 1 + 65 */
+	ck_assert_int_eq(mt->iterations, 66);
+	ck_assert_int_eq(mt->gpus, 2);
+	sim_serve_result_free(r);
+	/* an imbalance stated by the user slows only the expert GEMMs, which are weight-bound
+	 * here: the same step */
+	c.moe_imbalance = 1.5;
+	r = serve(&f, &c);
+	ck_assert_rel(sim_serve_get_metrics(r)->tpot.mean, 9.945e-3, 0.03);
+	sim_serve_result_free(r);
+	fx_close(&f);
+}
+END_TEST
+
+START_TEST(moe_bad_configurations)
+{
+	fixture f;
+	fx_open_moe(&f, "mixtral-8x7b");
+	sim_serve_cfg c;
+	sim_serve_result *r = NULL;
+	cfg_init(&c);
+	c.tp = 4;
+	c.ep = 3; /* divides neither 4 GPUs nor 8 experts */
+	ck_assert_int_eq(sim_serve(f.m, f.cost, &c, &r, err, sizeof err), PP_EUSAGE);
+	ck_assert_ptr_nonnull(strstr(err, "--ep"));
+	cfg_init(&c);
+	c.tp = 2;
+	c.attention_dp = true; /* without --ep */
+	ck_assert_int_eq(sim_serve(f.m, f.cost, &c, &r, err, sizeof err), PP_EUSAGE);
+	ck_assert_ptr_nonnull(strstr(err, "--attention-dp"));
+	cfg_init(&c);
+	c.tp = 2;
+	c.weights = HW_FP4; /* the H100 has no fp4 tensor cores */
+	ck_assert_int_eq(sim_serve(f.m, f.cost, &c, &r, err, sizeof err), PP_EUSAGE);
+	ck_assert_ptr_nonnull(strstr(err, "--weights fp4"));
+	ck_assert_ptr_null(r);
+	model_free(f.m);
+	ck_assert_int_eq(model_load("llama-3-8b", &f.m, err, sizeof err), 0);
+	cfg_init(&c);
+	c.tp = 2;
+	c.ep = 2; /* a dense model */
+	ck_assert_int_eq(sim_serve(f.m, f.cost, &c, &r, err, sizeof err), PP_EUSAGE);
+	ck_assert_ptr_nonnull(strstr(err, "no experts"));
+	fx_close(&f);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -959,6 +1145,10 @@ suite(void)
 	tcase_add_test(tc, engine_defaults);
 	tcase_add_test(tc, engine_intervals_by_hand);
 	tcase_add_test(tc, quantization_crossover);
+	tcase_add_test(tc, moe_all_to_all_by_hand);
+	tcase_add_test(tc, moe_memory_by_hand);
+	tcase_add_test(tc, moe_decode_by_hand);
+	tcase_add_test(tc, moe_bad_configurations);
 	suite_add_tcase(s, tc);
 	return s;
 }

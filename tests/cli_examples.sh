@@ -63,6 +63,12 @@ py "(lambda s: all(x['feasible'] and x['days'] <= 90 for x in s) and s[1]['gpus'
 py "not d('ft-gpt2xl-full')['memory'][0]['fits'] and d('ft-gpt2xl-lora')['memory'][0]['fits']"
 py "d('ft-70b-lora-node')['winner']['config']['lora_rank'] == 16 and d('ft-70b-qlora-gpu')['memory'][0]['fits']"
 py "d('ft-70b-qlora-gpu')['finetune']['method'] == 'qlora'"
+# 13. DeepSeek-R1: every ranked deployment meets the SLO, no fp4 on the H200, and attention-DP
+# holds more weights a GPU than TP 8 (the attention weights whole)
+py "len(d('deepseek-r1-slo')['deployments']) > 0 and all(x['tpot_p99_s'] <= 0.08 and x['ttft_p99_s'] <= 2.0 for x in d('deepseek-r1-slo')['deployments'])"
+py "all(x['weights'] != 'fp4' for x in d('deepseek-r1-slo')['deployments'] + d('deepseek-r1-slo')['rejected'] if x['system'] == 'hgx-h200')"
+py "any(x['ep'] > 1 and x['attention_dp'] for x in d('deepseek-r1-slo')['deployments'])"
+py "d('deepseek-r1-ep8')['memory_per_gpu']['weights_bytes'] > d('deepseek-r1-tp8')['memory_per_gpu']['weights_bytes']"
 # the launch configurations of examples 5, 6, 8 and 9: every flag in the programs' lists, and the
 # layout the example's own plan ranked
 FL="$top_srcdir/tests/data/flags"

@@ -37,6 +37,8 @@ serve_model_of(const char *name)
 		return "mixtral-8x7b";
 	if (val_has(name, "gpt-oss-20b"))
 		return "gpt-oss-20b";
+	if (val_has(name, "DeepSeek-R1"))
+		return "deepseek-r1";
 	return NULL;
 }
 
@@ -135,6 +137,7 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 			return pp_err(err, errlen, PP_EINPUT, "%s: missing column \"%s\"", origin, sc[i]);
 		}
 	int ecol = pp_csv_column(&t, "engine"), rcol = pp_csv_column(&t, "concurrency_or_rate");
+	int ncol = pp_csv_column(&t, "notes");
 	for (size_t r = 1; r < t.nrows; r++) {
 		const char *src = pp_csv_get(&t, r, col[0]), *mname = pp_csv_get(&t, r, col[1]);
 		const char *gpu = pp_csv_get(&t, r, col[2]), *metric = pp_csv_get(&t, r, col[9]);
@@ -228,6 +231,18 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 		c.output.mean = outl;
 		if (val_has(prec, "fp8") && !val_has(prec, "weights not stated") && !val_has(prec, "BF16 weights"))
 			c.weights = HW_FP8;
+		if (val_has(prec, "FP4 weights"))
+			c.weights = HW_FP4;
+		/* MoE layouts as the notes state them ("MoE EP8, enable_attention_dp True") */
+		const char *notes = ncol >= 0 ? pp_csv_get(&t, r, ncol) : "";
+		const char *epn = strstr(notes, "MoE EP");
+		if (epn != NULL) {
+			long ep = strtol(epn + 6, NULL, 10);
+			if (ep >= 2 && ep <= 1024)
+				c.ep = (int)ep;
+		}
+		if (val_has(notes, "enable_attention_dp True") || val_has(notes, "enable-dp-attention"))
+			c.attention_dp = true;
 		if (val_has(prec, "KV cache FP8") || val_has(prec, "kv-cache-dtype fp8") || !strcmp(prec, "fp8"))
 			c.kv_dtype = HW_FP8;
 		if (bp != NULL) {
