@@ -158,8 +158,8 @@ cmd_plan_serve(int argc, char **argv)
 	static const cli_cmd cmd = {
 		"plan serve",
 		"plan serve --model M --rate QPS --slo-ttft-p99 MS --slo-tpot-p99 MS [OPTIONS]\n"
-		"       paraplan plan serve --model M --system S --tp T --scenario offline|server|interactive\n"
-		"                           [--dataset NAME] [--replicas R] [--tolerance F] [OPTIONS]\n",
+		"plan serve --model M --system S --tp T --scenario offline|server|interactive [--dataset NAME]\n"
+		"           [--replicas R] [--tolerance F] [OPTIONS]\n",
 		about_text,
 		"  paraplan plan serve --model llama-3-70b --rate 100 --slo-ttft-p99 500 --slo-tpot-p99 50 \\\n"
 		"      --systems dgx-h100,hgx-h200 --weights bf16,int4\n"
