@@ -187,7 +187,8 @@ int
 cli_opt_dist(const cli_opt *o, const char *val, char *err, size_t errlen)
 {
 	char e[256];
-	if (sim_dist_parse(val, o->target, e, sizeof e) != 0)
+	/* a dataset's name means its prompt lengths under --prompt-len, its outputs under --output-len */
+	if (sim_dist_parse_len(val, strstr(o->name, "output") != NULL, o->target, e, sizeof e) != 0)
 		return pp_err(err, errlen, PP_EUSAGE, "--%s: %s", o->name, e);
 	return 0;
 }

@@ -23,7 +23,76 @@ static const char about_text[] =
 	"needed replicas up a share A of the time given a failure rate and a repair time), checked\n"
 	"by simulating the whole deployment at the rate.\n"
 	"Ranked by dollars per hour at each system's price.\n"
-	"DIST as in 'simulate serve' (default prompt 512, output 256 tokens).\n";
+	"DIST as in 'simulate serve' (default prompt 512, output 256 tokens), or a dataset by name:\n"
+	"mlperf-llama2-70b, mlperf-llama3.1-405b, mlperf-llama3.1-8b (prompt only),\n"
+	"mlperf-mixtral-8x7b, mlperf-deepseek-r1, sharegpt.\n"
+	"\n"
+	"With --scenario offline|server|interactive, runs an MLPerf Inference scenario on one\n"
+	"deployment (--system, --tp, [--pp], [--replicas], [--weights]) instead: Offline issues\n"
+	"every request at once and reports the throughput; Server and Interactive find by bisection\n"
+	"over seeded Poisson runs the highest rate whose P99 TTFT and P99 TPOT stay within the\n"
+	"limits, to within --tolerance (default 0.01: the answer is at most 1% below the threshold).\n"
+	"--dataset NAME sets both lengths and MLPerf's limits for the scenario (loadgen/mlperf.conf);\n"
+	"--slo-ttft-p99 and --slo-tpot-p99 override them.\n";
+
+/* The scenario mode: one deployment, one MLPerf scenario. */
+static int
+run_scenario(const char *model_spec, const char *system, const char *db_path, const char *engine_name,
+	     plan_scenario_opts *so, bool json)
+{
+	char err[1024];
+	model *m;
+	int rc = cli_load_model(model_spec, &m, err, sizeof err);
+	if (rc != 0)
+		return cli_fail(rc == PP_ENOTFOUND ? PP_EUSAGE : rc, err);
+	hw_db *db;
+	if ((rc = cli_open_db(db_path, 0, &db)) != 0) {
+		model_free(m);
+		return rc;
+	}
+	hw_profile *en;
+	hw_cost *cost = NULL;
+	if ((rc = hw_profile_find(db, HW_SCOPE_ENGINE, engine_name, &en, err, sizeof err)) == 0) {
+		sim_engine_from_profile(&so->cfg.engine, en);
+		hw_profile_free(en);
+		rc = hw_cost_new(db, system, &cost, err, sizeof err);
+	}
+	cJSON *doc = NULL;
+	if (rc == 0)
+		rc = plan_serve_scenario(m, cost, so, &doc, err, sizeof err);
+	int status = 0;
+	if (rc != 0) {
+		status = cli_fail(rc == PP_ENOTFOUND ? PP_EUSAGE : rc, err);
+	} else if (json) {
+		cli_print_json(doc, PLAN_SCENARIO_SCHEMA);
+	} else {
+		const cJSON *off = cJSON_GetObjectItem(doc, "offline");
+		printf("%s on %s, tp %.0f x pp %.0f, %.0f replica(s): MLPerf %s scenario\n", cli_str(doc, "model"),
+		       cli_str(doc, "system"), cli_num(doc, "tp"), cli_num(doc, "pp"), cli_num(doc, "replicas"),
+		       cli_str(doc, "scenario"));
+		printf("offline (%.0f requests at once): %.4g requests/s, %.4g output tokens/s\n",
+		       cli_num(doc, "offline_requests"), cli_num(off, "requests_per_s"), cli_num(off, "output_tokens_per_s"));
+		const cJSON *lim = cJSON_GetObjectItem(doc, "limits");
+		if (lim != NULL) {
+			printf("highest rate within P99 TTFT <= %.0f ms and P99 TPOT <= %.0f ms: %.4g requests/s "
+			       "(tolerance %g, %.0f runs)\n",
+			       1e3 * cli_num(lim, "ttft_p99_s"), 1e3 * cli_num(lim, "tpot_p99_s"), cli_num(doc, "rate"),
+			       cli_num(doc, "tolerance"), cli_num(doc, "evaluations"));
+			const cJSON *at = cJSON_GetObjectItem(doc, "at_rate");
+			if (at != NULL)
+				printf("at that rate: %.4g output tokens/s, P99 TTFT %.1f ms, P99 TPOT %.2f ms\n",
+				       cli_num(at, "output_tokens_per_s"), 1e3 * cli_num(at, "ttft_p99_s"),
+				       1e3 * cli_num(at, "tpot_p99_s"));
+			else
+				printf("no rate passes: the limits are missed even unloaded\n");
+		}
+	}
+	cJSON_Delete(doc);
+	hw_cost_free(cost);
+	hw_close(db);
+	model_free(m);
+	return status;
+}
 
 static void
 print_serve_plan(const cJSON *doc)
@@ -94,10 +163,14 @@ cmd_plan_serve(int argc, char **argv)
 {
 	static const cli_cmd cmd = {
 		"plan serve",
-		"plan serve --model M --rate QPS --slo-ttft-p99 MS --slo-tpot-p99 MS [OPTIONS]\n",
+		"plan serve --model M --rate QPS --slo-ttft-p99 MS --slo-tpot-p99 MS [OPTIONS]\n"
+		"plan serve --model M --system S --tp T --scenario offline|server|interactive [--dataset NAME]\n"
+		"           [--replicas R] [--tolerance F] [OPTIONS]\n",
 		about_text,
 		"  paraplan plan serve --model llama-3-70b --rate 100 --slo-ttft-p99 500 --slo-tpot-p99 50 \\\n"
-		"      --systems dgx-h100,hgx-h200 --weights bf16,int4\n"};
+		"      --systems dgx-h100,hgx-h200 --weights bf16,int4\n"
+		"  paraplan plan serve --model llama-3-8b --system dgx-h100 --tp 1 --scenario server \\\n"
+		"      --dataset mlperf-llama3.1-8b --output-len 128\n"};
 	plan_serve_opts o;
 	plan_serve_opts_init(&o);
 	const char *model_spec = NULL, *db_path = NULL, *system = NULL;
@@ -106,6 +179,9 @@ cmd_plan_serve(int argc, char **argv)
 	bool json = false;
 	int spec = SIM_SPEC_OFF;
 	char err[1024];
+	const char *scenario_s = NULL, *dataset_s = NULL;
+	plan_scenario_opts so;
+	plan_scenario_opts_init(&so);
 	const cli_opt opts[] = {
 		OPT_MODEL(&model_spec),
 		OPT_NUM("rate", "QPS", &o.rate, 1e-6, 1e7, "requests per second to serve"),
@@ -139,6 +215,13 @@ cmd_plan_serve(int argc, char **argv)
 			"print the serve command of the cheapest deployment's replica: vllm, sglang or trtllm (TP, PP, "
 			"weight quantization, KV-cache dtype, batch limits)"),
 		OPT_STR("out", "FILE", &out_path, "with --export: write it to FILE (atomically) and print the table"),
+		OPT_STR("scenario", "S", &scenario_s, "offline, server or interactive: an MLPerf scenario on one deployment"),
+		OPT_STR("dataset", "NAME", &dataset_s, "with --scenario: the dataset's lengths and MLPerf's limits"),
+		OPT_INT("tp", "T", &so.cfg.tp, 1, 1024, "with --scenario: tensor-parallel degree of a replica"),
+		OPT_INT("pp", "P", &so.cfg.pp, 1, 1024, "with --scenario: pipeline stages of a replica"),
+		OPT_INT("replicas", "R", &so.cfg.replicas, 1, 100000, "with --scenario: replicas behind the router"),
+		OPT_NUM("tolerance", "F", &so.tolerance, 1e-4, 0.5, "with --scenario: the rate search's relative tolerance"),
+		OPT_I64("requests", "N", &so.offline_requests, 1, 1e7, "with --scenario: requests of the Offline run"),
 		OPT_JSON(&json),
 		OPT_DB(&db_path),
 		OPT_END,
@@ -149,6 +232,63 @@ cmd_plan_serve(int argc, char **argv)
 	o.spec = (sim_spec_method)spec;
 	if ((st = cli_spec_check("plan serve", opts, spec)) != 0)
 		return st;
+	static const char *const deployment_only[] = {"tp", "pp", "replicas", "tolerance", "requests", "dataset", NULL};
+	if (scenario_s == NULL) {
+		for (int i = 0; deployment_only[i]; i++)
+			if (cli_given(opts, deployment_only[i]))
+				return cli_usage("plan serve", "--%s applies to --scenario", deployment_only[i]);
+	} else {
+		if (plan_scenario_parse(scenario_s, &so.scenario) != 0)
+			return cli_usage("plan serve", "--scenario must be offline, server or interactive, got \"%s\"", scenario_s);
+		static const char *const search_only[] = {"rate", "systems", "failures", "availability", "failure-rate",
+							  "repair-hours", "top", "export", "out", "slo-e2e-p99", NULL};
+		for (int i = 0; search_only[i]; i++)
+			if (cli_given(opts, search_only[i]))
+				return cli_usage("plan serve", "--%s does not apply to --scenario (one deployment; the rate is "
+							       "searched for)", search_only[i]);
+		if (model_spec == NULL)
+			return cli_usage("plan serve", "--model is required");
+		if (system == NULL)
+			return cli_usage("plan serve", "--scenario needs --system S (one deployment)");
+		if (!cli_given(opts, "tp"))
+			return cli_usage("plan serve", "--scenario needs --tp T (one deployment)");
+		if (weights.n > 1)
+			return cli_usage("plan serve", "--weights: --scenario takes one weight format");
+		if (weights.n == 1 && (hw_dtype_parse(weights.v[0], &so.cfg.weights) != 0 ||
+				       (so.cfg.weights != HW_BF16 && so.cfg.weights != HW_FP8 && so.cfg.weights != HW_INT8 &&
+					so.cfg.weights != HW_INT4)))
+			return cli_usage("plan serve", "--weights must be bf16, fp8, int8 or int4, got \"%s\"", weights.v[0]);
+		so.cfg.prompt = o.prompt;
+		so.cfg.output = o.output;
+		so.cfg.seed = o.seed;
+		so.cfg.prefix_hit = o.prefix_hit;
+		so.cfg.spec = o.spec;
+		so.cfg.spec_tokens = o.spec_tokens;
+		so.cfg.spec_accept = o.spec_accept;
+		if (cli_given(opts, "duration"))
+			so.duration_s = o.duration_s;
+		so.ttft_p99_s = o.slo_ttft_s;
+		so.tpot_p99_s = o.slo_tpot_s;
+		if (dataset_s != NULL) {
+			const sim_dataset *d = sim_dataset_find(dataset_s);
+			if (d == NULL)
+				return cli_usage("plan serve", "--dataset: unknown dataset \"%s\" (see --help)", dataset_s);
+			if (!cli_given(opts, "prompt-len") && sim_dataset_dist(d, false, &so.cfg.prompt, err, sizeof err) != 0)
+				return cli_usage("plan serve", "--dataset: %s", err);
+			if (!cli_given(opts, "output-len") && sim_dataset_dist(d, true, &so.cfg.output, err, sizeof err) != 0)
+				return cli_usage("plan serve", "--dataset: %s; give --output-len", err);
+			double t = so.scenario == PLAN_SCEN_INTERACTIVE ? d->interactive_ttft_ms : d->server_ttft_ms;
+			double p = so.scenario == PLAN_SCEN_INTERACTIVE ? d->interactive_tpot_ms : d->server_tpot_ms;
+			if (!cli_given(opts, "slo-ttft-p99"))
+				so.ttft_p99_s = t / 1e3;
+			if (!cli_given(opts, "slo-tpot-p99"))
+				so.tpot_p99_s = p / 1e3;
+		}
+		if (so.scenario != PLAN_SCEN_OFFLINE && (!(so.ttft_p99_s > 0) || !(so.tpot_p99_s > 0)))
+			return cli_usage("plan serve", "--scenario %s needs --slo-ttft-p99 and --slo-tpot-p99, or a --dataset "
+						       "with MLPerf limits for it", scenario_s);
+		return run_scenario(model_spec, system, db_path, engine_name, &so, json);
+	}
 	plan_engine engine = PLAN_ENGINE_VLLM;
 	if (export_s != NULL && plan_engine_parse(export_s, &engine) != 0)
 		return cli_usage("plan serve", "--export must be vllm, sglang or trtllm, got \"%s\"", export_s);

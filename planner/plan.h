@@ -295,6 +295,37 @@ int plan_spares(int n, int gpus, double per_gpu_hour, double repair_h, double av
 #define PLAN_REPAIR_HOURS 1.0
 int plan_serve(const model *m, hw_db *db, const plan_serve_opts *o, struct cJSON **out, char *err, size_t errlen);
 
+/* MLPerf Inference scenarios for one deployment (planner/serve.c).  Offline: every request at
+ * once, the throughput reached.  Server and Interactive: Poisson arrivals; a rate passes when
+ * the run is not saturated and its P99 TTFT and P99 TPOT are within the limits (MLPerf's:
+ * Interactive's are the tighter); the answer is the highest rate that passes. */
+typedef enum plan_scenario { PLAN_SCEN_OFFLINE, PLAN_SCEN_SERVER, PLAN_SCEN_INTERACTIVE } plan_scenario;
+int plan_scenario_parse(const char *s, plan_scenario *out);
+const char *plan_scenario_name(plan_scenario s);
+
+/* The highest rate in [0, hi] that `pass` accepts, by bisection, assuming that passing is
+ * monotone in the rate (a rate below a passing one passes): hi itself is tried first, then the
+ * bracket [lo, hi] (lo passing, hi failing) is halved until hi - lo <= tol x hi, so that the
+ * answer lo is within a fraction tol below the true threshold.  *steps (may be NULL) counts the
+ * evaluations.  pass returns 0 and sets *ok, or an error code that stops the search. */
+typedef int (*plan_rate_pass)(void *arg, double rate, bool *ok, char *err, size_t errlen);
+int plan_rate_search(plan_rate_pass pass, void *arg, double hi, double tol, double *rate, int *steps, char *err,
+		     size_t errlen);
+
+typedef struct plan_scenario_opts {
+	plan_scenario scenario;
+	sim_serve_cfg cfg;          /* the deployment: tp, pp, replicas, engine, weights, lengths, seed */
+	double ttft_p99_s, tpot_p99_s; /* the limits (Server, Interactive) */
+	int64_t offline_requests;   /* requests of the Offline run (and of the throughput bound) */
+	double duration_s;          /* simulated arrivals per evaluation: at least 1000 requests, at most 8192 */
+	double tolerance;           /* the search's relative tolerance (default 0.01) */
+} plan_scenario_opts;
+void plan_scenario_opts_init(plan_scenario_opts *o);
+/* Runs the scenario on the deployment; *out is a "paraplan.plan-scenario/1" document. */
+int plan_serve_scenario(const model *m, const hw_cost *cost, const plan_scenario_opts *o, struct cJSON **out,
+			char *err, size_t errlen);
+#define PLAN_SCENARIO_SCHEMA "paraplan.plan-scenario/1"
+
 /* Launch configurations (planner/export.c): the ranked configuration as a Megatron-LM run script,
  * a NeMo 2.0 / Megatron-Bridge script, a torchtitan TOML, a DeepSpeed JSON with its launcher, a
  * per-node torchrun script or a SLURM batch script -- exactly that configuration, or PP_EUSAGE

@@ -564,3 +564,179 @@ done:
 	free(cands);
 	return rc;
 }
+
+/* ---- MLPerf scenarios on one deployment ------------------------------------------------------ */
+
+static const char *const scenario_names[] = {"offline", "server", "interactive"};
+
+int
+plan_scenario_parse(const char *s, plan_scenario *out)
+{
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(s, scenario_names[i])) {
+			*out = (plan_scenario)i;
+			return 0;
+		}
+	return -1;
+}
+
+const char *
+plan_scenario_name(plan_scenario s)
+{
+	return (unsigned)s < 3 ? scenario_names[s] : "?";
+}
+
+int
+plan_rate_search(plan_rate_pass pass, void *arg, double hi, double tol, double *rate, int *steps, char *err,
+		 size_t errlen)
+{
+	int n = 0;
+	bool ok = false;
+	*rate = 0.0;
+	if (!(hi > 0) || !(tol > 0) || !(tol < 1))
+		return pp_err(err, errlen, PP_EUSAGE, "a rate search needs an upper bound above 0 and a tolerance in (0, 1)");
+	int rc = pass(arg, hi, &ok, err, errlen);
+	n++;
+	double lo = 0.0;
+	if (rc == 0 && ok)
+		lo = hi;
+	/* 64 halvings reach any tolerance a double can hold */
+	for (int it = 0; rc == 0 && lo < hi && hi - lo > tol * hi && it < 64; it++) {
+		double mid = (lo + hi) / 2;
+		if ((rc = pass(arg, mid, &ok, err, errlen)) != 0)
+			break;
+		n++;
+		if (ok)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (steps)
+		*steps = n;
+	*rate = lo;
+	return rc;
+}
+
+void
+plan_scenario_opts_init(plan_scenario_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->scenario = PLAN_SCEN_SERVER;
+	sim_serve_cfg_init(&o->cfg);
+	o->offline_requests = 4096;
+	o->duration_s = 600.0; /* MLPerf's minimum run: ten minutes */
+	o->tolerance = 0.01;
+}
+
+typedef struct scen_ctx {
+	const model *m;
+	const hw_cost *cost;
+	const plan_scenario_opts *o;
+	sim_serve_metrics last; /* of the highest passing rate so far */
+	double last_rate;
+} scen_ctx;
+
+static int
+scen_run(scen_ctx *x, sim_serve_cfg *c, sim_serve_metrics *out, char *err, size_t errlen)
+{
+	sim_serve_result *r;
+	int rc = sim_serve(x->m, x->cost, c, &r, err, errlen);
+	if (rc != 0)
+		return rc;
+	*out = *sim_serve_get_metrics(r);
+	sim_serve_result_free(r);
+	return 0;
+}
+
+/* A Poisson run at `rate` passes when not saturated and within both P99 limits. */
+static int
+scen_pass(void *arg, double rate, bool *ok, char *err, size_t errlen)
+{
+	scen_ctx *x = arg;
+	sim_serve_cfg c = x->o->cfg;
+	c.arrival = SIM_ARR_POISSON;
+	c.rate = rate;
+	double n = ceil(rate * x->o->duration_s);
+	c.requests = n < 1000 ? 1000 : n > 8192 ? 8192 : (int64_t)n;
+	sim_serve_metrics mt;
+	int rc = scen_run(x, &c, &mt, err, errlen);
+	if (rc != 0)
+		return rc;
+	*ok = !mt.saturated && mt.ttft.p99 <= x->o->ttft_p99_s && mt.tpot.p99 <= x->o->tpot_p99_s;
+	if (*ok && rate >= x->last_rate) {
+		x->last = mt;
+		x->last_rate = rate;
+	}
+	return 0;
+}
+
+static void
+add_metrics(cJSON *d, const char *key, const sim_serve_metrics *m)
+{
+	cJSON *x = cJSON_AddObjectToObject(d, key);
+	cJSON_AddNumberToObject(x, "requests_per_s", m->requests_per_s);
+	cJSON_AddNumberToObject(x, "output_tokens_per_s", m->output_tokens_per_s);
+	cJSON_AddNumberToObject(x, "ttft_mean_s", m->ttft.mean);
+	cJSON_AddNumberToObject(x, "ttft_p99_s", m->ttft.p99);
+	cJSON_AddNumberToObject(x, "tpot_mean_s", m->tpot.mean);
+	cJSON_AddNumberToObject(x, "tpot_p99_s", m->tpot.p99);
+	cJSON_AddBoolToObject(x, "saturated", m->saturated);
+}
+
+int
+plan_serve_scenario(const model *m, const hw_cost *cost, const plan_scenario_opts *o, cJSON **out, char *err,
+		    size_t errlen)
+{
+	*out = NULL;
+	if (o->scenario != PLAN_SCEN_OFFLINE && (!(o->ttft_p99_s > 0) || !(o->tpot_p99_s > 0)))
+		return pp_err(err, errlen, PP_EUSAGE, "the %s scenario needs P99 TTFT and TPOT limits (--slo-ttft-p99, "
+			      "--slo-tpot-p99, or a --dataset that states them)", plan_scenario_name(o->scenario));
+	if (o->offline_requests < 1 || !(o->tolerance > 0) || !(o->tolerance < 1) || !(o->duration_s > 0))
+		return pp_err(err, errlen, PP_EUSAGE, "a scenario needs a request count, a duration and a tolerance in (0, 1)");
+	scen_ctx x;
+	memset(&x, 0, sizeof x);
+	x.m = m;
+	x.cost = cost;
+	x.o = o;
+	/* Offline, and the search's upper bound: every request at once.  A Poisson rate above a
+	 * saturated batch's throughput cannot be sustained; 1.2x leaves room for the batch's drain. */
+	sim_serve_cfg c = o->cfg;
+	c.arrival = SIM_ARR_BATCH;
+	c.requests = o->offline_requests;
+	sim_serve_metrics off;
+	int rc = scen_run(&x, &c, &off, err, errlen);
+	if (rc != 0)
+		return rc;
+	cJSON *d = cJSON_CreateObject();
+	cJSON_AddStringToObject(d, "kind", "plan-scenario");
+	cJSON_AddStringToObject(d, "model", model_name(m));
+	cJSON_AddStringToObject(d, "system", hw_cost_system(cost)->name);
+	cJSON_AddStringToObject(d, "scenario", plan_scenario_name(o->scenario));
+	cJSON_AddNumberToObject(d, "tp", o->cfg.tp);
+	cJSON_AddNumberToObject(d, "pp", o->cfg.pp);
+	cJSON_AddNumberToObject(d, "replicas", o->cfg.replicas);
+	cJSON_AddNumberToObject(d, "seed", (double)o->cfg.seed);
+	add_metrics(d, "offline", &off);
+	cJSON_AddNumberToObject(d, "offline_requests", (double)o->offline_requests);
+	if (o->scenario == PLAN_SCEN_OFFLINE) {
+		cJSON_AddNumberToObject(d, "rate", off.requests_per_s);
+		*out = d;
+		return 0;
+	}
+	double rate = 0;
+	int steps = 0;
+	if ((rc = plan_rate_search(scen_pass, &x, 1.2 * off.requests_per_s, o->tolerance, &rate, &steps, err, errlen)) != 0) {
+		cJSON_Delete(d);
+		return rc;
+	}
+	cJSON *lim = cJSON_AddObjectToObject(d, "limits");
+	cJSON_AddNumberToObject(lim, "ttft_p99_s", o->ttft_p99_s);
+	cJSON_AddNumberToObject(lim, "tpot_p99_s", o->tpot_p99_s);
+	cJSON_AddNumberToObject(d, "rate", rate);
+	cJSON_AddNumberToObject(d, "tolerance", o->tolerance);
+	cJSON_AddNumberToObject(d, "evaluations", steps);
+	if (rate > 0)
+		add_metrics(d, "at_rate", &x.last);
+	*out = d;
+	return 0;
+}

@@ -222,4 +222,30 @@ struct cJSON *sim_serve_json(const sim_serve_result *r);
 int sim_serve_trace(const sim_serve_result *r, const char *path, char *err, size_t errlen);
 void sim_serve_result_free(sim_serve_result *r);
 
+/* ---- named datasets (sim/dataset.c) ----------------------------------------------------------
+ * The length distributions of the datasets published serving results use, each figure with its
+ * source, and the P99 latency limits (ms) of the MLPerf Server and Interactive scenarios on them
+ * (0: no such scenario).  A length with mean 0 is not stated in any source we hold. */
+typedef struct sim_dataset_len {
+	double mean, sd; /* tokens; sd 0: not stated (drawn fixed at the mean) */
+	int64_t max;     /* the longest sample (the clip of the drawn lengths) */
+} sim_dataset_len;
+typedef struct sim_dataset {
+	const char *name, *title;
+	int64_t samples;
+	sim_dataset_len prompt, output;
+	double server_ttft_ms, server_tpot_ms, interactive_ttft_ms, interactive_tpot_ms;
+	const char *prompt_source, *output_source;
+} sim_dataset;
+size_t sim_dataset_count(void);
+const sim_dataset *sim_dataset_at(size_t i);
+/* By name ("mlperf-llama2-70b", or "dataset:mlperf-llama2-70b"); NULL when unknown. */
+const sim_dataset *sim_dataset_find(const char *name);
+/* The prompt (output false) or output length distribution of a dataset: a gamma with its mean
+ * and deviation, clipped at its longest sample; PP_EUSAGE naming the dataset when the length
+ * is not stated. */
+int sim_dataset_dist(const sim_dataset *d, bool output, sim_dist *out, char *err, size_t errlen);
+/* sim_dist_parse, or a dataset's name (as above) for a prompt or an output length. */
+int sim_dist_parse_len(const char *s, bool output, sim_dist *out, char *err, size_t errlen);
+
 #endif

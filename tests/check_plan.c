@@ -583,6 +583,73 @@ START_TEST(uncertainty_and_ties)
 }
 END_TEST
 
+/* The scenario search on a service whose answer is known by hand: an M/D/1 queue (Poisson
+ * arrivals, a deterministic service of 0.1 s) has a mean wait W = rho S / (2 (1 - rho)),
+ * rho = rate x S (Pollaczek-Khinchine).  Passing is W <= 0.4 s: rho / (2 (1 - rho)) <= 4, so
+ * rho <= 8/9 and the highest passing rate is 8.888... requests/s.  Searched in [0, 10] with a
+ * tolerance of 1%, the answer is within 1% below it, and never above it. */
+typedef struct md1 {
+	double service_s, limit_s;
+	int calls;
+} md1;
+
+static int
+md1_pass(void *arg, double rate, bool *ok, char *msg, size_t msglen)
+{
+	(void)msg;
+	(void)msglen;
+	md1 *q = arg;
+	q->calls++;
+	double rho = rate * q->service_s;
+	*ok = rho < 1 && rho * q->service_s / (2 * (1 - rho)) <= q->limit_s;
+	return 0;
+}
+
+static int
+failing_pass(void *arg, double rate, bool *ok, char *msg, size_t msglen)
+{
+	(void)arg;
+	(void)rate;
+	*ok = false;
+	return pp_err(msg, msglen, PP_EINPUT, "the simulation failed");
+}
+
+START_TEST(rate_search_by_hand)
+{
+	md1 q = {0.1, 0.4, 0};
+	double rate = 0;
+	int steps = 0;
+	ck_assert_int_eq(plan_rate_search(md1_pass, &q, 10.0, 0.01, &rate, &steps, err, sizeof err), 0);
+	double want = 80.0 / 9.0;
+	ck_assert_msg(rate <= want && rate >= want * 0.99, "rate %.6f, want %.6f", rate, want);
+	/* hi tried first, then halvings of [0, 10] until the bracket is within 1% of its top
+	 * (about 0.089): 10 x 2^-k <= 0.089 at k = 7 */
+	ck_assert_int_eq(steps, q.calls);
+	ck_assert_int_le(steps, 1 + 8);
+	/* a tighter tolerance, a tighter answer */
+	q.calls = 0;
+	ck_assert_int_eq(plan_rate_search(md1_pass, &q, 10.0, 1e-4, &rate, &steps, err, sizeof err), 0);
+	ck_assert_msg(rate <= want && rate >= want * (1 - 1e-4), "rate %.6f", rate);
+	/* an upper bound that passes is the answer; a limit missed even unloaded gives 0 */
+	ck_assert_int_eq(plan_rate_search(md1_pass, &q, 5.0, 0.01, &rate, &steps, err, sizeof err), 0);
+	ck_assert_double_eq(rate, 5.0);
+	ck_assert_int_eq(steps, 1);
+	q.limit_s = -1;
+	ck_assert_int_eq(plan_rate_search(md1_pass, &q, 10.0, 0.01, &rate, &steps, err, sizeof err), 0);
+	ck_assert(rate < 0.01 * 10.0);
+	/* an error stops the search and is passed on; bad bounds are refused */
+	ck_assert_int_eq(plan_rate_search(failing_pass, NULL, 10.0, 0.01, &rate, &steps, err, sizeof err), PP_EINPUT);
+	ck_assert_ptr_nonnull(strstr(err, "failed"));
+	ck_assert_int_eq(plan_rate_search(md1_pass, &q, 0.0, 0.01, &rate, &steps, err, sizeof err), PP_EUSAGE);
+	ck_assert_int_eq(plan_rate_search(md1_pass, &q, 10.0, 1.5, &rate, &steps, err, sizeof err), PP_EUSAGE);
+	plan_scenario s;
+	ck_assert_int_eq(plan_scenario_parse("interactive", &s), 0);
+	ck_assert_int_eq(s, PLAN_SCEN_INTERACTIVE);
+	ck_assert_str_eq(plan_scenario_name(PLAN_SCEN_OFFLINE), "offline");
+	ck_assert_int_eq(plan_scenario_parse("Server", &s), -1);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -590,6 +657,7 @@ main(void)
 	TCase *tc = tcase_create("search");
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, small_model_wants_data_parallelism);
+	tcase_add_test(tc, rate_search_by_hand);
 	tcase_add_test(tc, layout_key_is_the_printf_format);
 	tcase_add_test(tc, big_model_is_always_sharded);
 	tcase_add_test(tc, ranking_is_deterministic);

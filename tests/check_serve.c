@@ -1079,6 +1079,95 @@ START_TEST(moe_decode_by_hand)
 }
 END_TEST
 
+/* The named datasets: the means and deviations as the sources state them (docs/validation.md:
+ * MLPerf's accuracy targets and the per-sample summaries of the official datasets), read here
+ * from the sources, not from the table. */
+START_TEST(datasets_as_sourced)
+{
+	static const struct {
+		const char *name;
+		double prompt, prompt_sd, output, output_sd;
+	} want[] = {
+		{"mlperf-llama2-70b", 222.33, 171.5, 294.45, 0},       /* output sd: a shape, not a source figure */
+		{"mlperf-llama3.1-405b", 9428.64, 4066.9, 684.68, 260.8},
+		{"mlperf-llama3.1-8b", 870.73, 430.1, 0, 0},
+		{"mlperf-mixtral-8x7b", 427.39, 328.6, 144.84, 112.7},
+		{"mlperf-deepseek-r1", 803.79, 405.6, 3886.2274, 0},
+		{"sharegpt", 229.711, 0, 203.068, 0},
+	};
+	ck_assert_uint_eq(sim_dataset_count(), sizeof want / sizeof want[0]);
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		const sim_dataset *d = sim_dataset_find(want[i].name);
+		ck_assert_msg(d != NULL, "%s not found", want[i].name);
+		char q[64];
+		snprintf(q, sizeof q, "dataset:%s", want[i].name);
+		ck_assert_ptr_eq(sim_dataset_find(q), d);
+		ck_assert_double_eq_tol(d->prompt.mean, want[i].prompt, 0.01);
+		ck_assert_double_eq_tol(d->output.mean, want[i].output, 0.01);
+		if (want[i].prompt_sd > 0)
+			ck_assert_double_eq_tol(d->prompt.sd, want[i].prompt_sd, 0.05);
+		if (want[i].output_sd > 0)
+			ck_assert_double_eq_tol(d->output.sd, want[i].output_sd, 0.05);
+		ck_assert_ptr_nonnull(d->prompt_source);
+		ck_assert_ptr_nonnull(d->output_source);
+		sim_dist p;
+		ck_assert_int_eq(sim_dist_parse_len(want[i].name, false, &p, err, sizeof err), 0);
+		if (want[i].prompt_sd > 0) {
+			/* a gamma of that mean and coefficient of variation: shape 1/CV^2, scale mean/shape */
+			double cv = want[i].prompt_sd / want[i].prompt;
+			ck_assert_int_eq(p.kind, SIM_DIST_GAMMA);
+			ck_assert_double_eq_tol(p.a, 1.0 / (cv * cv), 1e-3);
+			ck_assert_double_eq_tol(p.a * p.b, want[i].prompt, 0.01);
+			ck_assert_double_eq((double)d->prompt.max, p.max);
+		} else {
+			ck_assert_int_eq(p.kind, SIM_DIST_FIXED);
+			ck_assert_double_eq(p.mean, 230); /* 229.711 rounded */
+		}
+	}
+	/* MLPerf's Server and Interactive P99 limits, loadgen/mlperf.conf */
+	const sim_dataset *d = sim_dataset_find("mlperf-llama2-70b");
+	ck_assert_double_eq(d->server_ttft_ms, 2000);
+	ck_assert_double_eq(d->server_tpot_ms, 200);
+	ck_assert_double_eq(d->interactive_ttft_ms, 450);
+	ck_assert_double_eq(d->interactive_tpot_ms, 40);
+	d = sim_dataset_find("mlperf-llama3.1-405b");
+	ck_assert_double_eq(d->server_ttft_ms, 6000);
+	ck_assert_double_eq(d->server_tpot_ms, 175);
+	/* refusals: an unknown name lists the known ones; a length no source states names why */
+	sim_dist x;
+	ck_assert_int_eq(sim_dist_parse_len("dataset:openorca", false, &x, err, sizeof err), PP_EUSAGE);
+	ck_assert_ptr_nonnull(strstr(err, "mlperf-llama2-70b"));
+	ck_assert_int_eq(sim_dist_parse_len("mlperf-llama3.1-8b", true, &x, err, sizeof err), PP_EUSAGE);
+	ck_assert_ptr_nonnull(strstr(err, "mlperf-llama3.1-8b"));
+	ck_assert_ptr_null(sim_dataset_find("mlperf"));
+	/* plain distributions still parse */
+	ck_assert_int_eq(sim_dist_parse_len("512", true, &x, err, sizeof err), 0);
+	ck_assert_double_eq(x.mean, 512);
+}
+END_TEST
+
+/* The drawn prompts of a run have the dataset's mean: (total - output tokens/s) / requests/s
+ * over 4000 requests of mlperf-llama2-70b's prompts is 222.33 within the sampling error
+ * (sd 171.5 / sqrt(4000) = 2.7 tokens, 1.2%) and the clip at 1024 (-0.1%): 4% holds. */
+START_TEST(dataset_lengths_drawn)
+{
+	fixture f;
+	fx_open(&f, "llama-3-8b");
+	sim_serve_cfg c;
+	cfg_init(&c);
+	c.rate = 20;
+	c.requests = 4000;
+	ck_assert_int_eq(sim_dist_parse_len("mlperf-llama2-70b", false, &c.prompt, err, sizeof err), 0);
+	ck_assert_int_eq(sim_dist_parse_len("16", true, &c.output, err, sizeof err), 0);
+	sim_serve_result *r = serve(&f, &c);
+	const sim_serve_metrics *m = sim_serve_get_metrics(r);
+	double prompt = (m->total_tokens_per_s - m->output_tokens_per_s) / m->requests_per_s;
+	ck_assert_msg(fabs(prompt / 222.33 - 1) < 0.04, "mean prompt %.1f", prompt);
+	sim_serve_result_free(r);
+	fx_close(&f);
+}
+END_TEST
+
 START_TEST(moe_bad_configurations)
 {
 	fixture f;
@@ -1134,6 +1223,8 @@ suite(void)
 	tcase_add_test(tc, seed_determinism);
 	tcase_add_test(tc, itl_in_bounded_memory);
 	tcase_add_test(tc, bad_distributions);
+	tcase_add_test(tc, datasets_as_sourced);
+	tcase_add_test(tc, dataset_lengths_drawn);
 	tcase_add_test(tc, bad_configurations);
 	tcase_add_test(tc, traces);
 	tcase_add_test(tc, trace_replay);
