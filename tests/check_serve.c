@@ -13,6 +13,7 @@
 #include "common/pp.h"
 #include "sim/sim.h"
 #include "tests/testutil.h"
+#include "validate/val_int.h"
 
 #include <cJSON.h>
 #include <gsl/gsl_sort.h>
@@ -1201,6 +1202,37 @@ START_TEST(moe_bad_configurations)
 }
 END_TEST
 
+/* The engine settings a serving row states, as the notes of the MLPerf and blog rows write
+ * them (../shared/validation/serving-2024-2025.csv), read by hand. */
+START_TEST(stated_settings)
+{
+	static const char *const seqs[] = {"max_num_seqs", "max-num-seqs", "max_batch_size", "batch_size", NULL};
+	static const char *const toks[] = {"max_num_tokens", "max_num_batched_tokens", "max-num-batched-tokens", NULL};
+	static const char *const steps[] = {"num_scheduler_steps", NULL};
+	const char *a = "harness: batch_size 896 (Server) / 806 (Offline); max_num_tokens 3584 (Offline/Server), 768 "
+			"(Interactive)";
+	ck_assert_double_eq(val_stated_setting(a, seqs, 0), 806);
+	ck_assert_double_eq(val_stated_setting(a, seqs, 1), 896);
+	ck_assert_double_eq(val_stated_setting(a, seqs, 2), 0); /* not stated for Interactive */
+	ck_assert_double_eq(val_stated_setting(a, toks, 1), 3584);
+	ck_assert_double_eq(val_stated_setting(a, toks, 2), 768);
+	const char *b = "num_scheduler_steps 11/9/8 (Offline/Server/Interactive), max_num_seqs 1792/650/600";
+	ck_assert_double_eq(val_stated_setting(b, steps, 1), 9);
+	ck_assert_double_eq(val_stated_setting(b, seqs, 2), 600); /* unlabelled: Offline, Server, Interactive */
+	const char *c = "num_scheduler_steps 7 (Offline)/9 (Server), max_num_seqs 2700/1024";
+	ck_assert_double_eq(val_stated_setting(c, steps, 0), 7);
+	ck_assert_double_eq(val_stated_setting(c, steps, 1), 9);
+	ck_assert_double_eq(val_stated_setting(c, seqs, 1), 1024);
+	const char *d = "config: max_batch_size 512; batch_size 3072";
+	ck_assert_double_eq(val_stated_setting(d, seqs, 0), 512); /* the first key stated wins */
+	ck_assert_double_eq(val_stated_setting("tuned: --num-scheduler-steps 15 --max-num-seqs 1024", seqs, -1), 1024);
+	ck_assert_double_eq(val_stated_setting("max_num_seqs 1232/858", seqs, -1), 0); /* per scenario, none named */
+	ck_assert_double_eq(val_stated_setting("my_batch_size 64, batch_sizes 8", seqs, 0), 0); /* not whole keys */
+	ck_assert_double_eq(val_stated_setting("batch_size", seqs, 0), 0);
+	ck_assert_double_eq(val_stated_setting("", seqs, 0), 0);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -1240,6 +1272,7 @@ suite(void)
 	tcase_add_test(tc, moe_memory_by_hand);
 	tcase_add_test(tc, moe_decode_by_hand);
 	tcase_add_test(tc, moe_bad_configurations);
+	tcase_add_test(tc, stated_settings);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -105,6 +105,22 @@ def main():
     ft.append("Llama-2-70B LoRA r 16 on 8 H100: TP %d DP %d ZeRO %d, %s, %s" % (w["tp"], w["dp"], w["zero"], step(c),
                                                                          gib(c["peak_bytes"])))
     rows.append(("12 fine-tuning: full, LoRA, QLoRA", "; ".join(ft)))
+    if os.path.exists(os.path.join(top, "deepseek-r1-slo.json")):
+        deps = d("deepseek-r1-slo")["deployments"]
+        seen, best = set(), []
+        for r in deps:
+            if r["system"] not in seen:
+                seen.add(r["system"])
+                lay = ("EP%d%s" % (r["ep"], " dp-attn" if r.get("attention_dp") else "")) if r.get("ep", 1) > 1 \
+                    else "TP %d" % r["tp"]
+                iv = r.get("capacity_per_unit_interval")
+                best.append("%s %s %s, %d GPUs, $%.2f/M output tokens, %.3g req/s per unit%s" % (
+                    r["system"], lay, r["weights"], r["gpus"], r["usd_per_million_output_tokens"],
+                    r["capacity_per_unit"], " (80%%: %.3g to %.3g)" % tuple(iv) if iv else ""))
+        ep, tp = d("deepseek-r1-ep8"), d("deepseek-r1-tp8")
+        rows.append(("13 DeepSeek-R1 at 20 req/s, P99 TTFT 2 s and TPOT 80 ms",
+                     "cheapest per system: %s; one B200 node fp4, P50 TPOT EP8 attention-DP %.1f ms vs TP 8 %.1f ms"
+                     % ("; ".join(best), ep["tpot_s"]["p50"] * 1e3, tp["tpot_s"]["p50"] * 1e3)))
     print("| example | what the current build answers |")
     print("| --- | --- |")
     for k, v in rows:

@@ -34,6 +34,13 @@ void val_summarize(struct cJSON *doc, const struct cJSON *rows, const struct cJS
 /* One summary (rows, MAPE, mean signed speed error) per distinct value of the rows' `key` into arr. */
 void val_group(struct cJSON *arr, const struct cJSON *rows, const char *key);
 
+/* An engine setting a serving row states in its notes or engine column ("batch_size 896 (Server) /
+ * 806 (Offline)", "max_num_seqs 1792/650/600": unlabelled values are Offline, Server,
+ * Interactive): the value of the first of the NULL-terminated `keys` for scenario scen (0
+ * Offline, 1 Server, 2 Interactive; -1, a row outside MLPerf's scenarios, takes only a single
+ * unlabelled value); 0 when not stated. */
+double val_stated_setting(const char *text, const char *const *keys, int scen);
+
 /* ---- the 80% intervals of predictions ---------------------------------------------------- */
 
 /* One predicted row as the intervals see it: q = log(measured / predicted) of a time (of a

@@ -24,14 +24,15 @@
 -- into them.
 --
 -- Serving (per engine profile, over all of its rows on every GPU) over validate/data/published-serving.csv + serving-2024-2025.csv:
---   vllm      25 rows, MAPE 48.8% -> 38.0%
---   vllm-v0   17 rows, MAPE 70.3% -> 67.5%
---   trtllm     3 rows, MAPE 54.7% -> 34.1%
+--   vllm     101 rows, MAPE 40.3% -> 36.7%
+--   vllm-v0   57 rows, MAPE 454.9% -> 542.7%
+--   sglang    16 rows, MAPE 38.5% -> 44.7%
+--   trtllm   139 rows, MAPE 1135.3% -> 1251.9%
 -- each with
 --   sched_us       the host's scheduling time per iteration, fixed part
 --   serve_gemm_scale the rate its GEMMs reach, as a fraction of the GPU's measured rate
 -- and the 80% intervals of their predictions per kind of metric (tput_err_, ttft_err_, tpot_err_p10
--- and _p90: percentiles of their cross-validated errors), which held 60.0% of 5 measured
+-- and _p90: percentiles of their cross-validated errors), which held 52.4% of 313 measured
 -- values
 INSERT INTO param(scope, subject, key, value, origin, method, source) VALUES
 ('framework', 'generic', 'attn_scale', 0.669418, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 609 rows, MAPE 12.5% -> 12.0%', 'validate/data/published-training.csv + training-2024-2025.csv'),
@@ -84,19 +85,35 @@ INSERT INTO param(scope, subject, key, value, origin, method, source) VALUES
 ('framework', 'llm-foundry', 'err_p90', 0.0891437, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 191 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
 ('framework', 'maxtext', 'err_p10', -0.15109, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 40 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
 ('framework', 'maxtext', 'err_p90', 0.113115, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 40 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('engine', 'vllm', 'sched_us', 2.15313e-21, 'fitted', 'paraplan validate --set serving --fit: Nelder-Mead on MAPE over 25 rows of vllm (48.8% -> 38.0%)', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
-('engine', 'vllm', 'serve_gemm_scale', 1.3, 'fitted', 'paraplan validate --set serving --fit: Nelder-Mead on MAPE over 25 rows of vllm (48.8% -> 38.0%)', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
-('engine', 'vllm-v0', 'sched_us', 4872.89, 'fitted', 'paraplan validate --set serving --fit: Nelder-Mead on MAPE over 17 rows of vllm-v0 (70.3% -> 67.5%)', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
-('engine', 'vllm-v0', 'serve_gemm_scale', 1.20394, 'fitted', 'paraplan validate --set serving --fit: Nelder-Mead on MAPE over 17 rows of vllm-v0 (70.3% -> 67.5%)', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
-('engine', 'trtllm', 'sched_us', 718.687, 'fitted', 'paraplan validate --set serving --fit: Nelder-Mead on MAPE over 3 rows of trtllm (54.7% -> 34.1%)', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
-('engine', 'trtllm', 'serve_gemm_scale', 0.757083, 'fitted', 'paraplan validate --set serving --fit: Nelder-Mead on MAPE over 3 rows of trtllm (54.7% -> 34.1%)', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
-('engine', 'generic', 'tput_err_p10', -0.392421, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 24 cross-validated throughput rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
-('engine', 'generic', 'tput_err_p90', 0.678088, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 24 cross-validated throughput rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
-('engine', 'vllm', 'tput_err_p10', -0.395271, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 21 cross-validated throughput rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
-('engine', 'vllm', 'tput_err_p90', 0.481608, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 21 cross-validated throughput rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
-('engine', 'vllm-v0', 'tput_err_p10', 0.199088, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 11 cross-validated throughput rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
-('engine', 'vllm-v0', 'tput_err_p90', 0.762294, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 11 cross-validated throughput rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
-('engine', 'generic', 'ttft_err_p10', -0.804291, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 13 cross-validated ttft rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
-('engine', 'generic', 'ttft_err_p90', 0.714811, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 13 cross-validated ttft rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
-('engine', 'vllm', 'ttft_err_p10', -0.804291, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 13 cross-validated ttft rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
-('engine', 'vllm', 'ttft_err_p90', 0.714811, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 13 cross-validated ttft rows', 'validate/data/published-serving.csv + serving-2024-2025.csv');
+('engine', 'vllm', 'sched_us', 540.841, 'fitted', 'paraplan validate --set serving --fit: Nelder-Mead on log error (pseudo-Huber 10%) over 101 rows of vllm, MAPE 40.3% -> 36.7%', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'vllm', 'serve_gemm_scale', 0.882243, 'fitted', 'paraplan validate --set serving --fit: Nelder-Mead on log error (pseudo-Huber 10%) over 101 rows of vllm, MAPE 40.3% -> 36.7%', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'vllm-v0', 'sched_us', 4974.54, 'fitted', 'paraplan validate --set serving --fit: Nelder-Mead on log error (pseudo-Huber 10%) over 57 rows of vllm-v0, MAPE 454.9% -> 542.7%', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'vllm-v0', 'serve_gemm_scale', 0.904447, 'fitted', 'paraplan validate --set serving --fit: Nelder-Mead on log error (pseudo-Huber 10%) over 57 rows of vllm-v0, MAPE 454.9% -> 542.7%', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'sglang', 'sched_us', 742.729, 'fitted', 'paraplan validate --set serving --fit: Nelder-Mead on log error (pseudo-Huber 10%) over 16 rows of sglang, MAPE 38.5% -> 44.7%', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'sglang', 'serve_gemm_scale', 0.970938, 'fitted', 'paraplan validate --set serving --fit: Nelder-Mead on log error (pseudo-Huber 10%) over 16 rows of sglang, MAPE 38.5% -> 44.7%', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'trtllm', 'sched_us', 906.578, 'fitted', 'paraplan validate --set serving --fit: Nelder-Mead on log error (pseudo-Huber 10%) over 139 rows of trtllm, MAPE 1135.3% -> 1251.9%', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'trtllm', 'serve_gemm_scale', 0.714377, 'fitted', 'paraplan validate --set serving --fit: Nelder-Mead on log error (pseudo-Huber 10%) over 139 rows of trtllm, MAPE 1135.3% -> 1251.9%', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'generic', 'tput_err_p10', -0.544962, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 152 cross-validated throughput rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'generic', 'tput_err_p90', 0.125505, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 152 cross-validated throughput rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'trtllm', 'tput_err_p10', -0.547857, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 67 cross-validated throughput rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'trtllm', 'tput_err_p90', -0.000163569, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 67 cross-validated throughput rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'vllm', 'tput_err_p10', -0.526186, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 77 cross-validated throughput rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'vllm', 'tput_err_p90', 0.399578, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 77 cross-validated throughput rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'vllm-v0', 'tput_err_p10', -1.24738, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 31 cross-validated throughput rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'vllm-v0', 'tput_err_p90', 0.430554, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 31 cross-validated throughput rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'generic', 'ttft_err_p10', -3.23966, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 83 cross-validated ttft rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'generic', 'ttft_err_p90', 2.38036, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 83 cross-validated ttft rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'trtllm', 'ttft_err_p10', -4.60132, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 36 cross-validated ttft rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'trtllm', 'ttft_err_p90', 2.42601, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 36 cross-validated ttft rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'vllm', 'ttft_err_p10', -2.35627, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 43 cross-validated ttft rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'vllm', 'ttft_err_p90', 2.38036, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 43 cross-validated ttft rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'vllm-v0', 'ttft_err_p10', -3.65458, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 16 cross-validated ttft rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'vllm-v0', 'ttft_err_p90', 0.921977, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 16 cross-validated ttft rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'generic', 'tpot_err_p10', -0.4643, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 78 cross-validated tpot rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'generic', 'tpot_err_p90', 1.32381, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 78 cross-validated tpot rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'trtllm', 'tpot_err_p10', -0.480107, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 36 cross-validated tpot rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'trtllm', 'tpot_err_p90', 1.15668, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 36 cross-validated tpot rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'vllm', 'tpot_err_p10', -0.129481, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 38 cross-validated tpot rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'vllm', 'tpot_err_p90', 1.5585, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 38 cross-validated tpot rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'vllm-v0', 'tpot_err_p10', 0.266639, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 10 cross-validated tpot rows', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
+('engine', 'vllm-v0', 'tpot_err_p90', 1.18737, 'fitted', 'paraplan validate --set serving --cross-validate: percentile of log(measured / predicted time) over 10 cross-validated tpot rows', 'validate/data/published-serving.csv + serving-2024-2025.csv');

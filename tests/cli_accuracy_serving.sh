@@ -1,0 +1,59 @@
+#!/bin/sh
+# The cross-validated serving accuracy (docs/validation.md, docs/engines.md): every serving row,
+# bundled and ../shared/validation/serving-2024-2025.csv, each source family predicted with the
+# engine parameters fitted without it.  Guards the figures the README states, the coverage of
+# the 80% intervals, and that the shipped intervals (hardware/data/fit-serving.json) are still
+# those of the model and the data.  The 2024-2025 rows stay in ../shared (PARAPLAN_SHARED names
+# another place).
+. "$top_srcdir/tests/lib.sh"
+
+SHARED=${PARAPLAN_SHARED:-$top_srcdir/../shared}
+DATA=$SHARED/validation/serving-2024-2025.csv
+if [ ! -r "$DATA" ]; then
+	echo "SKIP: $DATA is absent: the cross-validated serving accuracy needs ../shared/validation beside" \
+		"the checkout (or PARAPLAN_SHARED=DIR)"
+	exit 77
+fi
+
+run 0 validate --set serving --cross-validate --json --data bundled --data "$DATA"
+cp "$TMPD/out" "$TMPD/xv.json"
+python3 - "$TMPD/xv.json" "$top_srcdir/hardware/data/fit-serving.json" <<'PY' || fail "cross-validated serving accuracy below its guard"
+import json, sys
+d = json.load(open(sys.argv[1])); shipped = json.load(open(sys.argv[2]))
+o = d['overall']
+print("cross-validated serving: %d rows, %.1f%% predicted, MAPE %.1f%%, mean signed %+.1f%%" % (
+    o['rows'], 100 * o['predicted_share'], 100 * o['mape'], 100 * o['mean_signed_error']))
+for g in ('engines', 'kinds'):
+    for f in d[g]:
+        print("  %-12s %4d rows  MAPE %5.1f%%  signed %+6.1f%%" % (f.get('engine', f.get('kind')), f['rows'],
+                                                                100 * f['mape'], 100 * f['mean_signed_error']))
+bad = []
+# the guards: the figures of docs/validation.md, a little slack for the platform's last bits.
+# Throughput is what the serving model gets right; the latencies are far off (docs/validation.md),
+# so the overall MAPE is guarded only against getting worse.
+if o['predicted_share'] < 0.90: bad.append("predicted share %.3f < 0.90" % o['predicted_share'])
+if o['mape'] > 7.0: bad.append("overall MAPE %.3f > 7.0" % o['mape'])
+tput = [k for k in d['kinds'] if k['kind'] == 'throughput'][0]
+if tput['mape'] > 0.24: bad.append("throughput MAPE %.3f > 0.24" % tput['mape'])
+# the 80% intervals' coverage, each family against the others' errors: printed, not yet within
+# the 70-90% band (the serving families differ more than the intervals from the others allow:
+# docs/validation.md); guarded against falling further
+iv = d['intervals']
+print("80%% intervals: %.1f%% of %d measured values inside" % (100 * iv['coverage'], iv['rows']))
+for k in ('throughput', 'ttft', 'tpot'):
+    print("  %-10s %5.1f%% of %d" % (k, 100 * iv[k]['coverage'], iv[k]['rows']))
+if iv['coverage'] < 0.50: bad.append("interval coverage %.3f below 0.50" % iv['coverage'])
+have = shipped.get('intervals', {})
+for kind in ('throughput', 'ttft', 'tpot'):
+    mine = {f['engine']: f for f in have.get(kind, {}).get('engines', [])}
+    for f in iv[kind]['engines']:
+        g = mine.pop(f['engine'], None)
+        if g is None or abs(g['p10'] - f['p10']) > 0.02 or abs(g['p90'] - f['p90']) > 0.02:
+            bad.append("%s %s interval recomputes to %.3f..%.3f, shipped %s: refit (docs/validation.md)" % (
+                f['engine'], kind, f['p10'], f['p90'], "none" if g is None else "%.3f..%.3f" % (g['p10'], g['p90'])))
+    for e in mine:
+        bad.append("%s %s interval shipped but not recomputed: refit (docs/validation.md)" % (e, kind))
+for b in bad: print("GUARD:", b)
+sys.exit(1 if bad else 0)
+PY
+finish
