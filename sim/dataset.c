@@ -30,6 +30,7 @@
 #include "common/pp.h"
 #include "sim/sim.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -127,13 +128,19 @@ sim_dist_parse_len(const char *s, bool output, sim_dist *out, char *err, size_t 
 	const sim_dataset *d = sim_dataset_find(s);
 	if (d != NULL)
 		return sim_dataset_dist(d, output, out, err, errlen);
-	if (!strncmp(s, "dataset:", 8)) {
-		pp_str names = {0};
-		for (size_t i = 0; i < NDATASETS; i++)
-			pp_str_addf(&names, "%s%s", i ? ", " : "", datasets[i].name);
-		int rc = pp_err(err, errlen, PP_EUSAGE, "unknown dataset \"%s\"; known: %s", s + 8, names.buf ? names.buf : "");
-		pp_str_free(&names);
-		return rc;
-	}
-	return sim_dist_parse(s, out, err, errlen);
+	/* a name that is neither a dataset nor a distribution: say which datasets there are */
+	static const char *const kinds[] = {"uniform", "lognormal", "exponential", "gamma", NULL};
+	bool named = !strncmp(s, "dataset:", 8) || (isalpha((unsigned char)s[0]) && strchr(s, ':') == NULL);
+	for (size_t i = 0; kinds[i] != NULL && named; i++)
+		named = strncmp(s, kinds[i], strlen(kinds[i])) != 0;
+	if (!named)
+		return sim_dist_parse(s, out, err, errlen);
+	pp_str names = {0};
+	for (size_t i = 0; i < NDATASETS; i++)
+		pp_str_addf(&names, "%s%s", i ? ", " : "", datasets[i].name);
+	int rc = pp_err(err, errlen, PP_EUSAGE, "unknown dataset \"%.60s\" (a length, a distribution such as "
+				   "gamma:mean=M,cv=C, or one of: %s)",
+			!strncmp(s, "dataset:", 8) ? s + 8 : s, names.buf ? names.buf : "");
+	pp_str_free(&names);
+	return rc;
 }

@@ -142,4 +142,9 @@ run 2 $S --spec ngram --spec-tokens 17 --spec-accept 0.5
 expect_err "--spec-tokens"
 run 2 $S --prefix-hit 1
 expect_err "--prefix-hit"
+run 2 $S --prompt-len mlperf-nope
+expect_err 'unknown dataset "mlperf-nope"'
+expect_err "mlperf-llama2-70b"
+run 2 $S --prompt-len gamma
+expect_err "gamma:mean=M,cv=C"
 finish
