@@ -336,6 +336,27 @@ add_intervals(cJSON *d, const sim_engine *e, const scand *x)
 }
 
 
+/* A new candidate at the end of *cands: one replica of tp x pp GPUs of a system, its weights and
+ * batch limit, the rest zero (unified, no experts sharded); NULL when out of memory. */
+static scand *
+add_cand(scand **cands, size_t *cap, size_t *n, const char *system, hw_cost *cost, double price, int tp, int pp,
+	 hw_dtype weights, int max_num_seqs)
+{
+	if (PP_GROW(*cands, *cap, *n + 1) != 0)
+		return NULL;
+	scand *x = &(*cands)[(*n)++];
+	memset(x, 0, sizeof *x);
+	pp_strlcpy(x->system, system, sizeof x->system);
+	x->cost = cost;
+	x->price = price;
+	x->tp = tp;
+	x->pp = pp;
+	x->weights = weights;
+	x->max_num_seqs = max_num_seqs;
+	x->ep = 1;
+	return x;
+}
+
 int
 plan_serve(const model *m, hw_db *db, const plan_serve_opts *o, cJSON **out, char *err, size_t errlen)
 {
@@ -368,11 +389,16 @@ plan_serve(const model *m, hw_db *db, const plan_serve_opts *o, cJSON **out, cha
 		}
 		prices[i] = pr.usd_per_gpu_hour;
 		const hw_system *sys = hw_cost_system(costs[i]);
-		hw_dtype wts[4] = {HW_BF16};
-		int nw = 1;
-		if (o->nweights > 0) {
-			nw = o->nweights;
-			memcpy(wts, o->weights, (size_t)nw * sizeof *wts);
+		/* the weight formats asked for that the GPU runs */
+		hw_dtype wts[4];
+		int nw = 0;
+		for (int w = 0; w < (o->nweights > 0 ? o->nweights : 1) && w < 4; w++) {
+			hw_dtype d = o->nweights > 0 ? o->weights[w] : HW_BF16;
+			if ((d == HW_FP8 || d == HW_FP4) && !(sys->gpu.peak_tflops[HW_FP8] > 0))
+				continue;
+			if (d == HW_FP4 && !(sys->gpu.peak_tflops[HW_FP4] > 0))
+				continue;
+			wts[nw++] = d;
 		}
 		for (int tp = 1; tp <= sys->gpus_per_node; tp *= 2) {
 			if (t->heads % tp != 0)
@@ -381,32 +407,20 @@ plan_serve(const model *m, hw_db *db, const plan_serve_opts *o, cJSON **out, cha
 				if (pp > 1 && tp < sys->gpus_per_node)
 					continue; /* pipeline a replica only once TP fills the node */
 				for (int w = 0; w < nw; w++) {
-					if ((wts[w] == HW_FP8 || wts[w] == HW_FP4) && !(sys->gpu.peak_tflops[HW_FP8] > 0))
-						continue;
-					if (wts[w] == HW_FP4 && !(sys->gpu.peak_tflops[HW_FP4] > 0))
-						continue;
 					/* unified at two batch limits; disaggregated 1:1 and 1:2 (decode
 					 * holds the long-lived sequences) at the large one, unpipelined */
 					static const int shapes[][3] = {{64, 0, 0}, {256, 0, 0}, {256, 1, 1}, {256, 1, 2}};
 					for (int s = 0; s < 4; s++) {
 						if (shapes[s][1] > 0 && (pp > 1 || !o->disaggregate))
 							continue;
-						if (PP_GROW(cands, cap, n + 1) != 0) {
+						scand *x = add_cand(&cands, &cap, &n, o->systems[i], costs[i], prices[i], tp, pp, wts[w],
+								    shapes[s][0]);
+						if (x == NULL) {
 							rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
 							goto done;
 						}
-						scand *x = &cands[n++];
-						memset(x, 0, sizeof *x);
-						pp_strlcpy(x->system, o->systems[i], sizeof x->system);
-						x->cost = costs[i];
-						x->price = prices[i];
-						x->tp = tp;
-						x->pp = pp;
-						x->weights = wts[w];
-						x->max_num_seqs = shapes[s][0];
 						x->pd_p = shapes[s][1];
 						x->pd_d = shapes[s][2];
-						x->ep = 1;
 					}
 				}
 			}
@@ -422,25 +436,13 @@ plan_serve(const model *m, hw_db *db, const plan_serve_opts *o, cJSON **out, cha
 				if (!adp && (g > sys->gpus_per_node || t->heads % g != 0))
 					continue;
 				for (int w = 0; w < nw; w++) {
-					if ((wts[w] == HW_FP8 || wts[w] == HW_FP4) && !(sys->gpu.peak_tflops[HW_FP8] > 0))
-						continue;
-					if (wts[w] == HW_FP4 && !(sys->gpu.peak_tflops[HW_FP4] > 0))
-						continue;
 					static const int seqs[] = {64, 256};
 					for (int s = 0; s < 2; s++) {
-						if (PP_GROW(cands, cap, n + 1) != 0) {
+						scand *x = add_cand(&cands, &cap, &n, o->systems[i], costs[i], prices[i], g, 1, wts[w], seqs[s]);
+						if (x == NULL) {
 							rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
 							goto done;
 						}
-						scand *x = &cands[n++];
-						memset(x, 0, sizeof *x);
-						pp_strlcpy(x->system, o->systems[i], sizeof x->system);
-						x->cost = costs[i];
-						x->price = prices[i];
-						x->tp = g;
-						x->pp = 1;
-						x->weights = wts[w];
-						x->max_num_seqs = seqs[s];
 						x->ep = g;
 						x->attention_dp = adp != 0;
 					}
