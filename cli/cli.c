@@ -652,8 +652,6 @@ cli_count(double v, char *buf, size_t n)
 	return buf;
 }
 
-const char *const cli_spec_names[] = {"off", "ngram", "eagle", NULL};
-
 int
 cli_spec_check(const char *cmd, const cli_opt *opts, int spec)
 {

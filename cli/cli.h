@@ -115,11 +115,10 @@ int cli_opt_base_dtype(const cli_opt *o, const char *val, char *err, size_t errl
 /* Prefix caching and speculative decoding of a serving run (simulate serve, plan serve): the
  * options, and the check that --spec comes with both of its numbers (no default acceptance: it
  * depends on the draft and the traffic) and they without it; cli_usage's status or 0. */
-extern const char *const cli_spec_names[]; /* by sim_spec_method */
 #define OPT_SERVE_FEATURES(HIT, SPEC, K, A)                                                                   \
 	OPT_NUM("prefix-hit", "R", HIT, 0.0, 0.99,                                                             \
 		"share of each prompt found in the prefix cache (whole blocks; not computed again)"),          \
-	OPT_CHOICE("spec", "METHOD", SPEC, cli_spec_names,                                                     \
+	OPT_CHOICE("spec", "METHOD", SPEC, sim_spec_names,                                                     \
 		   "speculative decoding: ngram (prompt lookup, no GPU work) or eagle (a one-layer draft head)"), \
 	OPT_INT("spec-tokens", "K", K, 1, SIM_SPEC_MAX_TOKENS, "tokens proposed per decode step"),            \
 	OPT_NUM("spec-accept", "A", A, 0.0, 1.0,                                                               \

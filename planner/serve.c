@@ -516,7 +516,7 @@ plan_serve(const model *m, hw_db *db, const plan_serve_opts *o, cJSON **out, cha
 			cJSON_AddNumberToObject(d, "gpu_memory_utilization", sc.gpu_memory_utilization);
 			if (sc.spec != SIM_SPEC_OFF) {
 				cJSON *sp = cJSON_AddObjectToObject(d, "speculative");
-				cJSON_AddStringToObject(sp, "method", sc.spec == SIM_SPEC_EAGLE ? "eagle" : "ngram");
+				cJSON_AddStringToObject(sp, "method", sim_spec_names[sc.spec]);
 				cJSON_AddNumberToObject(sp, "tokens", sc.spec_tokens);
 				cJSON_AddNumberToObject(sp, "accept", sc.spec_accept);
 			}

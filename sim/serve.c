@@ -356,17 +356,7 @@ sim_serve_interval(const sim_engine *e, sim_iv_kind k, double v, double *lo, dou
 	*hi = !ok ? NAN : k == SIM_IV_TPUT ? v * exp(-p10) : v * exp(p90);
 }
 
-int
-sim_spec_parse(const char *s, sim_spec_method *out, char *err, size_t errlen)
-{
-	if (!strcmp(s, "ngram"))
-		*out = SIM_SPEC_NGRAM;
-	else if (!strcmp(s, "eagle"))
-		*out = SIM_SPEC_EAGLE;
-	else
-		return pp_err(err, errlen, PP_EUSAGE, "speculative decoding \"%.40s\" is not ngram or eagle", s);
-	return 0;
-}
+const char *const sim_spec_names[] = {"off", "ngram", "eagle", NULL};
 
 double
 sim_spec_expected_tokens(int k, double a)
@@ -2118,7 +2108,7 @@ sim_serve_json(const sim_serve_result *r)
 		cJSON_AddNumberToObject(cf, "prefix_hit", c->prefix_hit);
 	if (c->spec != SIM_SPEC_OFF) {
 		cJSON *sp = cJSON_AddObjectToObject(cf, "speculative");
-		cJSON_AddStringToObject(sp, "method", c->spec == SIM_SPEC_EAGLE ? "eagle" : "ngram");
+		cJSON_AddStringToObject(sp, "method", sim_spec_names[c->spec]);
 		cJSON_AddNumberToObject(sp, "tokens", c->spec_tokens);
 		cJSON_AddNumberToObject(sp, "accept", c->spec_accept);
 		cJSON_AddNumberToObject(sp, "expected_tokens_per_step", sim_spec_expected_tokens(c->spec_tokens, c->spec_accept));

@@ -110,8 +110,8 @@ int64_t sim_engine_graph_tokens(const sim_engine *e, int64_t T, bool prefill);
  * next token in one pass; the proposals are accepted in order until the first rejection. */
 typedef enum { SIM_SPEC_OFF, SIM_SPEC_NGRAM, SIM_SPEC_EAGLE } sim_spec_method;
 #define SIM_SPEC_MAX_TOKENS 16
-/* "ngram" or "eagle"; PP_EUSAGE naming the known ones otherwise. */
-int sim_spec_parse(const char *s, sim_spec_method *out, char *err, size_t errlen);
+/* The methods' names by sim_spec_method ("off", "ngram", "eagle"), NULL-terminated. */
+extern const char *const sim_spec_names[];
 /* The expected tokens one decode step emits with k proposals each accepted with probability a,
  * in order until the first rejection: 1 + a + a^2 + ... + a^k = (1 - a^(k+1)) / (1 - a)
  * (Leviathan, Kalman and Matias 2023, Eq. 1). */
