@@ -123,6 +123,37 @@ run 0 validate --set serving --cross-validate --max-evals 2 --json --db "$TMPD/x
 json_check "$TMPD/out" "d['kind'] == 'validate-cross' and d['overall']['rows'] == 8 and len(d['folds']) == 3 and sorted(e['engine'] for e in d['engines']) == ['trtllm', 'vllm']"
 # the TensorRT-LLM rows are one family: left out, trtllm has no rows to fit and none is fitted
 json_check "$TMPD/out" "all(f['engine'] != 'trtllm' for fo in d['folds'] if fo['family'].startswith('TensorRT') for f in fo['fits'])"
+# a row that states no TP runs at the TP (of 1, 2, 4 over its 4 GPUs) that serves its workload
+# best, as simulate serve computes each: an offline batch the highest output tokens/s, an online
+# rate the shortest mean end-to-end latency; a stated TP stands
+run 0 validate --set serving --data "$top_srcdir/tests/data/serving-tp/rows.csv" --json
+cp "$TMPD/out" "$TMPD/tp.json"
+for t in 1 2 4; do
+	run 0 simulate serve --model llama-2-7b --system dgx-h100 --tp $t --replicas $((4 / t)) --engine vllm \
+		--arrival batch --requests 1000 --prompt-len 500 --output-len 200 --json
+	cp "$TMPD/out" "$TMPD/tp-batch-$t.json"
+	run 0 simulate serve --model llama-2-7b --system dgx-h100 --tp $t --replicas $((4 / t)) --engine vllm \
+		--rate 20 --requests 1000 --prompt-len 500 --output-len 200 --json
+	cp "$TMPD/out" "$TMPD/tp-rate-$t.json"
+done
+python3 - "$TMPD" <<'PY' || fail "a row without a TP does not run at the best TP simulate serve finds"
+import json, sys
+t = sys.argv[1]
+v = json.load(open(t + "/tp.json"))["rows"]
+b = {k: json.load(open("%s/tp-batch-%d.json" % (t, k))) for k in (1, 2, 4)}
+o = {k: json.load(open("%s/tp-rate-%d.json" % (t, k))) for k in (1, 2, 4)}
+kb = max(b, key=lambda k: b[k]["output_tokens_per_s"])
+ko = min((k for k in o if not o[k]["saturated"]), key=lambda k: o[k]["e2e_s"]["mean"])
+assert len(v) == 3, v
+assert v[0]["config"]["tp"] == kb and v[0]["config"]["dp"] == 4 // kb, v[0]["config"]
+assert abs(v[0]["predicted"] / b[kb]["output_tokens_per_s"] - 1) < 1e-9
+assert "TP not stated: TP %d x %d" % (kb, 4 // kb) in v[0]["assumptions"], v[0]["assumptions"]
+assert v[1]["config"]["tp"] == ko and abs(v[1]["predicted"] / (1e3 * o[ko]["ttft_s"]["mean"]) - 1) < 1e-9
+assert v[2]["config"]["tp"] == 4 and abs(v[2]["predicted"] / (1e3 * o[4]["ttft_s"]["mean"]) - 1) < 1e-9
+assert "TP not stated" not in v[2]["assumptions"]
+# the fixture tells the criteria apart: the batch's best and the rate's best differ
+assert kb != ko, (kb, ko)
+PY
 # prefix caching and speculative decoding: stated rates, refused without them or out of range
 S="simulate serve --model llama-3-8b --system dgx-h100 --tp 1 --rate 4 --requests 100"
 run 0 $S --prefix-hit 0.5 --spec eagle --spec-tokens 3 --spec-accept 0.7 --json

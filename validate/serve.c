@@ -25,8 +25,8 @@
  * min_duration 600000 ms): an Offline run issues the dataset as often as that takes, a Server run
  * ten minutes of arrivals.  Fewer keep the cross-validation's hundreds of runs per fit within
  * minutes: an Offline batch of four full batches per replica (the drain at its end then a small
- * part of it), a Server run of two minutes of arrivals; at least 2048 (a P99 over 20 samples of
- * the tail), at most 32768. */
+ * part of it), a Server run of two minutes of arrivals; at least 1024 (a P99 over 10 samples of
+ * the tail), at most 8192. */
 #define SERVE_MLPERF_MIN_REQUESTS 1024
 #define SERVE_MLPERF_MAX_REQUESTS 8192
 #define SERVE_MLPERF_RUN_S 600.0
@@ -36,6 +36,27 @@ mlperf_requests(double n)
 {
 	return n < SERVE_MLPERF_MIN_REQUESTS ? SERVE_MLPERF_MIN_REQUESTS
 	       : n > SERVE_MLPERF_MAX_REQUESTS ? SERVE_MLPERF_MAX_REQUESTS : (int64_t)ceil(n);
+}
+
+/* An MLPerf Offline run's requests: four full batches per replica. */
+static int64_t
+offline_requests(const sim_serve_cfg *c)
+{
+	return mlperf_requests(4.0 * (c->max_num_seqs > 0 ? c->max_num_seqs : c->engine.max_num_seqs) * c->replicas);
+}
+
+/* Whether deployment a serves a row's workload better than b: under arrivals, the one that keeps
+ * up, then the shorter mean end-to-end latency; a batch or a closed loop, the higher output
+ * throughput. */
+static bool
+serve_better(const sim_serve_cfg *c, const sim_serve_metrics *a, const sim_serve_metrics *b)
+{
+	bool open = c->arrival != SIM_ARR_BATCH && c->arrival != SIM_ARR_CLOSED;
+	if (open && a->saturated != b->saturated)
+		return !a->saturated;
+	if (open && !a->saturated)
+		return a->e2e.mean < b->e2e.mean;
+	return a->output_tokens_per_s > b->output_tokens_per_s;
 }
 
 /* ---- the engine settings a row states ---------------------------------------------------- *
@@ -302,11 +323,12 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 		}
 	int ecol = pp_csv_column(&t, "engine"), rcol = pp_csv_column(&t, "concurrency_or_rate");
 	int ncol = pp_csv_column(&t, "notes");
-	sim_serve_cfg last_c;
+	sim_serve_cfg last_c, last_sel;
 	sim_serve_metrics last_mt;
 	char last_cat[64] = "", last_sys[64] = "";
 	bool have_last = false;
 	memset(&last_c, 0, sizeof last_c);
+	memset(&last_sel, 0, sizeof last_sel);
 	memset(&last_mt, 0, sizeof last_mt);
 	for (size_t r = 1; r < t.nrows; r++) {
 		const char *src = pp_csv_get(&t, r, col[0]), *mname = pp_csv_get(&t, r, col[1]);
@@ -335,7 +357,8 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 		const char *cat = serve_model_of(mname);
 		const char *system = serve_system_of(gpu);
 		pp_parse_i64(pp_csv_get(&t, r, col[3]), &gpus);
-		if (pp_parse_i64(pp_csv_get(&t, r, col[4]), &tp) != 0)
+		bool tp_stated = pp_parse_i64(pp_csv_get(&t, r, col[4]), &tp) == 0;
+		if (!tp_stated)
 			tp = gpus;
 		bool tput = val_has(metric, "output tokens/s"), e2e = val_has(metric, "end-to-end");
 		bool reqs = !strcmp(metric, "requests/s"), dur = val_has(metric, "benchmark duration");
@@ -489,7 +512,7 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 			}
 		} else if (mlperf) {
 			c.arrival = SIM_ARR_BATCH;
-			c.requests = mlperf_requests(4.0 * (c.max_num_seqs > 0 ? c.max_num_seqs : c.engine.max_num_seqs) * c.replicas);
+			c.requests = offline_requests(&c);
 			conc = c.requests;
 		} else {
 			c.arrival = SIM_ARR_BATCH;
@@ -507,31 +530,72 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 		}
 		/* The rows of one run (an MLPerf log's tokens/s, samples/s and four latencies) share a
 		 * configuration: the run is simulated once.  Configurations are built from a zeroed
-		 * sim_serve_cfg, so bytes compare. */
+		 * sim_serve_cfg, so bytes compare; the key is the configuration before a TP is chosen. */
 		sim_serve_metrics mtv;
 		const sim_serve_metrics *mt = &mtv;
+		memset(&mtv, 0, sizeof mtv);
+		bool offline_sized = mlperf && bp == NULL && cp == NULL && qp == NULL;
 		if (o->simulate && have_last && !memcmp(&c, &last_c, sizeof c) && !strcmp(cat, last_cat) &&
 		    !strcmp(system, last_sys)) {
 			mtv = last_mt;
-			goto predict;
+			c = last_sel;
+			goto chosen;
 		}
 		model *m;
 		hw_cost *cost;
-		sim_serve_result *res = NULL;
 		if ((rc = model_load(cat, &m, err, errlen)) != 0)
 			goto fail;
 		if ((rc = hw_cost_new(db, system, &cost, err, errlen)) != 0) {
 			model_free(m);
 			goto fail;
 		}
-		char e2[512];
-		if (o->simulate)
-			rc = sim_serve(m, cost, &c, &res, e2, sizeof e2);
+		/* The TP degrees to run: the stated one; where the row states none (MLPerf results that
+		 * do not say how the GPUs were split), each power of two that divides the GPUs, and the
+		 * deployment that serves the row's workload best stands for the run, as a submitter
+		 * tunes it (the training rows that name no layout run the framework's fastest). */
+		int64_t cand[12];
+		int ncand = 0;
+		if (tp_stated || gpus <= 1)
+			cand[ncand++] = tp;
 		else
-			rc = sim_serve_check(m, hw_cost_system(cost), &c, NULL, NULL, e2, sizeof e2);
+			for (int64_t v = 1; v <= gpus && ncand < 12; v *= 2)
+				if (gpus % v == 0)
+					cand[ncand++] = v;
+		sim_serve_cfg best = c;
+		bool have = false;
+		char e2[512] = "";
+		for (int k = 0; k < ncand && rc == 0; k++) {
+			sim_serve_cfg cc = c;
+			cc.tp = (int)cand[k];
+			cc.replicas = gpus > cand[k] ? (int)(gpus / cand[k]) : 1;
+			if (offline_sized)
+				cc.requests = offline_requests(&cc);
+			if (!o->simulate) {
+				rc = sim_serve_check(m, hw_cost_system(cost), &cc, NULL, NULL, e2, sizeof e2);
+			} else {
+				sim_serve_result *res = NULL;
+				rc = sim_serve(m, cost, &cc, &res, e2, sizeof e2);
+				if (rc == 0) {
+					const sim_serve_metrics *x = sim_serve_get_metrics(res);
+					if (!have || serve_better(&cc, x, &mtv))
+						mtv = *x, best = cc, have = true;
+					sim_serve_result_free(res);
+				}
+			}
+			if (rc == PP_EUSAGE) {
+				rc = 0; /* does not fit or divide: the next degree, else the row is skipped */
+			} else if (rc == 0 && !o->simulate) {
+				best = cc, have = true;
+				break;
+			}
+		}
 		hw_cost_free(cost);
 		model_free(m);
-		if (rc == PP_EUSAGE) {
+		if (rc != 0) {
+			pp_err(err, errlen, rc, "%s", e2);
+			goto fail;
+		}
+		if (!have) {
 			cJSON *x = cJSON_CreateObject();
 			cJSON_AddStringToObject(x, "data", origin);
 			cJSON_AddNumberToObject(x, "line", (double)t.lines[r]);
@@ -540,23 +604,21 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 			cJSON_AddStringToObject(x, "metric", metric);
 			cJSON_AddStringToObject(x, "reason", e2);
 			cJSON_AddItemToArray(skipped, x);
-			rc = 0;
 			continue;
-		}
-		if (rc != 0) {
-			pp_err(err, errlen, rc, "%s", e2);
-			goto fail;
 		}
 		if (!o->simulate)
 			continue;
-		mtv = *sim_serve_get_metrics(res);
-		sim_serve_result_free(res);
 		last_c = c;
+		c = best;
+		last_sel = c;
 		last_mt = mtv;
 		pp_strlcpy(last_cat, cat, sizeof last_cat);
 		pp_strlcpy(last_sys, system, sizeof last_sys);
 		have_last = true;
-	predict:;
+	chosen:
+		tp = c.tp;
+		if (offline_sized)
+			conc = c.requests;
 		bool median = val_has(metric, "median"), p99 = val_has(metric, "p99");
 		double pred;
 		if (tput)
@@ -605,8 +667,11 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 		cJSON_AddNumberToObject(cf, "dp", (double)c.replicas);
 		cJSON_AddNumberToObject(cf, "vpp", 1);
 		cJSON_AddNumberToObject(cf, "micro_batch", (double)conc);
+		char tp_why[96];
+		snprintf(tp_why, sizeof tp_why, "TP not stated: TP %d x %d, the best of TP 1 to %lld for the run", c.tp,
+			 c.replicas, (long long)gpus);
 		cJSON_AddStringToObject(x, "assumptions",
-					!pp_csv_get(&t, r, col[4])[0] ? "TP not stated: one replica over all GPUs"
+					!tp_stated && gpus > 1 ? tp_why
 					: mlperf && !val_has(mname, "Llama-2") && ds == sim_dataset_find("mlperf-llama2-70b")
 						? "prompt lengths counted in Llama 2 tokens (the dataset's); output: the run's tokens per sample"
 					: mlperf && run_out > 0 ? "output mean: the run's tokens per sample"
