@@ -177,6 +177,14 @@ parse_cfg(const pctx *x, const cJSON *o, sim_train_cfg *c)
 			return bad(x, "fp8_recipe", "must be delayed, tensorwise, rowwise or mxfp8, got \"%s\"", s);
 		c->fp8_recipe = (int)r;
 	}
+	if (cJSON_GetObjectItemCaseSensitive(o, "ep_dispatch") != NULL) {
+		double r;
+		if ((rc = get_str(x, o, "ep_dispatch", &s)) != 0)
+			return rc;
+		if (hw_pdef_choice(hw_pdef_get(HW_P_FW_EP_DISPATCH), s, &r) != 0)
+			return bad(x, "ep_dispatch", "must be alltoall or deepep, got \"%s\"", s);
+		c->ep_deepep = r == HW_EP_DEEPEP;
+	}
 	if ((rc = get_bool(x, o, "sequence_parallel", true, &c->sequence_parallel)) != 0 ||
 	    (rc = get_bool(x, o, "fsdp", false, &c->fsdp)) != 0 ||
 	    (rc = get_bool(x, o, "offload_optimizer", false, &c->offload_optimizer)) != 0 ||
@@ -315,6 +323,8 @@ cal_replay_plan_json(const cal_replay_plan *p)
 		cJSON_AddBoolToObject(x, "offload_optimizer", true);
 	if (c->tp_comm_overlap)
 		cJSON_AddBoolToObject(x, "tp_comm_overlap", true);
+	if (c->ep_deepep)
+		cJSON_AddStringToObject(x, "ep_dispatch", "deepep");
 	cJSON_AddStringToObject(x, "schedule", sim_schedule_name(c->schedule));
 	cJSON_AddNumberToObject(x, "micro_batch", (double)c->micro_batch);
 	cJSON_AddNumberToObject(x, "global_batch", (double)c->global_batch);

@@ -23,6 +23,7 @@ static const char *const attn_kinds[] = {"unfused", "flash2", "flash3", NULL};
 static const char *const fp8_recipes[] = {"delayed", "tensorwise", "rowwise", "mxfp8", NULL};
 static const char *const prefill_modes[] = {"chunked", "mixed", "separate", NULL};
 static const char *const fp8_scalings[] = {"static", "dynamic", "token", NULL};
+static const char *const ep_dispatches[] = {"alltoall", "deepep", NULL};
 
 static const hw_pdef defs[HW_NPKEYS] = {
 	/* ---- per GPU: what its kernels achieve ---- */
@@ -121,6 +122,9 @@ static const hw_pdef defs[HW_NPKEYS] = {
 				     onoff},
 	[HW_P_FW_FP8_RECIPE] = {"fp8_recipe", HW_SCOPE_FRAMEWORK, HW_FP8_DELAYED, 0.0, 3.0, "choice", NULL,
 				"how FP8 GEMMs get their scales: delayed, tensorwise (current), rowwise or mxfp8", fp8_recipes},
+	[HW_P_FW_EP_DISPATCH] = {"ep_dispatch", HW_SCOPE_FRAMEWORK, HW_EP_ALLTOALL, 0.0, 1.0, "choice", NULL,
+				 "how MoE tokens reach their experts' ranks: alltoall (a copy per expert) or deepep (across "
+				 "nodes once per node, then NVLink)", ep_dispatches},
 	[HW_P_FW_GEMM_SCALE] = {"gemm_scale", HW_SCOPE_FRAMEWORK, 1.0, 0.3, 1.2, "fraction", NULL,
 				"the framework's GEMMs (its kernel choices, epilogues, clocks under its load) as a fraction of the "
 				"GPU's measured rate", NULL},

@@ -100,6 +100,26 @@ ctx_init(ctx *x, const hw_cost *cost, const sim_train_cfg *c, sim_rec *rec)
 			x->lists[b][i] = -1;
 }
 
+/* DeepEP sends a token across nodes once per other node that holds one of its experts (DeepSeek-V3
+ * technical report, section 3.2.2: over InfiniBand to the same in-node index, then NVLink).  With
+ * uniform routing, top_k of E experts without replacement, and m = E / nodes experts on a node,
+ * a given other node holds none of them with probability C(E - m, k) / C(E, k): the expected
+ * nodes crossed are (nodes - 1)(1 - that).  An all-to-all instead sends the k copies, of which
+ * (n - per_node) / n leave the node (hardware/cost.c prices what leaves the node). */
+double
+sim_ep_dispatch_scale(const sim_train_cfg *c, int64_t experts, int64_t top_k, int per_node)
+{
+	int n = c->ep;
+	if (!c->ep_deepep || n <= 1 || per_node <= 0 || per_node >= n || experts < top_k || top_k < 1)
+		return 1.0;
+	double nodes = ceil((double)n / (double)per_node), m = (double)experts / nodes, none = 1.0;
+	for (int64_t i = 0; i < top_k && none > 0.0; i++)
+		none *= fmax(0.0, ((double)experts - m - (double)i) / ((double)experts - (double)i));
+	double crossed = (nodes - 1.0) * (1.0 - none);
+	double copies = (double)top_k * (double)(n - per_node) / (double)n;
+	return crossed / copies;
+}
+
 static void
 block_init(block_cost *bc)
 {
@@ -221,7 +241,7 @@ sim_layer_cost_rec(const model *m, const hw_cost *cost, const sim_train_cfg *c, 
 		int etp = sim_train_etp(c);
 		double routed = b * sl / (double)c->tp * (double)t->top_k * (double)t->hidden * e;
 		B->split = true;
-		B->side_bytes = routed;
+		B->side_bytes = routed * sim_ep_dispatch_scale(c, t->experts, t->top_k, pl.ep_per_node);
 		B->side_op = HW_ALL_TO_ALL;
 		B->side_ranks = c->ep;
 		B->side_per_node = pl.ep_per_node;

@@ -75,6 +75,8 @@ typedef struct sim_train_cfg {
 	                        * beside the GEMMs of the block (Megatron's --tp-comm-overlap) */
 	hw_dtype dtype;        /* bf16, fp16 or fp8 (fp8 GEMMs, bf16 elsewhere); fp32 for CNNs */
 	int fp8_recipe;        /* HW_FP8_*: how fp8 GEMMs get their scales (the casts around them) */
+	bool ep_deepep;        /* MoE tokens cross nodes once per node holding one of their experts
+	                        * (DeepEP), not once per expert (HW_P_FW_EP_DISPATCH) */
 	sim_attention attention;
 	bool overlap_grad_reduce;   /* DP gradient reduction overlapped with the backward pass */
 	bool overlap_param_gather;  /* ZeRO-1/2 parameter all-gather hidden in the next forward */
@@ -141,6 +143,11 @@ void sim_train_cfg_framework(sim_train_cfg *c, const hw_profile *fw);
 int sim_train_check(const model *m, const hw_system *sys, sim_train_cfg *c, char *err, size_t errlen);
 /* The MoE layers' tensor-parallel degree of a configuration: its etp, or the default for 0. */
 int sim_train_etp(const sim_train_cfg *c);
+/* The bytes a MoE layer's token exchange puts on the wire across nodes, over what an all-to-all
+ * that sends a copy per expert puts there: 1 but with DeepEP (c->ep_deepep) over an EP group
+ * that spans nodes, where a token crosses once per other node holding one of its top_k experts
+ * (of `experts` spread evenly over c->ep ranks, per_node of them to a node). */
+double sim_ep_dispatch_scale(const sim_train_cfg *c, int64_t experts, int64_t top_k, int per_node);
 
 /* Memory per GPU of one pipeline stage, bytes. */
 typedef struct sim_mem {

@@ -323,6 +323,49 @@ START_TEST(cp_and_ep_collectives)
 }
 END_TEST
 
+/* DeepEP's exchange, by hand.  Qwen3-30B-A3B (h 2048, 128 experts, top-8, 48 MoE layers) on
+ * 16 H100 in two nodes, tp 1, ep 16, one 1024-token sequence per micro-batch, two per rank:
+ *   - the all-to-all each rank sends is 1024 x 8 x 2048 x 2 B = 33,554,432 B, of which
+ *     (16 - 8) / 16 leaves the node: 4 copies of each token;
+ *   - DeepEP sends a token to the other node once when one of its 8 experts is there: the 64
+ *     experts of the other node hold none of the 8 with probability C(64, 8) / C(128, 8) =
+ *     4,426,165,368 / 1,429,702,652,400, so a token crosses 0.99690414 times, and the
+ *     exchange is priced as 33,554,432 x 0.99690414 / 4 B;
+ *   - inside one node (ep 8) and without DeepEP the bytes stay those of the all-to-all. */
+START_TEST(deepep_hand_worked)
+{
+	const double a2a = 1024.0 * 8 * 2048 * 2, crossed = 1.0 - 4426165368.0 / 1429702652400.0;
+	sim_train_cfg k = cfg(16, 1, 1, 1, 32);
+	k.ep = 16;
+	ck_assert_rel(sim_ep_dispatch_scale(&k, 128, 8, 8), 1.0, 1e-15); /* the all-to-all */
+	k.ep_deepep = true;
+	ck_assert_rel(sim_ep_dispatch_scale(&k, 128, 8, 8), crossed / 4.0, 1e-12);
+	ck_assert_rel(sim_ep_dispatch_scale(&k, 128, 8, 16), 1.0, 1e-15); /* one node */
+	for (int deepep = 0; deepep < 2; deepep++) {
+		fixture f;
+		setup(&f, "qwen3-30b-a3b", "dgx-h100");
+		sim_train_cfg c = cfg(16, 1, 1, 1, 32);
+		c.ep = 16;
+		c.seq = 1024;
+		c.ep_deepep = deepep;
+		simulate(&f, &c);
+		sim_rank_ops *o = rank_ops(&f, 5);
+		int n = 0;
+		for (size_t i = 0; i < o->nops; i++) {
+			const sim_rop *op = &o->ops[i];
+			if (op->kind != SIM_OP_COLL || op->group != SIM_G_EP)
+				continue;
+			ck_assert_int_eq(op->group_size, 16);
+			ck_assert_rel(op->bytes, deepep ? a2a * crossed / 4.0 : a2a, 1e-12);
+			n++;
+		}
+		ck_assert_int_eq(n, 4 * 48 * 2);
+		sim_rank_ops_free(o);
+		teardown(&f);
+	}
+}
+END_TEST
+
 /* MoE parallel folding, counted by hand.  Mixtral-8x7B (h 4096, 8 experts of SwiGLU width
  * 14336, top-2, 32 MoE layers) on 8 GPUs, tp 2, dp 4, ep 4, one 1024-token sequence per
  * micro-batch with sequence parallelism, two micro-batches per rank:
@@ -1281,6 +1324,7 @@ main(void)
 	tcase_add_test(t, hand_counted_collectives);
 	tcase_add_test(t, cp_and_ep_collectives);
 	tcase_add_test(t, moe_folding_hand_worked);
+	tcase_add_test(t, deepep_hand_worked);
 	tcase_add_test(t, hybrid_layers_hand_counted);
 	tcase_add_test(t, groups_partition_and_placement);
 	tcase_add_test(t, groups_are_the_full_modes);

@@ -4,22 +4,22 @@
 -- recorded fits (hardware/data/fit-*.json); docs/validation.md says how each was made.
 --
 -- Training (per framework profile) over validate/data/published-training.csv + training-2024-2025.csv:
---   generic        609 rows, MAPE 12.5% -> 12.0%
---     pytorch        569 rows, MAPE 11.8% -> 11.8%
+--   generic        609 rows, MAPE 12.2% -> 11.9%
+--     pytorch        569 rows, MAPE 11.7% -> 11.6%
 --     maxtext         40 rows, MAPE 15.0% -> 8.6%
 --       megatron       326 rows, MAPE 10.0% -> 9.9%
---       deepspeed       26 rows, MAPE 56.9% -> 24.7%
+--       deepspeed       26 rows, MAPE 56.8% -> 24.7%
 --       llm-foundry    191 rows, MAPE 6.6% -> 6.4%
---       nemo-automodel  14 rows, MAPE 20.9% -> 16.5%
---       torchtitan      12 rows, MAPE 34.7% -> 9.4%
---         megatron-2021   64 rows, MAPE 7.3% -> 6.7%
+--       nemo-automodel  14 rows, MAPE 13.6% -> 11.5%
+--       torchtitan      12 rows, MAPE 34.6% -> 9.4%
+--         megatron-2021   64 rows, MAPE 7.4% -> 6.7%
 -- each with
 --   gemm_scale     the rate its GEMMs reach, as a fraction of the GPU's measured rate
 --   attn_scale     the rate its fused attention reaches, of the GPU's measured rate
 --   host_op_us     the host's time to issue one kernel (a floor on a kernel's time)
 --   comm_slowdown  compute slowdown while its collectives run beside it
 -- and the 80% intervals of 7 frameworks' predictions (err_p10, err_p90: percentiles of their
--- cross-validated errors), which held 74.4% of 609 measured values.
+-- cross-validated errors), which held 72.4% of 609 measured values.
 -- The GPUs keep their measured kernel rates (params.sql): no framework's behaviour is fitted
 -- into them.
 --
@@ -35,56 +35,56 @@
 -- and _p90: percentiles of their cross-validated errors), which held 50.8% of 313 measured
 -- values
 INSERT INTO param(scope, subject, key, value, origin, method, source) VALUES
-('framework', 'generic', 'attn_scale', 0.669418, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 609 rows, MAPE 12.5% -> 12.0%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'generic', 'comm_slowdown', 0.329138, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 609 rows, MAPE 12.5% -> 12.0%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'generic', 'gemm_scale', 0.815055, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 609 rows, MAPE 12.5% -> 12.0%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'generic', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 609 rows, MAPE 12.5% -> 12.0%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'pytorch', 'attn_scale', 0.666345, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 569 rows, MAPE 11.8% -> 11.8%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'pytorch', 'comm_slowdown', 0.327666, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 569 rows, MAPE 11.8% -> 11.8%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'pytorch', 'gemm_scale', 0.826614, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 569 rows, MAPE 11.8% -> 11.8%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'pytorch', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 569 rows, MAPE 11.8% -> 11.8%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'maxtext', 'attn_scale', 0.506623, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 40 rows, MAPE 15.0% -> 8.6%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'maxtext', 'comm_slowdown', 0.329062, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 40 rows, MAPE 15.0% -> 8.6%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'maxtext', 'gemm_scale', 0.703141, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 40 rows, MAPE 15.0% -> 8.6%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'generic', 'attn_scale', 0.669213, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 609 rows, MAPE 12.2% -> 11.9%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'generic', 'comm_slowdown', 0.329138, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 609 rows, MAPE 12.2% -> 11.9%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'generic', 'gemm_scale', 0.814569, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 609 rows, MAPE 12.2% -> 11.9%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'generic', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 609 rows, MAPE 12.2% -> 11.9%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'pytorch', 'attn_scale', 0.666101, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 569 rows, MAPE 11.7% -> 11.6%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'pytorch', 'comm_slowdown', 0.327666, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 569 rows, MAPE 11.7% -> 11.6%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'pytorch', 'gemm_scale', 0.825952, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 569 rows, MAPE 11.7% -> 11.6%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'pytorch', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 569 rows, MAPE 11.7% -> 11.6%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'maxtext', 'attn_scale', 0.506652, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 40 rows, MAPE 15.0% -> 8.6%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'maxtext', 'comm_slowdown', 0.329061, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 40 rows, MAPE 15.0% -> 8.6%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'maxtext', 'gemm_scale', 0.703119, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 40 rows, MAPE 15.0% -> 8.6%', 'validate/data/published-training.csv + training-2024-2025.csv'),
 ('framework', 'maxtext', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 40 rows, MAPE 15.0% -> 8.6%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'megatron', 'attn_scale', 0.620857, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 326 rows, MAPE 10.0% -> 9.9%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'megatron', 'comm_slowdown', 0.319413, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 326 rows, MAPE 10.0% -> 9.9%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'megatron', 'gemm_scale', 0.82621, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 326 rows, MAPE 10.0% -> 9.9%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'megatron', 'attn_scale', 0.620565, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 326 rows, MAPE 10.0% -> 9.9%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'megatron', 'comm_slowdown', 0.30554, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 326 rows, MAPE 10.0% -> 9.9%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'megatron', 'gemm_scale', 0.824891, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 326 rows, MAPE 10.0% -> 9.9%', 'validate/data/published-training.csv + training-2024-2025.csv'),
 ('framework', 'megatron', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 326 rows, MAPE 10.0% -> 9.9%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'deepspeed', 'attn_scale', 1.09914, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 26 rows, MAPE 56.9% -> 24.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'deepspeed', 'comm_slowdown', 0.329984, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 26 rows, MAPE 56.9% -> 24.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'deepspeed', 'gemm_scale', 0.498156, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 26 rows, MAPE 56.9% -> 24.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'deepspeed', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 26 rows, MAPE 56.9% -> 24.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'llm-foundry', 'attn_scale', 0.647307, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 191 rows, MAPE 6.6% -> 6.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'deepspeed', 'attn_scale', 1.09914, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 26 rows, MAPE 56.8% -> 24.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'deepspeed', 'comm_slowdown', 0.329984, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 26 rows, MAPE 56.8% -> 24.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'deepspeed', 'gemm_scale', 0.498089, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 26 rows, MAPE 56.8% -> 24.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'deepspeed', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 26 rows, MAPE 56.8% -> 24.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'llm-foundry', 'attn_scale', 0.647312, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 191 rows, MAPE 6.6% -> 6.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
 ('framework', 'llm-foundry', 'comm_slowdown', 0.327666, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 191 rows, MAPE 6.6% -> 6.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'llm-foundry', 'gemm_scale', 0.865403, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 191 rows, MAPE 6.6% -> 6.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'llm-foundry', 'gemm_scale', 0.865396, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 191 rows, MAPE 6.6% -> 6.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
 ('framework', 'llm-foundry', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 191 rows, MAPE 6.6% -> 6.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'nemo-automodel', 'attn_scale', 0.988564, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 14 rows, MAPE 20.9% -> 16.5%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'nemo-automodel', 'comm_slowdown', 0.309578, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 14 rows, MAPE 20.9% -> 16.5%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'nemo-automodel', 'gemm_scale', 0.952548, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 14 rows, MAPE 20.9% -> 16.5%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'nemo-automodel', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 14 rows, MAPE 20.9% -> 16.5%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'torchtitan', 'attn_scale', 0.43157, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 12 rows, MAPE 34.7% -> 9.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'torchtitan', 'comm_slowdown', 0.329138, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 12 rows, MAPE 34.7% -> 9.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'torchtitan', 'gemm_scale', 0.718689, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 12 rows, MAPE 34.7% -> 9.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'torchtitan', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 12 rows, MAPE 34.7% -> 9.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'megatron-2021', 'attn_scale', 0.620857, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 64 rows, MAPE 7.3% -> 6.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'megatron-2021', 'comm_slowdown', 0.323549, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 64 rows, MAPE 7.3% -> 6.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'megatron-2021', 'gemm_scale', 0.865941, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 64 rows, MAPE 7.3% -> 6.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'megatron-2021', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 64 rows, MAPE 7.3% -> 6.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'generic', 'err_p10', -0.122774, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 609 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'generic', 'err_p90', 0.154404, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 609 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'pytorch', 'err_p10', -0.117544, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 569 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'pytorch', 'err_p90', 0.156649, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 569 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'megatron', 'err_p10', -0.0811206, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 326 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'megatron', 'err_p90', 0.158947, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 326 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'megatron-2021', 'err_p10', -0.107377, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 64 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'megatron-2021', 'err_p90', 0.101198, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 64 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'deepspeed', 'err_p10', -0.428722, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 26 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'deepspeed', 'err_p90', 0.410341, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 26 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'llm-foundry', 'err_p10', -0.117149, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 191 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'llm-foundry', 'err_p90', 0.0891437, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 191 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'maxtext', 'err_p10', -0.15109, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 40 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'maxtext', 'err_p90', 0.113115, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 40 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'nemo-automodel', 'attn_scale', 0.917231, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 14 rows, MAPE 13.6% -> 11.5%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'nemo-automodel', 'comm_slowdown', 0.329138, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 14 rows, MAPE 13.6% -> 11.5%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'nemo-automodel', 'gemm_scale', 0.849777, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 14 rows, MAPE 13.6% -> 11.5%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'nemo-automodel', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 14 rows, MAPE 13.6% -> 11.5%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'torchtitan', 'attn_scale', 0.431667, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 12 rows, MAPE 34.6% -> 9.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'torchtitan', 'comm_slowdown', 0.329138, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 12 rows, MAPE 34.6% -> 9.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'torchtitan', 'gemm_scale', 0.718342, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 12 rows, MAPE 34.6% -> 9.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'torchtitan', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 12 rows, MAPE 34.6% -> 9.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'megatron-2021', 'attn_scale', 0.620565, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 64 rows, MAPE 7.4% -> 6.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'megatron-2021', 'comm_slowdown', 0.309327, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 64 rows, MAPE 7.4% -> 6.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'megatron-2021', 'gemm_scale', 0.865787, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 64 rows, MAPE 7.4% -> 6.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'megatron-2021', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 64 rows, MAPE 7.4% -> 6.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'generic', 'err_p10', -0.121963, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 609 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'generic', 'err_p90', 0.15211, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 609 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'pytorch', 'err_p10', -0.118096, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 569 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'pytorch', 'err_p90', 0.157388, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 569 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'megatron', 'err_p10', -0.0807252, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 326 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'megatron', 'err_p90', 0.159824, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 326 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'megatron-2021', 'err_p10', -0.1076, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 64 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'megatron-2021', 'err_p90', 0.101162, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 64 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'deepspeed', 'err_p10', -0.429196, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 26 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'deepspeed', 'err_p90', 0.410237, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 26 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'llm-foundry', 'err_p10', -0.120408, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 191 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'llm-foundry', 'err_p90', 0.0859856, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 191 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'maxtext', 'err_p10', -0.151297, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 40 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'maxtext', 'err_p90', 0.113078, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 40 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
 ('engine', 'vllm', 'sched_us', 615.525, 'fitted', 'paraplan validate --set serving --fit: Nelder-Mead on log error (pseudo-Huber 10%) over 101 rows of vllm, MAPE 37.7% -> 37.0%', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
 ('engine', 'vllm', 'serve_gemm_scale', 0.878444, 'fitted', 'paraplan validate --set serving --fit: Nelder-Mead on log error (pseudo-Huber 10%) over 101 rows of vllm, MAPE 37.7% -> 37.0%', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
 ('engine', 'vllm-v0', 'sched_us', 4827.2, 'fitted', 'paraplan validate --set serving --fit: Nelder-Mead on log error (pseudo-Huber 10%) over 57 rows of vllm-v0, MAPE 108.5% -> 107.9%', 'validate/data/published-serving.csv + serving-2024-2025.csv'),

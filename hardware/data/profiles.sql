@@ -54,7 +54,8 @@ INSERT INTO param(scope, subject, key, value, origin, method, source) VALUES
 ('framework', 'deepspeed', 'attention', 2, 'default', 'flash3: HF attn_implementation flash_attention_3 on H200 (FA4 on B200)', 'stas00/ml-engineering when-to-upgrade-gpus benchmark.py'),
 ('framework', 'pytorch', 'attention', 1, 'default', 'flash2: PyTorch SDPA', 'PyTorch scaled_dot_product_attention backends'),
 ('framework', 'maxtext', 'attention', 2, 'default', 'flash3: attention=cudnn_flash_te', 'dgxc-benchmarking maxtext/configure.sh'),
-('framework', 'nemo-automodel', 'attention', 2, 'default', 'flash3: TE DotProductAttention (cuDNN)', 'Automodel benchmark configs attn: te');
+('framework', 'nemo-automodel', 'attention', 2, 'default', 'flash3: TE DotProductAttention (cuDNN)', 'Automodel benchmark configs attn: te'),
+('framework', 'nemo-automodel', 'ep_dispatch', 1, 'default', 'deepep: DeepEP token dispatch and combine (a token crosses once per node holding its experts)', 'Automodel docs/performance-summary.mdx kernel opts TE + DeepEP; DeepSeek-V3 technical report 3.2.2');
 
 -- Serving engines (kind 'engine'): what each runs and how it schedules (docs/engines.md has the
 -- facts with their sources).  The behaviour rows below are the engines' own defaults at the
