@@ -202,6 +202,7 @@ typedef struct cal_replay_plan {
 	char system[48];
 	char kind[16];         /* "plan-train" or "train" (a simulate train document) */
 	sim_train_cfg cfg;     /* as the document states it (not yet checked) */
+	char framework[64];    /* the framework profile it was simulated under ("": none stated) */
 	double predicted_s;    /* the document's step time, 0 when it has none */
 } cal_replay_plan;
 
@@ -351,10 +352,13 @@ void cal_replay_rebase(sim_rank_ops *o, const sim_train_cfg *c, int rank);
 int cal_replay_pack(const sim_rank_ops *o, void **buf, size_t *len);
 int cal_replay_unpack(const void *buf, size_t len, sim_rank_ops **out, char *err, size_t errlen);
 
-/* Simulates a plan with the op graph recorded (the symmetric mode, as the planner does):
- * checks the configuration (PP_EUSAGE naming the constraint) and loads nothing else. */
-int cal_replay_simulate(const model *m, const hw_cost *cost, const cal_replay_plan *p, sim_train_result **out, char *err,
-			size_t errlen);
+/* Simulates a plan with the op graph recorded (the symmetric mode, as the planner does), under
+ * the framework profile the plan names (none where it names none, as it was simulated), so that
+ * its prediction is the one 'simulate train' and 'plan train' printed: checks the configuration
+ * (PP_EUSAGE naming the constraint or the unknown framework).  *fw (OUT) is the profile the
+ * result points to, or NULL: the caller frees it after the result. */
+int cal_replay_simulate(hw_db *db, const model *m, const hw_cost *cost, const cal_replay_plan *p, hw_profile **fw,
+			sim_train_result **out, char *err, size_t errlen);
 
 /* How a process picks its GPU (--rank-config). */
 typedef enum cal_devsel {

@@ -19,6 +19,7 @@
 #include "common/pp.h"
 
 #include <cJSON.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -277,6 +278,20 @@ cal_replay_plan_parse(const char *name, const char *text, cal_replay_plan *out, 
 	}
 	if ((rc = parse_cfg(&x, cfg, &out->cfg)) != 0)
 		goto out;
+	/* the profile's name: looked up when the plan is simulated (cal_replay_simulate) */
+	if (cJSON_GetObjectItemCaseSensitive(cfg, "framework") != NULL) {
+		const char *fw;
+		if ((rc = get_str(&x, cfg, "framework", &fw)) != 0)
+			goto out;
+		bool ok = fw[0] != '\0' && strlen(fw) < sizeof out->framework;
+		for (const char *q = fw; ok && *q; q++)
+			ok = islower((unsigned char)*q) || isdigit((unsigned char)*q) || *q == '-' || *q == '_' || *q == '.';
+		if (!ok) {
+			rc = bad(&x, "framework", "must be a framework profile's name (lower-case letters, digits, '-', '_', '.')");
+			goto out;
+		}
+		pp_strlcpy(out->framework, fw, sizeof out->framework);
+	}
 	const cJSON *st = cJSON_GetObjectItemCaseSensitive(holder, "step_time_s");
 	if (cJSON_IsNumber(st) && st->valuedouble > 0 && isfinite(st->valuedouble))
 		out->predicted_s = st->valuedouble;
@@ -325,6 +340,8 @@ cal_replay_plan_json(const cal_replay_plan *p)
 		cJSON_AddBoolToObject(x, "tp_comm_overlap", true);
 	if (c->ep_deepep)
 		cJSON_AddStringToObject(x, "ep_dispatch", "deepep");
+	if (p->framework[0])
+		cJSON_AddStringToObject(x, "framework", p->framework);
 	cJSON_AddStringToObject(x, "schedule", sim_schedule_name(c->schedule));
 	cJSON_AddNumberToObject(x, "micro_batch", (double)c->micro_batch);
 	cJSON_AddNumberToObject(x, "global_batch", (double)c->global_batch);
@@ -353,10 +370,18 @@ cal_replay_plan_json(const cal_replay_plan *p)
 }
 
 int
-cal_replay_simulate(const model *m, const hw_cost *cost, const cal_replay_plan *p, sim_train_result **out, char *err,
-		    size_t errlen)
+cal_replay_simulate(hw_db *db, const model *m, const hw_cost *cost, const cal_replay_plan *p, hw_profile **fw,
+		    sim_train_result **out, char *err, size_t errlen)
 {
+	*out = NULL;
+	*fw = NULL;
+	int rc = p->framework[0] ? hw_profile_find(db, HW_SCOPE_FRAMEWORK, p->framework, fw, err, errlen) : 0;
+	if (rc != 0)
+		return rc == PP_ENOTFOUND ? PP_EUSAGE : rc;
+	/* the profile's fitted rates and host time; what the framework runs and overlaps is the
+	 * document's (parse_cfg read it), not the profile's defaults */
 	sim_train_cfg c = p->cfg;
+	c.fw = *fw;
 	c.record_ops = true;
 	c.full = false; /* every rank's list is its stage representative's (tests/check_replay.c) */
 	c.trace = false;

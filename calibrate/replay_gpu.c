@@ -64,6 +64,7 @@ typedef struct rctx {
 	hw_db *db;
 	model *m;
 	hw_cost *cost;
+	hw_profile *fw;        /* the plan's framework, which res points to */
 	sim_train_result *res;
 	/* every rank */
 	sim_rank_ops *ops;
@@ -192,7 +193,7 @@ simulate(rctx *x)
 	}
 	if ((rc = hw_cost_new(x->db, x->plan.system, &x->cost, err, errlen)) != 0)
 		return rc == PP_ENOTFOUND ? PP_EUSAGE : rc;
-	return cal_replay_simulate(x->m, x->cost, &x->plan, &x->res, err, errlen);
+	return cal_replay_simulate(x->db, x->m, x->cost, &x->plan, &x->fw, &x->res, err, errlen);
 }
 
 /* Rank 0's stage lists to every rank; each keeps its stage's, rebased to itself. */
@@ -800,6 +801,7 @@ release(rctx *x, bool failed)
 	cal_replay_prog_free(x->prog);
 	sim_rank_ops_free(x->ops);
 	sim_train_result_free(x->res);
+	hw_profile_free(x->fw);
 	hw_cost_free(x->cost);
 	model_free(x->m);
 	hw_close(x->db);

@@ -216,13 +216,14 @@ dry_run(const cal_replay_plan *plan, const char *plan_path, const char *db_path,
 		return rc;
 	}
 	hw_cost *cost = NULL;
+	hw_profile *fw = NULL;
 	sim_train_result *res = NULL;
 	int status = 0;
 	if ((rc = hw_cost_new(db, plan->system, &cost, err, sizeof err)) != 0) {
 		status = rc == PP_ENOTFOUND ? cli_usage("replay", "%s: system: %s", plan_path, err) : cli_fail(rc, err);
 		goto out;
 	}
-	if ((rc = cal_replay_simulate(m, cost, plan, &res, err, sizeof err)) != 0) {
+	if ((rc = cal_replay_simulate(db, m, cost, plan, &fw, &res, err, sizeof err)) != 0) {
 		status = rc == PP_EUSAGE ? cli_usage("replay", "%s: the plan's configuration: %s", plan_path, err)
 					 : cli_fail(rc, err);
 		goto out;
@@ -291,6 +292,7 @@ dry_run(const cal_replay_plan *plan, const char *plan_path, const char *db_path,
 	cJSON_Delete(doc);
 out:
 	sim_train_result_free(res);
+	hw_profile_free(fw);
 	hw_cost_free(cost);
 	hw_close(db);
 	model_free(m);

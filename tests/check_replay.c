@@ -1177,9 +1177,41 @@ START_TEST(simulation_documents)
 	ck_assert_int_eq(sim_grad_bytes(&p.cfg), sim_grad_bytes(d));
 	/* and simulates to the same step */
 	sim_train_result *r2;
-	ck_assert_msg(cal_replay_simulate(f.m, f.cost, &p, &r2, err, sizeof err) == 0, "%s", err);
+	hw_profile *fw;
+	ck_assert_msg(cal_replay_simulate(f.db, f.m, f.cost, &p, &fw, &r2, err, sizeof err) == 0, "%s", err);
+	ck_assert_ptr_null(fw);
 	ck_assert_rel(sim_train_metrics(r2)->step_time_s, sim_train_metrics(f.r)->step_time_s, 1e-12);
 	sim_train_result_free(r2);
+	free(text);
+	cJSON_Delete(doc);
+	/* Under a framework profile the document names it, and the replay's simulation runs with
+	 * its fitted rates and host time: the same step again (the profile's scales move it). */
+	hw_profile *mg;
+	ck_assert_msg(hw_profile_find(f.db, HW_SCOPE_FRAMEWORK, "llm-foundry", &mg, err, sizeof err) == 0, "%s", err);
+	sim_train_cfg_framework(&c, mg);
+	sim_train_result *r3;
+	ck_assert_msg(sim_train(f.m, f.cost, &c, &r3, err, sizeof err) == 0, "%s", err);
+	ck_assert(fabs(sim_train_metrics(r3)->step_time_s / sim_train_metrics(f.r)->step_time_s - 1.0) > 0.01);
+	doc = sim_train_json(r3);
+	text = cJSON_Print(doc);
+	ck_assert_msg(cal_replay_plan_parse("sim.json", text, &p, err, sizeof err) == 0, "%s", err);
+	ck_assert_str_eq(p.framework, "llm-foundry");
+	ck_assert_msg(cal_replay_simulate(f.db, f.m, f.cost, &p, &fw, &r2, err, sizeof err) == 0, "%s", err);
+	ck_assert_str_eq(hw_profile_name(fw), "llm-foundry");
+	ck_assert_rel(sim_train_metrics(r2)->step_time_s, sim_train_metrics(r3)->step_time_s, 1e-12);
+	sim_train_result_free(r2);
+	hw_profile_free(fw);
+	/* a name that is no profile: a usage error naming it; one that is no name: the field */
+	pp_strlcpy(p.framework, "no-such-framework", sizeof p.framework);
+	ck_assert_int_eq(cal_replay_simulate(f.db, f.m, f.cost, &p, &fw, &r2, err, sizeof err), PP_EUSAGE);
+	ck_assert_ptr_nonnull(strstr(err, "no-such-framework"));
+	char *q = strstr(text, "\"llm-foundry\"");
+	ck_assert_ptr_nonnull(q);
+	q[1] = '`';
+	ck_assert_int_eq(cal_replay_plan_parse("sim.json", text, &p, err, sizeof err), PP_EUSAGE);
+	ck_assert_ptr_nonnull(strstr(err, "config.framework"));
+	sim_train_result_free(r3);
+	hw_profile_free(mg);
 	free(text);
 	cJSON_Delete(doc);
 	teardown(&f);

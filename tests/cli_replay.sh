@@ -65,6 +65,8 @@ expect_out "pp   4 groups of 2, e.g. [0 4]"
 expect_out "rank 4: stage 1, tp 0, cp 0, dp 0"
 run 0 replay --plan "$TMPD/sim.json" --dry-run --json
 cp "$TMPD/out" "$TMPD/dry.json"
+# the replay predicts what the simulation printed: the same framework profile, its fitted rates
+json_check "$TMPD/dry.json" "abs(d['predicted_step_s'] / d['plan_step_s'] - 1) < 1e-9"
 json_check "$TMPD/dry.json" "all(sorted(r for g in d['world']['groups'][k] for r in g) == list(range(8)) \
 for k in ('tp', 'cp', 'ep', 'dp', 'edp', 'pp')) and d['world']['groups']['tp'] == [[0,1],[2,3],[4,5],[6,7]] \
 and d['world']['groups']['pp'] == [[0,4],[1,5],[2,6],[3,7]] and d['world']['groups']['dp'] == [[0,2],[1,3],[4,6],[5,7]] \

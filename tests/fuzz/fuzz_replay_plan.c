@@ -40,6 +40,7 @@ fuzz_replay_plan(const uint8_t *data, size_t size)
 		FUZZ_CHECK(q.cfg.gpus == p.cfg.gpus && q.cfg.tp == p.cfg.tp && q.cfg.pp == p.cfg.pp &&
 			   q.cfg.dp == p.cfg.dp && q.cfg.cp == p.cfg.cp && q.cfg.micro_batch == p.cfg.micro_batch);
 		FUZZ_CHECK(!strcmp(q.model, p.model) && !strcmp(q.system, p.system));
+		FUZZ_CHECK(!strcmp(q.framework, p.framework) && q.cfg.ep_deepep == p.cfg.ep_deepep);
 		free(back);
 	}
 	free(text);
