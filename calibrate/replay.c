@@ -123,6 +123,31 @@ get_str(const pctx *x, const cJSON *o, const char *field, const char **out)
 	return 0;
 }
 
+/* An optional field naming a value of a choice parameter (fp8_recipe, ep_dispatch): its value
+ * into *out, which stays as it is when the field is absent. */
+static int
+get_choice(const pctx *x, const cJSON *o, const char *field, hw_pkey key, int *out)
+{
+	if (cJSON_GetObjectItemCaseSensitive(o, field) == NULL)
+		return 0;
+	const char *s;
+	int rc = get_str(x, o, field, &s);
+	if (rc != 0)
+		return rc;
+	const hw_pdef *d = hw_pdef_get(key);
+	double v;
+	if (hw_pdef_choice(d, s, &v) == 0) {
+		*out = (int)v;
+		return 0;
+	}
+	pp_str names = {0};
+	for (int i = 0; d->names[i] != NULL; i++)
+		pp_str_addf(&names, "%s%s", i == 0 ? "" : d->names[i + 1] == NULL ? " or " : ", ", d->names[i]);
+	rc = bad(x, field, "must be %s, got \"%s\"", names.buf ? names.buf : "", s);
+	pp_str_free(&names);
+	return rc;
+}
+
 static int
 parse_cfg(const pctx *x, const cJSON *o, sim_train_cfg *c)
 {
@@ -170,22 +195,11 @@ parse_cfg(const pctx *x, const cJSON *o, sim_train_cfg *c)
 		return rc;
 	if (sim_attention_parse(s, &c->attention) != 0)
 		return bad(x, "attention", "must be flash2, flash3 or unfused, got \"%s\"", s);
-	if (cJSON_GetObjectItemCaseSensitive(o, "fp8_recipe") != NULL) {
-		double r;
-		if ((rc = get_str(x, o, "fp8_recipe", &s)) != 0)
-			return rc;
-		if (hw_pdef_choice(hw_pdef_get(HW_P_FW_FP8_RECIPE), s, &r) != 0)
-			return bad(x, "fp8_recipe", "must be delayed, tensorwise, rowwise or mxfp8, got \"%s\"", s);
-		c->fp8_recipe = (int)r;
-	}
-	if (cJSON_GetObjectItemCaseSensitive(o, "ep_dispatch") != NULL) {
-		double r;
-		if ((rc = get_str(x, o, "ep_dispatch", &s)) != 0)
-			return rc;
-		if (hw_pdef_choice(hw_pdef_get(HW_P_FW_EP_DISPATCH), s, &r) != 0)
-			return bad(x, "ep_dispatch", "must be alltoall or deepep, got \"%s\"", s);
-		c->ep_deepep = r == HW_EP_DEEPEP;
-	}
+	int dispatch = HW_EP_ALLTOALL;
+	if ((rc = get_choice(x, o, "fp8_recipe", HW_P_FW_FP8_RECIPE, &c->fp8_recipe)) != 0 ||
+	    (rc = get_choice(x, o, "ep_dispatch", HW_P_FW_EP_DISPATCH, &dispatch)) != 0)
+		return rc;
+	c->ep_deepep = dispatch == HW_EP_DEEPEP;
 	if ((rc = get_bool(x, o, "sequence_parallel", true, &c->sequence_parallel)) != 0 ||
 	    (rc = get_bool(x, o, "fsdp", false, &c->fsdp)) != 0 ||
 	    (rc = get_bool(x, o, "offload_optimizer", false, &c->offload_optimizer)) != 0 ||
