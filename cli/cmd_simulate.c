@@ -591,7 +591,8 @@ simulate_serve(int argc, char **argv)
 		if (hw_default_price(db, system, &pr, NULL, 0) == 0)
 			c.price = pr.usd_per_gpu_hour;
 	}
-	if ((rc = sim_serve(m, cost, &c, &res, err, sizeof err)) != 0) {
+	if ((rc = sim_serve(m, cost, &c, &res, err, sizeof err)) != 0 ||
+	    (rc = sim_serve_add_band(m, cost, res, err, sizeof err)) != 0) {
 		status = cli_fail(rc, err);
 		goto out;
 	}

@@ -219,6 +219,15 @@ static const hw_pdef defs[HW_NPKEYS] = {
 			      NULL},
 	[HW_P_EN_TPOT_P90] = {"tpot_err_p90", HW_SCOPE_ENGINE, NAN, -6.0, 6.0, "log ratio", NULL,
 			      "90th percentile of the same", NULL},
+	/* the capacity band: how far any engine's capacity on a benchmark not fitted has been from
+	 * the model; a run at an arrival rate is simulated again at its ends (sim_serve_speed) */
+	[HW_P_EN_CAP_P10] = {"cap_err_p10", HW_SCOPE_ENGINE, NAN, -6.0, 6.0, "log ratio", NULL,
+			     "10th percentile of log(predicted / measured output tokens/s) over the cross-validation's "
+			     "capacity rows (a batch or a closed loop) of every engine: the engine e^-cap_err_p90 to "
+			     "e^-cap_err_p10 times as fast as modelled is the band a run at an arrival rate is "
+			     "simulated again at for its latencies' intervals (none: no band)", NULL},
+	[HW_P_EN_CAP_P90] = {"cap_err_p90", HW_SCOPE_ENGINE, NAN, -6.0, 6.0, "log ratio", NULL,
+			     "90th percentile of the same", NULL},
 };
 
 static const char *const scope_names[HW_NSCOPES] = {"gpu", "system", "framework", "engine"};

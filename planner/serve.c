@@ -315,10 +315,14 @@ cmp_cand(const void *x, const void *y)
 }
 /* The 80% intervals of a deployment, from its engine's cross-validated errors
  * (sim_serve_interval): the capacity per unit as a throughput, the units needed at its two
- * ends, and the P99 latencies with the ratios of the means. */
-static void
-add_intervals(cJSON *d, const sim_engine *e, const scand *x)
+ * ends, and the P99 latencies at the requested rate with the run again on engines as fast as
+ * the capacity interval's ends (sim_serve_speed, sim_serve_interval_banded).  sc: the
+ * deployment's configuration (base_cfg). */
+static int
+add_intervals(cJSON *d, const plan_serve_opts *o, const model *m, const scand *x, const sim_serve_cfg *sc, char *err,
+	      size_t errlen)
 {
+	const sim_engine *e = &sc->engine;
 	double v[2];
 	sim_serve_interval(e, SIM_IV_TPUT, x->capacity, &v[0], &v[1]);
 	if (isfinite(v[0]) && v[0] > 0) {
@@ -327,14 +331,32 @@ add_intervals(cJSON *d, const sim_engine *e, const scand *x)
 		double u[2] = {ceil(x->units * x->capacity / v[1] - 1e-9), ceil(x->units * x->capacity / v[0] - 1e-9)};
 		cJSON_AddItemToObject(d, "units_interval", cJSON_CreateDoubleArray(u, 2));
 	}
-	sim_serve_interval(e, SIM_IV_TTFT, x->at_rate.ttft.p99, &v[0], &v[1]);
+	/* the run at the requested rate, as eval sized it, on the band's engines */
+	double f[2];
+	sim_serve_metrics b[2];
+	bool banded = sim_engine_speeds(e, f);
+	if (banded) {
+		sim_serve_cfg c = *sc;
+		units(&c, x, x->units);
+		c.arrival = SIM_ARR_POISSON;
+		c.rate = o->rate;
+		c.requests = eval_requests(&c);
+		for (int k = 0; k < 2; k++) {
+			int rc = sim_serve_speed(m, x->cost, &c, &x->at_rate, f[k], &b[k], err, errlen);
+			if (rc != 0)
+				return rc;
+		}
+	}
+	sim_serve_interval_banded(e, SIM_IV_TTFT, x->at_rate.ttft.p99,
+				  banded ? (double[2]){b[0].ttft.p99, b[1].ttft.p99} : NULL, true, &v[0], &v[1]);
 	if (isfinite(v[0]))
 		cJSON_AddItemToObject(d, "ttft_p99_interval_s", cJSON_CreateDoubleArray(v, 2));
-	sim_serve_interval(e, SIM_IV_TPOT, x->at_rate.tpot.p99, &v[0], &v[1]);
+	sim_serve_interval_banded(e, SIM_IV_TPOT, x->at_rate.tpot.p99,
+				  banded ? (double[2]){b[0].tpot.p99, b[1].tpot.p99} : NULL, true, &v[0], &v[1]);
 	if (isfinite(v[0]))
 		cJSON_AddItemToObject(d, "tpot_p99_interval_s", cJSON_CreateDoubleArray(v, 2));
+	return 0;
 }
-
 
 /* A new candidate at the end of *cands: one replica of tp x pp GPUs of a system, its weights and
  * batch limit, the rest zero (unified, no experts sharded); NULL when out of memory. */
@@ -520,7 +542,11 @@ plan_serve(const model *m, hw_db *db, const plan_serve_opts *o, cJSON **out, cha
 				cJSON_AddNumberToObject(sp, "tokens", sc.spec_tokens);
 				cJSON_AddNumberToObject(sp, "accept", sc.spec_accept);
 			}
-			add_intervals(d, &sc.engine, x);
+			if ((rc = add_intervals(d, o, m, x, &sc, err, errlen)) != 0) {
+				cJSON_Delete(d);
+				cJSON_Delete(doc);
+				goto done;
+			}
 		}
 		add_disagg(d, x);
 		cJSON_AddNumberToObject(d, "capacity_per_unit", x->capacity);

@@ -345,6 +345,8 @@ engine_fill(sim_engine *e, const hw_profile *p)
 	for (int k = 0; k < 3; k++)
 		for (int j = 0; j < 2; j++)
 			e->iv[k][j] = en_get(p, ivk[k][j]);
+	e->cap[0] = en_get(p, HW_P_EN_CAP_P10);
+	e->cap[1] = en_get(p, HW_P_EN_CAP_P90);
 }
 
 void
@@ -354,6 +356,30 @@ sim_serve_interval(const sim_engine *e, sim_iv_kind k, double v, double *lo, dou
 	bool ok = isfinite(p10) && isfinite(p90) && p10 <= p90 && v > 0;
 	*lo = !ok ? NAN : k == SIM_IV_TPUT ? v * exp(-p90) : v * exp(p10);
 	*hi = !ok ? NAN : k == SIM_IV_TPUT ? v * exp(-p10) : v * exp(p90);
+}
+
+bool
+sim_engine_speeds(const sim_engine *e, double f[2])
+{
+	double p10 = e->cap[0], p90 = e->cap[1];
+	if (!(isfinite(p10) && isfinite(p90) && p10 <= p90))
+		return false;
+	f[0] = exp(-p90), f[1] = exp(-p10);
+	return true;
+}
+
+void
+sim_serve_interval_banded(const sim_engine *e, sim_iv_kind k, double v, const double b[2], bool at_rate, double *lo,
+			  double *hi)
+{
+	sim_serve_interval(e, k, v, lo, hi);
+	if (b == NULL || !(b[0] > 0) || !(b[1] > 0))
+		return;
+	double blo = fmin(b[0], b[1]), bhi = fmax(b[0], b[1]);
+	if (k == SIM_IV_TPUT && at_rate)
+		*lo = blo, *hi = bhi;
+	else if (isfinite(*lo))
+		*lo = fmin(*lo, blo), *hi = fmax(*hi, bhi);
 }
 
 const char *const sim_spec_names[] = {"off", "ngram", "eagle", NULL};
@@ -830,6 +856,8 @@ typedef struct iterrec {
 struct sim_serve_result {
 	sim_serve_cfg cfg;
 	sim_serve_metrics m;
+	bool banded;             /* band holds the run on engines as fast as the capacity interval's ends */
+	sim_serve_metrics band[2];
 	char model[64], system[48];
 	iterrec *iters;
 	size_t niters, itcap;
@@ -2056,14 +2084,79 @@ done:
 	return rc;
 }
 
+/* ---- the run on a faster or slower engine ------------------------------------------------- */
+
+static void
+scale_pct(sim_pct *p, double k)
+{
+	p->mean *= k, p->p50 *= k, p->p90 *= k, p->p99 *= k;
+}
+
+int
+sim_serve_speed(const model *m, const hw_cost *cost, const sim_serve_cfg *c, const sim_serve_metrics *base,
+		double f, sim_serve_metrics *out, char *err, size_t errlen)
+{
+	if (!(f > 0) || !isfinite(f))
+		return pp_err(err, errlen, PP_EUSAGE, "an engine's speed factor must be a positive number, got %g", f);
+	*out = *base;
+	bool open = c->arrival == SIM_ARR_POISSON || c->arrival == SIM_ARR_GAMMA || c->arrival == SIM_ARR_TRACE;
+	if (open || c->slo_ttft_s > 0 || c->slo_tpot_s > 0 || c->slo_e2e_s > 0) {
+		sim_serve_cfg s = *c;
+		sim_request *tr = NULL;
+		s.rate = c->rate / f;
+		s.requests = base->offered;
+		s.keep_iterations = false;
+		s.slo_ttft_s *= f, s.slo_tpot_s *= f, s.slo_e2e_s *= f;
+		if (c->arrival == SIM_ARR_TRACE) {
+			if ((tr = malloc((c->ntrace ? c->ntrace : 1) * sizeof *tr)) == NULL)
+				return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+			for (size_t i = 0; i < c->ntrace; i++)
+				tr[i] = c->trace[i], tr[i].arrival_s *= f;
+			s.trace = tr;
+		}
+		sim_serve_result *r;
+		int rc = sim_serve(m, cost, &s, &r, err, errlen);
+		free(tr);
+		if (rc != 0)
+			return rc;
+		*out = *sim_serve_get_metrics(r);
+		sim_serve_result_free(r);
+	}
+	double k = 1.0 / f;
+	scale_pct(&out->ttft, k), scale_pct(&out->tpot, k), scale_pct(&out->itl, k), scale_pct(&out->e2e, k);
+	out->sim_time_s *= k, out->makespan_s *= k;
+	out->requests_per_s *= f, out->output_tokens_per_s *= f, out->total_tokens_per_s *= f;
+	out->output_tokens_per_s_per_gpu *= f, out->goodput_requests_per_s *= f;
+	out->usd_per_million_output_tokens *= k, out->usd_per_million_tokens *= k;
+	return 0;
+}
+
+int
+sim_serve_add_band(const model *m, const hw_cost *cost, sim_serve_result *r, char *err, size_t errlen)
+{
+	double f[2];
+	r->banded = false;
+	if (!sim_engine_speeds(&r->cfg.engine, f))
+		return 0;
+	for (int k = 0; k < 2; k++) {
+		int rc = sim_serve_speed(m, cost, &r->cfg, &r->m, f[k], &r->band[k], err, errlen);
+		if (rc != 0)
+			return rc;
+	}
+	r->banded = true;
+	return 0;
+}
+
 /* ---- output -------------------------------------------------------------------------------- */
 
-/* The 80% interval of a prediction, when the engine has one. */
+/* The 80% interval of a prediction, when the engine has one: v, and b its values on the band's
+ * engines (NULL: no band). */
 static void
-add_interval(cJSON *o, const char *k, const sim_engine *e, sim_iv_kind kind, double v)
+add_interval(cJSON *o, const char *k, const sim_serve_result *r, sim_iv_kind kind, double v, const double *b)
 {
 	double iv[2];
-	sim_serve_interval(e, kind, v, &iv[0], &iv[1]);
+	bool at_rate = r->cfg.arrival != SIM_ARR_BATCH && r->cfg.arrival != SIM_ARR_CLOSED;
+	sim_serve_interval_banded(&r->cfg.engine, kind, v, r->banded ? b : NULL, at_rate, &iv[0], &iv[1]);
 	if (isfinite(iv[0]) && isfinite(iv[1]))
 		cJSON_AddItemToObject(o, k, cJSON_CreateDoubleArray(iv, 2));
 }
@@ -2118,14 +2211,17 @@ sim_serve_json(const sim_serve_result *r)
 	add_pct(o, "tpot_s", &m->tpot);
 	add_pct(o, "itl_s", &m->itl);
 	add_pct(o, "e2e_s", &m->e2e);
-	add_interval(o, "ttft_mean_interval_s", &c->engine, SIM_IV_TTFT, m->ttft.mean);
-	add_interval(o, "tpot_mean_interval_s", &c->engine, SIM_IV_TPOT, m->tpot.mean);
+	const sim_serve_metrics *b = r->band;
+	add_interval(o, "ttft_mean_interval_s", r, SIM_IV_TTFT, m->ttft.mean, (double[2]){b[0].ttft.mean, b[1].ttft.mean});
+	add_interval(o, "tpot_mean_interval_s", r, SIM_IV_TPOT, m->tpot.mean, (double[2]){b[0].tpot.mean, b[1].tpot.mean});
 	cJSON_AddNumberToObject(o, "requests_per_s", m->requests_per_s);
 	cJSON_AddNumberToObject(o, "output_tokens_per_s", m->output_tokens_per_s);
 	/* the throughput's interval where the throughput is the engine's speed: all requests at once, a
-	 * closed loop, or arrivals it could not keep up with (else it is the offered rate's) */
-	if (c->arrival == SIM_ARR_BATCH || c->arrival == SIM_ARR_CLOSED || m->saturated)
-		add_interval(o, "output_tokens_per_s_interval", &c->engine, SIM_IV_TPUT, m->output_tokens_per_s);
+	 * closed loop, or arrivals it could not keep up with (else it is the offered rate's, unless
+	 * the band's slower engine could not) */
+	if (r->banded || c->arrival == SIM_ARR_BATCH || c->arrival == SIM_ARR_CLOSED || m->saturated)
+		add_interval(o, "output_tokens_per_s_interval", r, SIM_IV_TPUT, m->output_tokens_per_s,
+			     (double[2]){b[0].output_tokens_per_s, b[1].output_tokens_per_s});
 	cJSON_AddNumberToObject(o, "total_tokens_per_s", m->total_tokens_per_s);
 	cJSON_AddNumberToObject(o, "output_tokens_per_s_per_gpu", m->output_tokens_per_s_per_gpu);
 	cJSON *slo = cJSON_AddObjectToObject(o, "slo");

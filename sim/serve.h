@@ -85,6 +85,7 @@ typedef struct sim_engine {
 	double allreduce_us;        /* one-shot all-reduce latency (0: NCCL's) */
 	double gemm_scale, attn_scale, decode_scale; /* fractions of the GPU's measured rates */
 	double iv[3][2];            /* the 80% intervals' log ratios per sim_iv_kind (NAN: none) */
+	double cap[2];              /* the capacity band's log ratios, as iv's throughput (NAN: none) */
 } sim_engine;
 
 /* The kinds of prediction an engine's interval covers: output throughput, time to first token,
@@ -95,6 +96,17 @@ typedef enum { SIM_IV_TPUT, SIM_IV_TTFT, SIM_IV_TPOT } sim_iv_kind;
  * tpot_ pairs of its profile): a time's is v e^p10 to v e^p90, the throughput's its inverse.
  * NAN and NAN when the engine has none. */
 void sim_serve_interval(const sim_engine *e, sim_iv_kind k, double v, double *lo, double *hi);
+/* The engine's speeds at the two ends of the capacity band (cap_err_p10/p90, the throughput
+ * errors of every engine's batch and closed-loop runs in the cross-validation): the measured
+ * throughput over the predicted, e^-p90 and e^-p10.  false: it has none. */
+bool sim_engine_speeds(const sim_engine *e, double f[2]);
+/* The interval of a value v of a run that was also simulated on engines of those two speeds
+ * (sim_serve_speed), b[0] and b[1] its values there: the hull of those and sim_serve_interval's,
+ * since near saturation a latency moves with the capacity much more than in proportion.  A
+ * throughput at an arrival rate (at_rate) is the rate offered, not the engine's speed: its
+ * interval is b's alone. */
+void sim_serve_interval_banded(const sim_engine *e, sim_iv_kind k, double v, const double b[2], bool at_rate,
+			       double *lo, double *hi);
 
 /* The registry's defaults (hardware/params.c), named "default". */
 void sim_engine_default(sim_engine *e);
@@ -221,6 +233,21 @@ struct cJSON *sim_serve_json(const sim_serve_result *r);
 /* A Chrome/Perfetto trace of the iterations (keep_iterations): one track per replica. */
 int sim_serve_trace(const sim_serve_result *r, const char *path, char *err, size_t errlen);
 void sim_serve_result_free(sim_serve_result *r);
+
+/* The metrics of run c on an engine f times as fast as the model's (f > 0), the capacity
+ * band of an interval: with all durations scaled by 1/f, the run is c's own at 1/f of its
+ * arrival rate (a trace's arrival times f times as far apart) seen on a clock f times as fast,
+ * so its times are those of that run over f and its rates f times its rates.  A batch or a
+ * closed loop has no clock of its own to scale: its metrics are base's, scaled (run again only
+ * to count its goodput against SLOs on the faster clock).  The run keeps base's request count
+ * and its seed.  base:
+ * c's metrics from sim_serve. */
+int sim_serve_speed(const model *m, const hw_cost *cost, const sim_serve_cfg *c, const sim_serve_metrics *base,
+		    double f, sim_serve_metrics *out, char *err, size_t errlen);
+/* The run again on engines as fast as the ends of its engine's capacity interval
+ * (sim_engine_speeds, sim_serve_speed), for the intervals sim_serve_json writes; nothing when the
+ * engine has no interval. */
+int sim_serve_add_band(const model *m, const hw_cost *cost, sim_serve_result *r, char *err, size_t errlen);
 
 /* ---- named datasets (sim/dataset.c) ----------------------------------------------------------
  * The length distributions of the datasets published serving results use, each figure with its

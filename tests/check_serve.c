@@ -459,6 +459,97 @@ START_TEST(engine_intervals_by_hand)
 }
 END_TEST
 
+/* The capacity band by hand: the speeds are e^-p90 and e^-p10 of the capacity errors; a
+ * value's banded interval is the hull of the engine's interval and the band's two values,
+ * except a throughput at an arrival rate, which takes the band alone. */
+START_TEST(banded_intervals_by_hand)
+{
+	sim_engine e;
+	sim_engine_default(&e);
+	double f[2], lo, hi;
+	ck_assert(!sim_engine_speeds(&e, f)); /* no band */
+	e.iv[SIM_IV_TPUT][0] = -0.1, e.iv[SIM_IV_TPUT][1] = 0.2;
+	e.iv[SIM_IV_TTFT][0] = -0.3, e.iv[SIM_IV_TTFT][1] = 0.5;
+	ck_assert(!sim_engine_speeds(&e, f)); /* the throughput's interval is not the band */
+	e.cap[0] = -0.1, e.cap[1] = 0.2;
+	ck_assert(sim_engine_speeds(&e, f));
+	ck_assert_double_eq_tol(f[0], 0.818730753, 1e-9); /* e^-0.2 */
+	ck_assert_double_eq_tol(f[1], 1.105170918, 1e-9); /* e^0.1 */
+	/* TTFT 2 s: the engine's 1.4816 to 3.2974, the band's 1.9 and 9: 1.4816 to 9 */
+	sim_serve_interval_banded(&e, SIM_IV_TTFT, 2.0, (double[2]){9.0, 1.9}, true, &lo, &hi);
+	ck_assert_double_eq_tol(lo, 1.481636, 1e-6);
+	ck_assert_double_eq_tol(hi, 9.0, 1e-12);
+	/* a throughput of 100 at a rate: the band's 97 to 100 alone; of a batch, the hull 81.87 to 110.5 */
+	sim_serve_interval_banded(&e, SIM_IV_TPUT, 100.0, (double[2]){97.0, 100.0}, true, &lo, &hi);
+	ck_assert_double_eq_tol(lo, 97.0, 1e-12);
+	ck_assert_double_eq_tol(hi, 100.0, 1e-12);
+	sim_serve_interval_banded(&e, SIM_IV_TPUT, 100.0, (double[2]){97.0, 100.0}, false, &lo, &hi);
+	ck_assert_double_eq_tol(lo, 81.873075, 1e-6);
+	ck_assert_double_eq_tol(hi, 110.517092, 1e-6);
+	/* no band: the engine's interval */
+	sim_serve_interval_banded(&e, SIM_IV_TTFT, 2.0, NULL, true, &lo, &hi);
+	ck_assert_double_eq_tol(hi, 3.297443, 1e-6);
+}
+END_TEST
+
+/* A run on an engine f times as fast (sim_serve_speed).  A batch has no clock of its own: its
+ * times are divided by f and its rates multiplied, exactly.  A Poisson run at speed 1 is the run
+ * itself, bit for bit.  Lightly loaded, a request waits for no other, so its latencies go as
+ * 1/f; near saturation they do not: at 90% of the engine's capacity, an engine 0.7 times as
+ * fast is offered 1.29 times what it can serve and its queue grows, so the time to first token
+ * grows many times more than 1/0.7. */
+START_TEST(speed_scales_the_clock)
+{
+	fixture f;
+	fx_open(&f, "llama-3-8b");
+	sim_serve_cfg c;
+	cfg_init(&c);
+	c.tp = 1;
+	c.prompt.mean = 512;
+	c.output.mean = 128;
+	c.arrival = SIM_ARR_BATCH;
+	c.requests = 256;
+	sim_serve_result *b = serve(&f, &c);
+	const sim_serve_metrics *bm = sim_serve_get_metrics(b);
+	sim_serve_metrics x;
+	ck_assert_int_eq(sim_serve_speed(f.m, f.cost, &c, bm, 2.0, &x, err, sizeof err), 0);
+	ck_assert_double_eq_tol(x.ttft.mean, bm->ttft.mean / 2, 1e-12 * bm->ttft.mean);
+	ck_assert_double_eq_tol(x.tpot.p99, bm->tpot.p99 / 2, 1e-12 * bm->tpot.p99);
+	ck_assert_double_eq_tol(x.output_tokens_per_s, 2 * bm->output_tokens_per_s, 1e-9 * bm->output_tokens_per_s);
+	ck_assert_int_eq(x.iterations, bm->iterations);
+	double cap = bm->requests_per_s; /* requests/s at the engine's full batch */
+	ck_assert_int_eq(sim_serve_speed(f.m, f.cost, &c, bm, 0.0, &x, err, sizeof err), PP_EUSAGE);
+	ck_assert_int_eq(sim_serve_speed(f.m, f.cost, &c, bm, NAN, &x, err, sizeof err), PP_EUSAGE);
+	sim_serve_result_free(b);
+
+	c.arrival = SIM_ARR_POISSON;
+	c.requests = 400;
+	c.rate = 0.05 * cap;
+	sim_serve_result *r = serve(&f, &c);
+	const sim_serve_metrics *rm = sim_serve_get_metrics(r);
+	ck_assert_int_eq(sim_serve_speed(f.m, f.cost, &c, rm, 1.0, &x, err, sizeof err), 0);
+	ck_assert(x.ttft.mean == rm->ttft.mean && x.tpot.p99 == rm->tpot.p99 && x.makespan_s == rm->makespan_s);
+	ck_assert_int_eq(sim_serve_speed(f.m, f.cost, &c, rm, 2.0, &x, err, sizeof err), 0);
+	ck_assert_msg(fabs(x.ttft.mean / (rm->ttft.mean / 2) - 1) < 0.15, "light load: TTFT %g s at speed 2 for %g s",
+		      x.ttft.mean, rm->ttft.mean);
+	ck_assert_msg(fabs(x.tpot.mean / (rm->tpot.mean / 2) - 1) < 0.15, "light load: TPOT %g s at speed 2 for %g s",
+		      x.tpot.mean, rm->tpot.mean);
+	ck_assert_double_eq_tol(x.requests_per_s, rm->requests_per_s, 0.1 * rm->requests_per_s); /* the rate offered */
+	sim_serve_result_free(r);
+
+	c.rate = 0.9 * cap;
+	r = serve(&f, &c);
+	rm = sim_serve_get_metrics(r);
+	ck_assert(!rm->saturated);
+	ck_assert_int_eq(sim_serve_speed(f.m, f.cost, &c, rm, 0.7, &x, err, sizeof err), 0);
+	ck_assert_msg(x.ttft.mean > 5 * rm->ttft.mean / 0.7, "near saturation: TTFT %g s at speed 0.7 for %g s",
+		      x.ttft.mean, rm->ttft.mean);
+	ck_assert(x.requests_per_s < 0.85 * rm->requests_per_s); /* it serves less than it is offered */
+	sim_serve_result_free(r);
+	fx_close(&f);
+}
+END_TEST
+
 /* The engines' batch limits by default (profiles.sql, from their sources): vLLM V1 1024
  * sequences and 8192 tokens, vLLM V0 256 and 4096, TensorRT-LLM 2048 and 8192; a configuration
  * that states its own keeps it.  An unknown engine names the known ones. */
@@ -1240,6 +1331,8 @@ suite(void)
 	TCase *tc = tcase_create("serve");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, kv_capacity_by_hand);
+	tcase_add_test(tc, banded_intervals_by_hand);
+	tcase_add_test(tc, speed_scales_the_clock);
 	tcase_add_test(tc, prefill_ttft_by_hand);
 	tcase_add_test(tc, decode_tpot_by_hand);
 	tcase_add_test(tc, chunked_prefill_iterations);

@@ -176,7 +176,7 @@ group_errors(const val_err *e, size_t n, const char *name, int level, const char
 {
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++)
-		if (isfinite(e[i].q) && (skip == NULL || strcmp(e[i].family, skip)) &&
+		if (isfinite(e[i].q) && !e[i].out_of_percentiles && (skip == NULL || strcmp(e[i].family, skip)) &&
 		    !strcmp(hw_profile_ancestor(e[i].p, level), name))
 			buf[k++] = e[i].q;
 	qsort(buf, k, sizeof *buf, cmp_double);
@@ -186,10 +186,10 @@ group_errors(const val_err *e, size_t n, const char *name, int level, const char
 /* The percentiles for a prediction under p from the deepest level of its chain whose group has
  * min_rows errors (not of family skip).  false: too few even at the root. */
 static bool
-percentiles(const val_err *e, size_t n, const struct hw_profile *p, const char *skip, size_t min_rows, double *buf,
-	    double *p10, double *p90)
+percentiles(const val_err *e, size_t n, const struct hw_profile *p, int level, const char *skip, size_t min_rows,
+	    double *buf, double *p10, double *p90)
 {
-	for (int lv = chain_depth(p) - 1; lv >= 0; lv--) {
+	for (int lv = chain_depth(p) - 1 < level ? chain_depth(p) - 1 : level; lv >= 0; lv--) {
 		size_t k = group_errors(e, n, hw_profile_ancestor(p, lv), lv, skip, buf);
 		if (k < min_rows || k == 0)
 			continue;
@@ -198,6 +198,16 @@ percentiles(const val_err *e, size_t n, const struct hw_profile *p, const char *
 		return true;
 	}
 	return false;
+}
+
+bool
+val_percentiles(const val_err *e, size_t n, const struct hw_profile *p, int level, const char *skip, size_t min_rows,
+		double *p10, double *p90)
+{
+	double *buf = malloc((n ? n : 1) * sizeof *buf);
+	bool ok = buf != NULL && percentiles(e, n, p, level, skip, min_rows, buf, p10, p90);
+	free(buf);
+	return ok;
 }
 
 cJSON *
@@ -239,8 +249,10 @@ val_intervals(const val_err *e, size_t n, const struct hw_profile *const *profs,
 		for (size_t i = 0; i < n; i++) {
 			double p10, p90;
 			if (strcmp(e[i].family, fam[f]) || !isfinite(e[i].q) ||
-			    !percentiles(e, n, e[i].p, fam[f], min_rows, buf, &p10, &p90))
+			    !percentiles(e, n, e[i].p, IV_MAXLEVELS, fam[f], min_rows, buf, &p10, &p90))
 				continue;
+			if (e[i].banded)
+				p10 = fmin(p10, e[i].blo), p90 = fmax(p90, e[i].bhi);
 			m++;
 			in += e[i].q >= p10 && e[i].q <= p90;
 		}

@@ -295,6 +295,39 @@ serve_run_output_len(const pp_csv *t, int srccol, int metcol, int valcol, const 
 	return tok > 0 && req > 0 ? tok / req : 0.0;
 }
 
+/* The value of a row's metric in a run's metrics (ms for latencies).  server_qps: an MLPerf
+ * Server run's rate (0: none). */
+static double
+row_value(const char *metric, const sim_serve_metrics *mt, double server_qps)
+{
+	bool median = val_has(metric, "median"), p99 = val_has(metric, "p99");
+	bool tput = val_has(metric, "output tokens/s"), reqs = !strcmp(metric, "requests/s");
+	double pred;
+	if (tput)
+		pred = mt->output_tokens_per_s;
+	else if (reqs)
+		pred = mt->requests_per_s;
+	else if (val_has(metric, "benchmark duration"))
+		pred = mt->makespan_s;
+	else if (val_has(metric, "end-to-end"))
+		pred = mt->e2e.mean * 1e3;
+	else if (val_has(metric, "TTFT"))
+		pred = (median ? mt->ttft.p50 : p99 ? mt->ttft.p99 : mt->ttft.mean) * 1e3;
+	else if (val_has(metric, "ITL"))
+		pred = (median ? mt->itl.p50 : p99 ? mt->itl.p99 : mt->itl.mean) * 1e3;
+	else
+		pred = (median ? mt->tpot.p50 : p99 ? mt->tpot.p99 : mt->tpot.mean) * 1e3;
+	if ((tput || reqs) && server_qps > 0 && !mt->saturated && mt->requests_per_s > 0) {
+		/* A Server run that keeps up completes what arrives: over its ten minutes and the
+		 * drain after them (the requests in flight, about one end-to-end latency), the log's
+		 * samples per second are the rate x 600 / (600 + E2E); the shorter simulation's
+		 * completed-over-makespan would weigh its own drain five times as much. */
+		double req = server_qps * SERVE_MLPERF_RUN_S / (SERVE_MLPERF_RUN_S + mt->e2e.mean);
+		pred = reqs ? req : req * mt->output_tokens_per_s / mt->requests_per_s;
+	}
+	return pred;
+}
+
 /* The options of one report: which rows, under which engine. */
 typedef struct serve_opts {
 	const char *engine;         /* every row under this engine (NULL: the row's own) */
@@ -302,6 +335,7 @@ typedef struct serve_opts {
 	const char *family;         /* with `exclude`: the rows of every other family; else only this one */
 	bool exclude;
 	bool simulate;
+	const double *speeds;       /* two: each row's value on engines that many times as fast too */
 } serve_opts;
 
 /* The rows of one file the options select into rows and skipped. */
@@ -324,12 +358,13 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 	int ecol = pp_csv_column(&t, "engine"), rcol = pp_csv_column(&t, "concurrency_or_rate");
 	int ncol = pp_csv_column(&t, "notes");
 	sim_serve_cfg last_c, last_sel;
-	sim_serve_metrics last_mt;
+	sim_serve_metrics last_mt, last_band[2];
 	char last_cat[64] = "", last_sys[64] = "";
 	bool have_last = false;
 	memset(&last_c, 0, sizeof last_c);
 	memset(&last_sel, 0, sizeof last_sel);
 	memset(&last_mt, 0, sizeof last_mt);
+	memset(last_band, 0, sizeof last_band);
 	for (size_t r = 1; r < t.nrows; r++) {
 		const char *src = pp_csv_get(&t, r, col[0]), *mname = pp_csv_get(&t, r, col[1]);
 		const char *gpu = pp_csv_get(&t, r, col[2]), *metric = pp_csv_get(&t, r, col[9]);
@@ -531,13 +566,16 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 		/* The rows of one run (an MLPerf log's tokens/s, samples/s and four latencies) share a
 		 * configuration: the run is simulated once.  Configurations are built from a zeroed
 		 * sim_serve_cfg, so bytes compare; the key is the configuration before a TP is chosen. */
-		sim_serve_metrics mtv;
+		sim_serve_metrics mtv, bandv[2];
 		const sim_serve_metrics *mt = &mtv;
 		memset(&mtv, 0, sizeof mtv);
+		memset(bandv, 0, sizeof bandv);
+		const double *band = o->simulate ? o->speeds : NULL;
 		bool offline_sized = mlperf && bp == NULL && cp == NULL && qp == NULL;
 		if (o->simulate && have_last && !memcmp(&c, &last_c, sizeof c) && !strcmp(cat, last_cat) &&
 		    !strcmp(system, last_sys)) {
 			mtv = last_mt;
+			bandv[0] = last_band[0], bandv[1] = last_band[1];
 			c = last_sel;
 			goto chosen;
 		}
@@ -589,6 +627,8 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 				break;
 			}
 		}
+		for (int k = 0; k < 2 && band != NULL && have && rc == 0; k++)
+			rc = sim_serve_speed(m, cost, &best, &mtv, band[k], &bandv[k], e2, sizeof e2);
 		hw_cost_free(cost);
 		model_free(m);
 		if (rc != 0) {
@@ -612,6 +652,7 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 		c = best;
 		last_sel = c;
 		last_mt = mtv;
+		last_band[0] = bandv[0], last_band[1] = bandv[1];
 		pp_strlcpy(last_cat, cat, sizeof last_cat);
 		pp_strlcpy(last_sys, system, sizeof last_sys);
 		have_last = true;
@@ -619,30 +660,7 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 		tp = c.tp;
 		if (offline_sized)
 			conc = c.requests;
-		bool median = val_has(metric, "median"), p99 = val_has(metric, "p99");
-		double pred;
-		if (tput)
-			pred = mt->output_tokens_per_s;
-		else if (reqs)
-			pred = mt->requests_per_s;
-		else if (dur)
-			pred = mt->makespan_s;
-		else if (e2e)
-			pred = mt->e2e.mean * 1e3;
-		else if (ttft)
-			pred = (median ? mt->ttft.p50 : p99 ? mt->ttft.p99 : mt->ttft.mean) * 1e3;
-		else if (val_has(metric, "ITL"))
-			pred = (median ? mt->itl.p50 : p99 ? mt->itl.p99 : mt->itl.mean) * 1e3;
-		else
-			pred = (median ? mt->tpot.p50 : p99 ? mt->tpot.p99 : mt->tpot.mean) * 1e3;
-		if ((tput || reqs) && mlperf && qps > 0 && !mt->saturated && mt->requests_per_s > 0) {
-			/* A Server run that keeps up completes what arrives: over its ten minutes and the
-			 * drain after them (the requests in flight, about one end-to-end latency), the log's
-			 * samples per second are the rate x 600 / (600 + E2E); the shorter simulation's
-			 * completed-over-makespan would weigh its own drain five times as much. */
-			double req = qps * SERVE_MLPERF_RUN_S / (SERVE_MLPERF_RUN_S + mt->e2e.mean);
-			pred = reqs ? req : req * mt->output_tokens_per_s / mt->requests_per_s;
-		}
+		double pred = row_value(metric, mt, mlperf ? qps : 0.0);
 		cJSON *x = cJSON_CreateObject();
 		char key[96];
 		val_source_key(src, key, sizeof key);
@@ -660,6 +678,16 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 		cJSON_AddNumberToObject(x, "predicted", pred);
 		cJSON_AddNumberToObject(x, "error", (pred - measured) / measured);
 		cJSON_AddNumberToObject(x, "speed_error", val_speed_error(pred, measured, !tput && !reqs));
+		cJSON_AddBoolToObject(x, "at_rate", c.arrival == SIM_ARR_POISSON);
+		if (band != NULL) {
+			double v[2] = {row_value(metric, &bandv[0], mlperf ? qps : 0.0),
+				       row_value(metric, &bandv[1], mlperf ? qps : 0.0)};
+			if (v[0] > v[1]) {
+				double t0 = v[0];
+				v[0] = v[1], v[1] = t0;
+			}
+			cJSON_AddItemToObject(x, "predicted_band", cJSON_CreateDoubleArray(v, 2));
+		}
 		cJSON *cf = cJSON_AddObjectToObject(x, "config");
 		cJSON_AddNumberToObject(cf, "gpus", (double)gpus);
 		cJSON_AddNumberToObject(cf, "tp", (double)tp);
@@ -726,14 +754,14 @@ serving_report(hw_db *db, const val_src *srcs, size_t n, const serve_opts *o, cJ
 int
 val_serving(hw_db *db, const val_src *srcs, size_t n, const char *engine, cJSON **out, char *err, size_t errlen)
 {
-	serve_opts o = {engine, NULL, NULL, false, true};
+	serve_opts o = {engine, NULL, NULL, false, true, NULL};
 	return serving_report(db, srcs, n, &o, out, err, errlen);
 }
 
 int
 val_serving_rows(hw_db *db, const val_src *srcs, size_t n, cJSON **out, char *err, size_t errlen)
 {
-	serve_opts o = {NULL, NULL, NULL, false, false};
+	serve_opts o = {NULL, NULL, NULL, false, false, NULL};
 	return serving_report(db, srcs, n, &o, out, err, errlen);
 }
 
@@ -929,7 +957,7 @@ val_serving_fit(hw_db *db, const val_src *srcs, size_t n, const char *engine, in
 	cJSON_AddStringToObject(o, "kind", "validate-serving-fit");
 	cJSON_AddStringToObject(o, "scope", "engine");
 	cJSON_AddStringToObject(o, "data", origin);
-	serve_opts base = {NULL, NULL, NULL, false, true};
+	serve_opts base = {NULL, NULL, NULL, false, true, NULL};
 	rc = fit_engines_on(db, srcs, n, &base, engine, max_evals, cJSON_AddArrayToObject(o, "fits"), err, errlen);
 	hw_exec_simple(db, "ROLLBACK TO paraplan_fit", NULL, 0);
 	hw_exec_simple(db, "RELEASE paraplan_fit", NULL, 0);
@@ -967,21 +995,36 @@ iv_kind_of(const char *kind)
 	return -1;
 }
 
-static int
-intervals_json(hw_db *db, const cJSON *rows, const char *const *fam, size_t nf, cJSON **out, char *err,
-	       size_t errlen)
+/* The rows' errors as the intervals see them (val_err), each with the kind it counts in and its
+ * engine's profile, loaded once into profs (np of them; the caller frees them). */
+typedef struct row_errs {
+	val_err *e;
+	int *kind;
+	hw_profile **profs;
+	size_t n, np;
+} row_errs;
+
+static void
+row_errs_free(row_errs *r)
 {
-	size_t n = (size_t)cJSON_GetArraySize(rows), np = 0;
-	val_err *e = calloc(n ? n : 1, sizeof *e);
-	hw_profile **profs = calloc(n ? n : 1, sizeof *profs);
-	int *kind = calloc(n ? n : 1, sizeof *kind);
-	cJSON *o = cJSON_CreateObject();
-	int rc = 0;
-	if (e == NULL || profs == NULL || kind == NULL || o == NULL) {
-		rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
-		goto out;
+	for (size_t k = 0; k < r->np; k++)
+		hw_profile_free(r->profs[k]);
+	free(r->e), free(r->kind), free(r->profs);
+	memset(r, 0, sizeof *r);
+}
+
+static int
+row_errs_load(hw_db *db, const cJSON *rows, row_errs *r, char *err, size_t errlen)
+{
+	memset(r, 0, sizeof *r);
+	size_t n = (size_t)cJSON_GetArraySize(rows);
+	r->e = calloc(n ? n : 1, sizeof *r->e);
+	r->profs = calloc(n ? n : 1, sizeof *r->profs);
+	r->kind = calloc(n ? n : 1, sizeof *r->kind);
+	if (r->e == NULL || r->profs == NULL || r->kind == NULL) {
+		row_errs_free(r);
+		return pp_err(err, errlen, PP_ENOMEM, "out of memory");
 	}
-	size_t i = 0, inside = 0, total = 0;
 	const cJSON *x;
 	cJSON_ArrayForEach(x, rows)
 	{
@@ -990,49 +1033,168 @@ intervals_json(hw_db *db, const cJSON *rows, const char *const *fam, size_t nf, 
 		double m = cJSON_GetNumberValue(cJSON_GetObjectItem(x, "measured"));
 		double p = cJSON_GetNumberValue(cJSON_GetObjectItem(x, "predicted"));
 		size_t k = 0;
-		while (k < np && strcmp(hw_profile_name(profs[k]), en))
+		while (k < r->np && strcmp(hw_profile_name(r->profs[k]), en))
 			k++;
-		if (k == np && (rc = hw_profile_load(db, HW_SCOPE_ENGINE, en, 0, &profs[np++], err, errlen)) != 0) {
-			np--;
-			goto out;
+		if (k == r->np) {
+			int rc = hw_profile_load(db, HW_SCOPE_ENGINE, en, 0, &r->profs[k], err, errlen);
+			if (rc != 0) {
+				row_errs_free(r);
+				return rc;
+			}
+			r->np++;
 		}
 		/* log(measured / predicted) of a time; of a rate (tokens/s, requests/s), its negative */
 		bool rate = val_has(metric, "tokens/s") || !strcmp(metric, "requests/s");
 		double q = m > 0 && p > 0 ? log(m / p) : NAN;
-		e[i] = (val_err){rate ? -q : q, cJSON_GetStringValue(cJSON_GetObjectItem(x, "family")), profs[k]};
-		kind[i++] = iv_kind_of(cJSON_GetStringValue(cJSON_GetObjectItem(x, "kind")));
-	}
-	for (int k = 0; k < 3; k++) {
-		/* the rows of other kinds take no part */
-		val_err *ek = calloc(n ? n : 1, sizeof *ek);
-		if (ek == NULL) {
-			rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
-			goto out;
+		int kind = iv_kind_of(cJSON_GetStringValue(cJSON_GetObjectItem(x, "kind")));
+		val_err *y = &r->e[r->n];
+		*y = (val_err){.q = rate ? -q : q, .family = cJSON_GetStringValue(cJSON_GetObjectItem(x, "family")),
+			       .p = r->profs[k]};
+		/* the throughput of a run at an arrival rate is the rate, not the engine's speed */
+		y->out_of_percentiles = kind == SIM_IV_TPUT && cJSON_IsTrue(cJSON_GetObjectItem(x, "at_rate"));
+		const cJSON *b = cJSON_GetObjectItem(x, "predicted_band");
+		double lo = cJSON_GetNumberValue(cJSON_GetArrayItem(b, 0)), hi = cJSON_GetNumberValue(cJSON_GetArrayItem(b, 1));
+		if (p > 0 && lo > 0 && hi >= lo) {
+			/* m within [lo, hi]: log(m / p) within [log(lo / p), log(hi / p)] */
+			y->banded = true;
+			y->blo = rate ? -log(hi / p) : log(lo / p);
+			y->bhi = rate ? -log(lo / p) : log(hi / p);
 		}
-		for (size_t j = 0; j < n; j++)
-			ek[j] = e[j], ek[j].q = kind[j] == k ? e[j].q : NAN;
-		cJSON *y = val_intervals(ek, n, (const hw_profile *const *)profs, np, fam, nf, INTERVAL_ROWS, "engine");
+		r->kind[r->n++] = kind;
+	}
+	return 0;
+}
+
+/* The errors of the rows of interval kind k (the others NAN), into a copy the caller frees. */
+static val_err *
+errs_of_kind(const row_errs *r, int k)
+{
+	val_err *ek = calloc(r->n ? r->n : 1, sizeof *ek);
+	for (size_t j = 0; ek != NULL && j < r->n; j++)
+		ek[j] = r->e[j], ek[j].q = r->kind[j] == k ? r->e[j].q : NAN;
+	return ek;
+}
+
+static int
+intervals_json(hw_db *db, const cJSON *rows, const char *const *fam, size_t nf, cJSON **out, char *err,
+	       size_t errlen)
+{
+	*out = NULL;
+	row_errs r;
+	int rc = row_errs_load(db, rows, &r, err, errlen);
+	if (rc != 0)
+		return rc;
+	cJSON *o = cJSON_CreateObject();
+	size_t inside = 0, total = 0;
+	for (int k = 0; k < 3 && rc == 0; k++) {
+		val_err *ek = errs_of_kind(&r, k);
+		cJSON *y = ek ? val_intervals(ek, r.n, (const hw_profile *const *)r.profs, r.np, fam, nf, INTERVAL_ROWS, "engine")
+			      : NULL;
 		free(ek);
-		if (y == NULL) {
+		if (y == NULL || o == NULL) {
 			rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
-			goto out;
+			break;
 		}
 		inside += (size_t)(cJSON_GetNumberValue(cJSON_GetObjectItem(y, "coverage")) *
 				   cJSON_GetNumberValue(cJSON_GetObjectItem(y, "rows")) + 0.5);
 		total += (size_t)cJSON_GetNumberValue(cJSON_GetObjectItem(y, "rows"));
 		cJSON_AddItemToObject(o, iv_kinds[k], y);
 	}
-	cJSON_AddNumberToObject(o, "rows", (double)total);
-	cJSON_AddNumberToObject(o, "coverage", total ? (double)inside / (double)total : 0.0);
-out:
-	for (size_t k = 0; k < np; k++)
-		hw_profile_free(profs[k]);
-	free(e), free(profs), free(kind);
+	/* the capacity band: every engine's batch and closed-loop throughput errors together */
+	double p10, p90;
+	val_err *et = rc == 0 ? errs_of_kind(&r, SIM_IV_TPUT) : NULL;
+	if (rc == 0 && et == NULL)
+		rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
+	if (rc == 0 && r.np > 0 && val_percentiles(et, r.n, r.profs[0], 0, NULL, INTERVAL_ROWS, &p10, &p90)) {
+		size_t m = 0;
+		for (size_t i = 0; i < r.n; i++)
+			m += isfinite(et[i].q) && !et[i].out_of_percentiles;
+		cJSON *cb = cJSON_AddObjectToObject(o, "capacity_band");
+		cJSON_AddStringToObject(cb, "engine", hw_profile_ancestor(r.profs[0], 0));
+		cJSON_AddNumberToObject(cb, "rows", (double)m);
+		cJSON_AddNumberToObject(cb, "p10", p10);
+		cJSON_AddNumberToObject(cb, "p90", p90);
+	}
+	free(et);
+	row_errs_free(&r);
 	if (rc != 0) {
 		cJSON_Delete(o);
-		o = NULL;
+		return rc;
 	}
+	cJSON_AddNumberToObject(o, "rows", (double)total);
+	cJSON_AddNumberToObject(o, "coverage", total ? (double)inside / (double)total : 0.0);
 	*out = o;
+	return 0;
+}
+
+/* The capacity bands of the cross-validation's rows: for each family, the speeds at the ends of
+ * the capacity band over the other families' rows (the throughput errors of every engine's
+ * batch and closed-loop runs, their own folds' predictions: one MLPerf round's bias of an
+ * engine has not predicted the next round's, so the band is every engine's), and the family's
+ * rows predicted again, under the values its fold fitted, on engines that fast
+ * (sim_serve_speed): the fold's "capacity_speeds", "predicted_band" in each row.  A latency at an arrival rate moves with the
+ * engine's capacity much more than in proportion near saturation, which the percentiles of
+ * other runs' latencies cannot say. */
+static int
+capacity_bands(hw_db *db, const val_src *srcs, size_t n, cJSON *rows, cJSON *folds, char *err, size_t errlen)
+{
+	row_errs r;
+	int rc = row_errs_load(db, rows, &r, err, errlen);
+	if (rc != 0)
+		return rc;
+	val_err *et = errs_of_kind(&r, SIM_IV_TPUT);
+	if (et == NULL)
+		rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
+	cJSON *fold;
+	cJSON_ArrayForEach(fold, folds)
+	{
+		if (rc != 0)
+			break;
+		const char *fam = cJSON_GetStringValue(cJSON_GetObjectItem(fold, "family"));
+		double p10, p90;
+		/* q of a rate is log(predicted / measured): the engine is e^-q as fast */
+		if (r.np == 0 || !val_percentiles(et, r.n, r.profs[0], 0, fam, INTERVAL_ROWS, &p10, &p90))
+			continue;
+		double speeds[2] = {exp(-p90), exp(-p10)};
+		cJSON_AddItemToObject(fold, "capacity_speeds", cJSON_CreateDoubleArray(speeds, 2));
+		if ((rc = begin_write(db, "SAVEPOINT paraplan_band", err, errlen)) != 0)
+			break;
+		rc = hw_exec_simple(db, "DELETE FROM param WHERE scope = 'engine' AND origin = 'fitted'", err, errlen);
+		const cJSON *fit;
+		cJSON_ArrayForEach(fit, cJSON_GetObjectItem(fold, "fits"))
+		{
+			double x[NSERVE];
+			for (size_t k = 0; k < NSERVE; k++)
+				x[k] = cJSON_GetNumberValue(
+					cJSON_GetObjectItem(cJSON_GetObjectItem(fit, "parameters"), serve_params[k].key));
+			if (rc == 0)
+				rc = set_engine(db, cJSON_GetStringValue(cJSON_GetObjectItem(fit, "engine")), x,
+						"cross-validation fold", "", err, errlen);
+		}
+		cJSON *pd = NULL;
+		serve_opts test = {NULL, NULL, fam, false, true, speeds};
+		if (rc == 0)
+			rc = serving_report(db, srcs, n, &test, &pd, err, errlen);
+		hw_exec_simple(db, "ROLLBACK TO paraplan_band", NULL, 0);
+		hw_exec_simple(db, "RELEASE paraplan_band", NULL, 0);
+		const cJSON *y, *prow = rc == 0 ? cJSON_GetObjectItem(pd, "rows") : NULL;
+		cJSON_ArrayForEach(y, prow)
+		{
+			const cJSON *b = cJSON_GetObjectItem(y, "predicted_band");
+			const char *data = cJSON_GetStringValue(cJSON_GetObjectItem(y, "data"));
+			double line = cJSON_GetNumberValue(cJSON_GetObjectItem(y, "line"));
+			cJSON *x;
+			cJSON_ArrayForEach(x, rows)
+			{
+				if (b != NULL && !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(x, "data")), data) &&
+				    cJSON_GetNumberValue(cJSON_GetObjectItem(x, "line")) == line)
+					cJSON_AddItemToObject(x, "predicted_band", cJSON_Duplicate(b, true));
+			}
+		}
+		cJSON_Delete(pd);
+	}
+	free(et);
+	row_errs_free(&r);
 	return rc;
 }
 
@@ -1051,7 +1213,7 @@ val_serving_cross_validate(hw_db *db, const val_src *srcs, size_t n, int max_eva
 	if (hw_readonly(db))
 		return pp_err(err, errlen, PP_EIO, "%s: database is read-only: fitting writes parameters", hw_path(db));
 	cJSON *all;
-	serve_opts ao = {NULL, NULL, NULL, false, false};
+	serve_opts ao = {NULL, NULL, NULL, false, false, NULL};
 	int rc = serving_report(db, srcs, n, &ao, &all, err, errlen);
 	if (rc != 0)
 		return rc;
@@ -1093,14 +1255,14 @@ val_serving_cross_validate(hw_db *db, const val_src *srcs, size_t n, int max_eva
 			hw_exec_simple(db, "RELEASE paraplan_xval", NULL, 0);
 			break;
 		}
-		serve_opts train = {NULL, NULL, fams[f], true, true};
+		serve_opts train = {NULL, NULL, fams[f], true, true, NULL};
 		cJSON *fold = cJSON_CreateObject();
 		cJSON_AddStringToObject(fold, "family", fams[f]);
 		cJSON_AddItemToArray(folds, fold);
 		rc = fit_engines_on(db, srcs, n, &train, NULL, max_evals, cJSON_AddArrayToObject(fold, "fits"), err, errlen);
 		cJSON *pd = NULL;
 		if (rc == 0) {
-			serve_opts test = {NULL, NULL, fams[f], false, true};
+			serve_opts test = {NULL, NULL, fams[f], false, true, NULL};
 			rc = serving_report(db, srcs, n, &test, &pd, err, errlen);
 		}
 		hw_exec_simple(db, "ROLLBACK TO paraplan_xval", NULL, 0);
@@ -1125,6 +1287,10 @@ val_serving_cross_validate(hw_db *db, const val_src *srcs, size_t n, int max_eva
 	val_summarize(doc, rows, sk);
 	val_group(cJSON_AddArrayToObject(doc, "engines"), rows, "engine");
 	val_group(cJSON_AddArrayToObject(doc, "kinds"), rows, "kind");
+	if ((rc = capacity_bands(db, srcs, n, rows, folds, err, errlen)) != 0) {
+		cJSON_Delete(doc);
+		return rc;
+	}
 	const char *fp[64];
 	for (int f = 0; f < nf; f++)
 		fp[f] = fams[f];

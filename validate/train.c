@@ -1710,8 +1710,8 @@ intervals_json(const val_set *s, const char *const *fam, size_t nf, char *err, s
 	cJSON *o = NULL;
 	if (e != NULL && profs != NULL) {
 		for (size_t i = 0; i < s->n; i++)
-			e[i] = (val_err){s->rows[i].why[0] ? NAN : time_log_error(&s->rows[i]), s->rows[i].family,
-					 s->prof[s->rows[i].fw].p};
+			e[i] = (val_err){.q = s->rows[i].why[0] ? NAN : time_log_error(&s->rows[i]),
+					 .family = s->rows[i].family, .p = s->prof[s->rows[i].fw].p};
 		for (size_t k = 0; k < s->nprof; k++)
 			profs[k] = s->prof[k].p;
 		o = val_intervals(e, s->n, profs, s->nprof, fam, nf, INTERVAL_ROWS, "framework");

@@ -45,12 +45,24 @@ double val_stated_setting(const char *text, const char *const *keys, int scen);
 
 /* One predicted row as the intervals see it: q = log(measured / predicted) of a time (of a
  * rate, its negative), NAN when the row was not predicted; its source family and the profile
- * (framework or engine) it ran under. */
+ * (framework or engine) it ran under.  A row may carry a band of its own, [blo, bhi] in the
+ * same log terms (a serving row's value on engines as fast as its engine's capacity interval
+ * says, sim_serve_speed): its interval is then the hull of the two.  A row out of the
+ * percentiles is counted in the coverage only (a serving run's throughput at an arrival rate:
+ * the rate it was offered, not the engine's speed). */
 typedef struct {
 	double q;
 	const char *family;
 	const struct hw_profile *p;
+	bool banded, out_of_percentiles;
+	double blo, bhi;
 } val_err;
+
+/* The 10th and 90th percentiles of the errors (q) of the rows under p (and out of family skip,
+ * NULL: none), from the deepest level of p's chain, down to `level` (0: the root's group alone),
+ * with min_rows of them.  false: too few even at the root, or out of memory. */
+bool val_percentiles(const val_err *e, size_t n, const struct hw_profile *p, int level, const char *skip,
+		     size_t min_rows, double *p10, double *p90);
 
 /* The 80% intervals of predictions: for every profile in the chains of `profs` whose group (it
  * and the profiles under it) holds at least min_rows finite errors, the 10th and 90th
