@@ -118,7 +118,7 @@ def main(argv):
     cb = siv.get("capacity_band")
     if cb:
         method = ("paraplan validate --set serving --cross-validate: percentile of log(predicted / measured "
-                  "output tokens/s) over %d cross-validated batch and closed-loop rows of every engine" % cb["rows"])
+                  "tokens/s) over %d batch and closed-loop rows, all engines" % cb["rows"])
         out.append(row("engine", cb["engine"], "cap_err_p10", cb["p10"], method, ssrc))
         out.append(row("engine", cb["engine"], "cap_err_p90", cb["p90"], method, ssrc))
     stail = ""

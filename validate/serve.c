@@ -336,6 +336,7 @@ typedef struct serve_opts {
 	bool exclude;
 	bool simulate;
 	const double *speeds;       /* two: each row's value on engines that many times as fast too */
+	bool capacity_only;         /* only the rows of runs without an arrival rate (the engine fit's) */
 } serve_opts;
 
 /* The rows of one file the options select into rows and skipped. */
@@ -348,7 +349,7 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 	if (rc != 0)
 		return rc;
 	static const char *const sc[] = {"source", "model", "gpu", "num_gpus", "tp", "precision", "scenario", "input_len",
-					 "output_len", "measured_metric", "measured_value", "unit", NULL};
+					 "output_len", "measured_metric", "measured_value", "unit", NULL, false};
 	int col[12];
 	for (int i = 0; sc[i]; i++)
 		if ((col[i] = pp_csv_column(&t, sc[i])) < 0) {
@@ -503,10 +504,10 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 			c.kv_dtype = HW_FP8;
 		/* the engine settings the row states, for its scenario */
 		{
-			static const char *const seq_keys[] = {"max_num_seqs", "max-num-seqs", "max_batch_size", "batch_size", NULL};
+			static const char *const seq_keys[] = {"max_num_seqs", "max-num-seqs", "max_batch_size", "batch_size", NULL, false};
 			static const char *const tok_keys[] = {"max_num_tokens", "max_num_batched_tokens", "max-num-batched-tokens",
 							       NULL};
-			static const char *const step_keys[] = {"num_scheduler_steps", "num-scheduler-steps", NULL};
+			static const char *const step_keys[] = {"num_scheduler_steps", "num-scheduler-steps", NULL, false};
 			int si = scenario_index(scen, strlen(scen));
 			double v;
 			for (int w = 0; w < 2; w++) {
@@ -553,6 +554,8 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 			c.arrival = SIM_ARR_BATCH;
 			c.requests = conc;
 		}
+		if (o->capacity_only && c.arrival == SIM_ARR_POISSON)
+			continue;
 		/* the engine's token budget holds the longest prompt (TensorRT-LLM's max_num_tokens, vLLM
 		 * V0's max_model_len) */
 		int64_t longest = c.prompt.kind == SIM_DIST_GAMMA && c.prompt.max > 0 ? (int64_t)c.prompt.max : (int64_t)in;
@@ -754,14 +757,14 @@ serving_report(hw_db *db, const val_src *srcs, size_t n, const serve_opts *o, cJ
 int
 val_serving(hw_db *db, const val_src *srcs, size_t n, const char *engine, cJSON **out, char *err, size_t errlen)
 {
-	serve_opts o = {engine, NULL, NULL, false, true, NULL};
+	serve_opts o = {engine, NULL, NULL, false, true, NULL, false};
 	return serving_report(db, srcs, n, &o, out, err, errlen);
 }
 
 int
 val_serving_rows(hw_db *db, const val_src *srcs, size_t n, cJSON **out, char *err, size_t errlen)
 {
-	serve_opts o = {NULL, NULL, NULL, false, false, NULL};
+	serve_opts o = {NULL, NULL, NULL, false, false, NULL, false};
 	return serving_report(db, srcs, n, &o, out, err, errlen);
 }
 
@@ -857,7 +860,7 @@ begin_write(hw_db *db, const char *savepoint, char *err, size_t errlen)
 	return rc;
 }
 
-static const char *const fit_engines[] = {"vllm", "vllm-v0", "sglang", "trtllm", NULL};
+static const char *const fit_engines[] = {"vllm", "vllm-v0", "sglang", "trtllm", NULL, false};
 
 /* Fits each engine (or `only`) over its rows the options select, leaving the fitted values set
  * in the database (the caller's savepoint); one object per engine fitted into `fits`. */
@@ -873,6 +876,7 @@ fit_engines_on(hw_db *db, const val_src *srcs, size_t n, const serve_opts *base,
 		serve_opts o = *base;
 		o.only_engine = fit_engines[e];
 		o.engine = NULL;
+		o.capacity_only = true;
 		cJSON *doc;
 		int rc = serving_report(db, srcs, n, &o, &doc, err, errlen);
 		if (rc != 0)
@@ -957,7 +961,7 @@ val_serving_fit(hw_db *db, const val_src *srcs, size_t n, const char *engine, in
 	cJSON_AddStringToObject(o, "kind", "validate-serving-fit");
 	cJSON_AddStringToObject(o, "scope", "engine");
 	cJSON_AddStringToObject(o, "data", origin);
-	serve_opts base = {NULL, NULL, NULL, false, true, NULL};
+	serve_opts base = {NULL, NULL, NULL, false, true, NULL, false};
 	rc = fit_engines_on(db, srcs, n, &base, engine, max_evals, cJSON_AddArrayToObject(o, "fits"), err, errlen);
 	hw_exec_simple(db, "ROLLBACK TO paraplan_fit", NULL, 0);
 	hw_exec_simple(db, "RELEASE paraplan_fit", NULL, 0);
@@ -1172,7 +1176,7 @@ capacity_bands(hw_db *db, const val_src *srcs, size_t n, cJSON *rows, cJSON *fol
 						"cross-validation fold", "", err, errlen);
 		}
 		cJSON *pd = NULL;
-		serve_opts test = {NULL, NULL, fam, false, true, speeds};
+		serve_opts test = {NULL, NULL, fam, false, true, speeds, false};
 		if (rc == 0)
 			rc = serving_report(db, srcs, n, &test, &pd, err, errlen);
 		hw_exec_simple(db, "ROLLBACK TO paraplan_band", NULL, 0);
@@ -1213,7 +1217,7 @@ val_serving_cross_validate(hw_db *db, const val_src *srcs, size_t n, int max_eva
 	if (hw_readonly(db))
 		return pp_err(err, errlen, PP_EIO, "%s: database is read-only: fitting writes parameters", hw_path(db));
 	cJSON *all;
-	serve_opts ao = {NULL, NULL, NULL, false, false, NULL};
+	serve_opts ao = {NULL, NULL, NULL, false, false, NULL, false};
 	int rc = serving_report(db, srcs, n, &ao, &all, err, errlen);
 	if (rc != 0)
 		return rc;
@@ -1255,14 +1259,14 @@ val_serving_cross_validate(hw_db *db, const val_src *srcs, size_t n, int max_eva
 			hw_exec_simple(db, "RELEASE paraplan_xval", NULL, 0);
 			break;
 		}
-		serve_opts train = {NULL, NULL, fams[f], true, true, NULL};
+		serve_opts train = {NULL, NULL, fams[f], true, true, NULL, false};
 		cJSON *fold = cJSON_CreateObject();
 		cJSON_AddStringToObject(fold, "family", fams[f]);
 		cJSON_AddItemToArray(folds, fold);
 		rc = fit_engines_on(db, srcs, n, &train, NULL, max_evals, cJSON_AddArrayToObject(fold, "fits"), err, errlen);
 		cJSON *pd = NULL;
 		if (rc == 0) {
-			serve_opts test = {NULL, NULL, fams[f], false, true, NULL};
+			serve_opts test = {NULL, NULL, fams[f], false, true, NULL, false};
 			rc = serving_report(db, srcs, n, &test, &pd, err, errlen);
 		}
 		hw_exec_simple(db, "ROLLBACK TO paraplan_xval", NULL, 0);
