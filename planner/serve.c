@@ -348,11 +348,11 @@ add_intervals(cJSON *d, const plan_serve_opts *o, const model *m, const scand *x
 		}
 	}
 	sim_serve_interval_banded(e, SIM_IV_TTFT, x->at_rate.ttft.p99,
-				  banded ? (double[2]){b[0].ttft.p99, b[1].ttft.p99} : NULL, true, &v[0], &v[1]);
+				  banded ? (double[2]){b[0].ttft.p99, b[1].ttft.p99} : NULL, &v[0], &v[1]);
 	if (isfinite(v[0]))
 		cJSON_AddItemToObject(d, "ttft_p99_interval_s", cJSON_CreateDoubleArray(v, 2));
 	sim_serve_interval_banded(e, SIM_IV_TPOT, x->at_rate.tpot.p99,
-				  banded ? (double[2]){b[0].tpot.p99, b[1].tpot.p99} : NULL, true, &v[0], &v[1]);
+				  banded ? (double[2]){b[0].tpot.p99, b[1].tpot.p99} : NULL, &v[0], &v[1]);
 	if (isfinite(v[0]))
 		cJSON_AddItemToObject(d, "tpot_p99_interval_s", cJSON_CreateDoubleArray(v, 2));
 	return 0;

@@ -369,17 +369,11 @@ sim_engine_speeds(const sim_engine *e, double f[2])
 }
 
 void
-sim_serve_interval_banded(const sim_engine *e, sim_iv_kind k, double v, const double b[2], bool at_rate, double *lo,
-			  double *hi)
+sim_serve_interval_banded(const sim_engine *e, sim_iv_kind k, double v, const double b[2], double *lo, double *hi)
 {
 	sim_serve_interval(e, k, v, lo, hi);
-	if (b == NULL || !(b[0] > 0) || !(b[1] > 0))
-		return;
-	double blo = fmin(b[0], b[1]), bhi = fmax(b[0], b[1]);
-	if (k == SIM_IV_TPUT && at_rate)
-		*lo = blo, *hi = bhi;
-	else if (isfinite(*lo))
-		*lo = fmin(*lo, blo), *hi = fmax(*hi, bhi);
+	if (b != NULL && b[0] > 0 && b[1] > 0 && isfinite(*lo))
+		*lo = fmin(*lo, fmin(b[0], b[1])), *hi = fmax(*hi, fmax(b[0], b[1]));
 }
 
 const char *const sim_spec_names[] = {"off", "ngram", "eagle", NULL};
@@ -2155,8 +2149,7 @@ static void
 add_interval(cJSON *o, const char *k, const sim_serve_result *r, sim_iv_kind kind, double v, const double *b)
 {
 	double iv[2];
-	bool at_rate = r->cfg.arrival != SIM_ARR_BATCH && r->cfg.arrival != SIM_ARR_CLOSED;
-	sim_serve_interval_banded(&r->cfg.engine, kind, v, r->banded ? b : NULL, at_rate, &iv[0], &iv[1]);
+	sim_serve_interval_banded(&r->cfg.engine, kind, v, r->banded ? b : NULL, &iv[0], &iv[1]);
 	if (isfinite(iv[0]) && isfinite(iv[1]))
 		cJSON_AddItemToObject(o, k, cJSON_CreateDoubleArray(iv, 2));
 }
@@ -2217,8 +2210,8 @@ sim_serve_json(const sim_serve_result *r)
 	cJSON_AddNumberToObject(o, "requests_per_s", m->requests_per_s);
 	cJSON_AddNumberToObject(o, "output_tokens_per_s", m->output_tokens_per_s);
 	/* the throughput's interval where the throughput is the engine's speed: all requests at once, a
-	 * closed loop, or arrivals it could not keep up with (else it is the offered rate's, unless
-	 * the band's slower engine could not) */
+	 * closed loop, or arrivals it could not keep up with; or where the band's runs say how far it
+	 * could be from the rate offered */
 	if (r->banded || c->arrival == SIM_ARR_BATCH || c->arrival == SIM_ARR_CLOSED || m->saturated)
 		add_interval(o, "output_tokens_per_s_interval", r, SIM_IV_TPUT, m->output_tokens_per_s,
 			     (double[2]){b[0].output_tokens_per_s, b[1].output_tokens_per_s});

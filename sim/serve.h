@@ -101,12 +101,11 @@ void sim_serve_interval(const sim_engine *e, sim_iv_kind k, double v, double *lo
  * throughput over the predicted, e^-p90 and e^-p10.  false: it has none. */
 bool sim_engine_speeds(const sim_engine *e, double f[2]);
 /* The interval of a value v of a run that was also simulated on engines of those two speeds
- * (sim_serve_speed), b[0] and b[1] its values there: the hull of those and sim_serve_interval's,
- * since near saturation a latency moves with the capacity much more than in proportion.  A
- * throughput at an arrival rate (at_rate) is the rate offered, not the engine's speed: its
- * interval is b's alone. */
-void sim_serve_interval_banded(const sim_engine *e, sim_iv_kind k, double v, const double b[2], bool at_rate,
-			       double *lo, double *hi);
+ * (sim_serve_speed), b[0] and b[1] its values there (NULL: not): the hull of those and
+ * sim_serve_interval's, since near saturation a latency moves with the capacity much more than
+ * in proportion.  The cross-validation measures the coverage of the same hull. */
+void sim_serve_interval_banded(const sim_engine *e, sim_iv_kind k, double v, const double b[2], double *lo,
+			       double *hi);
 
 /* The registry's defaults (hardware/params.c), named "default". */
 void sim_engine_default(sim_engine *e);

@@ -460,8 +460,7 @@ START_TEST(engine_intervals_by_hand)
 END_TEST
 
 /* The capacity band by hand: the speeds are e^-p90 and e^-p10 of the capacity errors; a
- * value's banded interval is the hull of the engine's interval and the band's two values,
- * except a throughput at an arrival rate, which takes the band alone. */
+ * value's banded interval is the hull of the engine's interval and the band's two values. */
 START_TEST(banded_intervals_by_hand)
 {
 	sim_engine e;
@@ -476,19 +475,18 @@ START_TEST(banded_intervals_by_hand)
 	ck_assert_double_eq_tol(f[0], 0.818730753, 1e-9); /* e^-0.2 */
 	ck_assert_double_eq_tol(f[1], 1.105170918, 1e-9); /* e^0.1 */
 	/* TTFT 2 s: the engine's 1.4816 to 3.2974, the band's 1.9 and 9: 1.4816 to 9 */
-	sim_serve_interval_banded(&e, SIM_IV_TTFT, 2.0, (double[2]){9.0, 1.9}, true, &lo, &hi);
+	sim_serve_interval_banded(&e, SIM_IV_TTFT, 2.0, (double[2]){9.0, 1.9}, &lo, &hi);
 	ck_assert_double_eq_tol(lo, 1.481636, 1e-6);
 	ck_assert_double_eq_tol(hi, 9.0, 1e-12);
-	/* a throughput of 100 at a rate: the band's 97 to 100 alone; of a batch, the hull 81.87 to 110.5 */
-	sim_serve_interval_banded(&e, SIM_IV_TPUT, 100.0, (double[2]){97.0, 100.0}, true, &lo, &hi);
-	ck_assert_double_eq_tol(lo, 97.0, 1e-12);
-	ck_assert_double_eq_tol(hi, 100.0, 1e-12);
-	sim_serve_interval_banded(&e, SIM_IV_TPUT, 100.0, (double[2]){97.0, 100.0}, false, &lo, &hi);
-	ck_assert_double_eq_tol(lo, 81.873075, 1e-6);
+	/* a throughput of 100, its band 60 to 100: 60 to 110.5 */
+	sim_serve_interval_banded(&e, SIM_IV_TPUT, 100.0, (double[2]){100.0, 60.0}, &lo, &hi);
+	ck_assert_double_eq_tol(lo, 60.0, 1e-12);
 	ck_assert_double_eq_tol(hi, 110.517092, 1e-6);
-	/* no band: the engine's interval */
-	sim_serve_interval_banded(&e, SIM_IV_TTFT, 2.0, NULL, true, &lo, &hi);
+	/* no band: the engine's interval; no interval: none, band or not */
+	sim_serve_interval_banded(&e, SIM_IV_TTFT, 2.0, NULL, &lo, &hi);
 	ck_assert_double_eq_tol(hi, 3.297443, 1e-6);
+	sim_serve_interval_banded(&e, SIM_IV_TPOT, 2.0, (double[2]){1.0, 3.0}, &lo, &hi);
+	ck_assert(isnan(lo) && isnan(hi));
 }
 END_TEST
 

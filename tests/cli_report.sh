@@ -168,9 +168,8 @@ cp "$TMPD/out" "$TMPD/sim-serve-iv.json"
 run 0 report --from "$TMPD/sim-serve-iv.json" --out "$TMPD/ssiv"
 grep -q "output tokens/s, low end" "$TMPD/ssiv/report.md" || fail "a batch run's report lacks its throughput interval"
 run 0 simulate serve --model llama-3-8b --system dgx-h100 --tp 1 --rate 2 --requests 200 --json
-# an open-loop run far from saturation delivers the rate it is offered on the capacity band's
-# engines too: its throughput interval is the band's runs', a few percent wide, not the engine's
-json_check "$TMPD/out" "(lambda v, iv: 0.95 * v < iv[0] <= iv[1] < 1.05 * v)(d['output_tokens_per_s'], d['output_tokens_per_s_interval'])"
+# an open-loop run's throughput interval takes in the capacity band's runs (docs/validation.md)
+json_check "$TMPD/out" "(lambda v, iv: iv[0] <= v <= iv[1])(d['output_tokens_per_s'], d['output_tokens_per_s_interval'])"
 run 0 report --help
 expect_out "usage: paraplan report"
 finish
