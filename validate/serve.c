@@ -891,6 +891,7 @@ fit_engines_on(hw_db *db, const val_src *srcs, size_t n, const serve_opts *base,
 		if ((rc = hw_profile_find(db, HW_SCOPE_ENGINE, fit_engines[e], &prof, err, errlen)) != 0)
 			return rc;
 		cal_param p[NSERVE];
+		double was[NSERVE]; /* the values the loss before was measured at */
 		for (size_t k = 0; k < NSERVE; k++) {
 			hw_pkey key;
 			p[k].name = serve_params[k].key;
@@ -899,6 +900,8 @@ fit_engines_on(hw_db *db, const val_src *srcs, size_t n, const serve_opts *base,
 			p[k].start = 0.5 * (p[k].lo + p[k].hi);
 			if (hw_pdef_find(HW_SCOPE_ENGINE, p[k].name, &key) == 0)
 				p[k].start = hw_profile_get(prof, key);
+			was[k] = p[k].start;
+			/* the search starts inside its bounds */
 			if (p[k].start <= p[k].lo)
 				p[k].start = p[k].lo + 0.01 * (p[k].hi - p[k].lo);
 			if (p[k].start >= p[k].hi)
@@ -914,8 +917,10 @@ fit_engines_on(hw_db *db, const val_src *srcs, size_t n, const serve_opts *base,
 		if (rc != 0)
 			return rc;
 		if (after > loss_before) {
+			/* no better than before: the values it had (a start moved inside the bounds
+			 * is not where the loss before was measured) */
 			for (size_t k = 0; k < NSERVE; k++)
-				best[k] = p[k].start;
+				best[k] = was[k];
 		}
 		/* the MAPE at the values kept, for the record */
 		if ((rc = set_engine(db, fit_engines[e], best, "fit in progress", origin, err, errlen)) != 0 ||
