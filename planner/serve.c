@@ -77,6 +77,7 @@ typedef struct scand {
 	double availability; /* the share of time the SLO's replicas are up with those spares */
 	double usd_per_hour, usd_per_mtok;
 	sim_serve_metrics at_rate;
+	sim_serve_cfg at_cfg; /* the run at the requested rate at_rate is of */
 } scand;
 
 typedef struct spool {
@@ -223,6 +224,7 @@ eval(spool *p, scand *x)
 		return;
 	}
 	x->at_rate = mt;
+	x->at_cfg = c;
 	x->units = reps;
 	x->spares = (x->pd_p > 0 ? 2 : 1) * o->failures;
 	x->availability = 1.0;
@@ -315,14 +317,12 @@ cmp_cand(const void *x, const void *y)
 }
 /* The 80% intervals of a deployment, from its engine's cross-validated errors
  * (sim_serve_interval): the capacity per unit as a throughput, the units needed at its two
- * ends, and the P99 latencies at the requested rate with the run again on engines as fast as
- * the capacity interval's ends (sim_serve_speed, sim_serve_interval_banded).  sc: the
- * deployment's configuration (base_cfg). */
+ * ends, and the P99 latencies at the requested rate with that run again on engines as fast as
+ * the capacity band's ends (sim_serve_speed, sim_serve_interval_banded). */
 static int
-add_intervals(cJSON *d, const plan_serve_opts *o, const model *m, const scand *x, const sim_serve_cfg *sc, char *err,
-	      size_t errlen)
+add_intervals(cJSON *d, const model *m, const scand *x, char *err, size_t errlen)
 {
-	const sim_engine *e = &sc->engine;
+	const sim_engine *e = &x->at_cfg.engine;
 	double v[2];
 	sim_serve_interval(e, SIM_IV_TPUT, x->capacity, &v[0], &v[1]);
 	if (isfinite(v[0]) && v[0] > 0) {
@@ -331,21 +331,14 @@ add_intervals(cJSON *d, const plan_serve_opts *o, const model *m, const scand *x
 		double u[2] = {ceil(x->units * x->capacity / v[1] - 1e-9), ceil(x->units * x->capacity / v[0] - 1e-9)};
 		cJSON_AddItemToObject(d, "units_interval", cJSON_CreateDoubleArray(u, 2));
 	}
-	/* the run at the requested rate, as eval sized it, on the band's engines */
+	/* the run at the requested rate on the band's engines */
 	double f[2];
 	sim_serve_metrics b[2];
 	bool banded = sim_engine_speeds(e, f);
-	if (banded) {
-		sim_serve_cfg c = *sc;
-		units(&c, x, x->units);
-		c.arrival = SIM_ARR_POISSON;
-		c.rate = o->rate;
-		c.requests = eval_requests(&c);
-		for (int k = 0; k < 2; k++) {
-			int rc = sim_serve_speed(m, x->cost, &c, &x->at_rate, f[k], &b[k], err, errlen);
-			if (rc != 0)
-				return rc;
-		}
+	for (int k = 0; k < 2 && banded; k++) {
+		int rc = sim_serve_speed(m, x->cost, &x->at_cfg, &x->at_rate, f[k], &b[k], err, errlen);
+		if (rc != 0)
+			return rc;
 	}
 	sim_serve_interval_banded(e, SIM_IV_TTFT, x->at_rate.ttft.p99,
 				  banded ? (double[2]){b[0].ttft.p99, b[1].ttft.p99} : NULL, &v[0], &v[1]);
@@ -542,7 +535,7 @@ plan_serve(const model *m, hw_db *db, const plan_serve_opts *o, cJSON **out, cha
 				cJSON_AddNumberToObject(sp, "tokens", sc.spec_tokens);
 				cJSON_AddNumberToObject(sp, "accept", sc.spec_accept);
 			}
-			if ((rc = add_intervals(d, o, m, x, &sc, err, errlen)) != 0) {
+			if ((rc = add_intervals(d, m, x, err, errlen)) != 0) {
 				cJSON_Delete(d);
 				cJSON_Delete(doc);
 				goto done;

@@ -2109,10 +2109,12 @@ sim_serve_speed(const model *m, const hw_cost *cost, const sim_serve_cfg *c, con
 			s.trace = tr;
 		}
 		sim_serve_result *r;
-		int rc = sim_serve(m, cost, &s, &r, err, errlen);
+		char e2[256];
+		int rc = sim_serve(m, cost, &s, &r, e2, sizeof e2);
 		free(tr);
 		if (rc != 0)
-			return rc;
+			return pp_err(err, errlen, rc, "the run on an engine %.3g times as fast (the capacity band, the engine's "
+				      "cap_err_p10 and cap_err_p90): %s", f, e2);
 		*out = *sim_serve_get_metrics(r);
 		sim_serve_result_free(r);
 	}

@@ -527,6 +527,9 @@ START_TEST(speed_scales_the_clock)
 	const sim_serve_metrics *rm = sim_serve_get_metrics(r);
 	ck_assert_int_eq(sim_serve_speed(f.m, f.cost, &c, rm, 1.0, &x, err, sizeof err), 0);
 	ck_assert(x.ttft.mean == rm->ttft.mean && x.tpot.p99 == rm->tpot.p99 && x.makespan_s == rm->makespan_s);
+	/* a speed whose run the simulator refuses (a rate past 10^7/s) says it is the band's run */
+	ck_assert_int_eq(sim_serve_speed(f.m, f.cost, &c, rm, 1e-9, &x, err, sizeof err), PP_EUSAGE);
+	ck_assert_msg(strstr(err, "capacity band") != NULL, "%s", err);
 	ck_assert_int_eq(sim_serve_speed(f.m, f.cost, &c, rm, 2.0, &x, err, sizeof err), 0);
 	ck_assert_msg(fabs(x.ttft.mean / (rm->ttft.mean / 2) - 1) < 0.15, "light load: TTFT %g s at speed 2 for %g s",
 		      x.ttft.mean, rm->ttft.mean);
