@@ -24,6 +24,7 @@ static const char *const fp8_recipes[] = {"delayed", "tensorwise", "rowwise", "m
 static const char *const prefill_modes[] = {"chunked", "mixed", "separate", NULL};
 static const char *const fp8_scalings[] = {"static", "dynamic", "token", NULL};
 static const char *const ep_dispatches[] = {"alltoall", "deepep", NULL};
+static const char *const z3_gathers[] = {"layer", "module", "tensor", NULL};
 
 static const hw_pdef defs[HW_NPKEYS] = {
 	/* ---- per GPU: what its kernels achieve ---- */
@@ -125,6 +126,10 @@ static const hw_pdef defs[HW_NPKEYS] = {
 	[HW_P_FW_EP_DISPATCH] = {"ep_dispatch", HW_SCOPE_FRAMEWORK, HW_EP_ALLTOALL, 0.0, 1.0, "choice", NULL,
 				 "how MoE tokens reach their experts' ranks: alltoall (a copy per expert) or deepep (across "
 				 "nodes once per node, then NVLink)", ep_dispatches},
+	[HW_P_FW_ZERO3_GATHER] = {"zero3_gather", HW_SCOPE_FRAMEWORK, HW_Z3_LAYER, 0.0, 2.0, "choice", NULL,
+				  "how ZeRO-3 gathers a layer's parameters: layer (one collective), module (one per linear "
+				  "module and norm) or tensor (one per parameter tensor); each pays the ring's latency",
+				  z3_gathers},
 	[HW_P_FW_GEMM_SCALE] = {"gemm_scale", HW_SCOPE_FRAMEWORK, 1.0, 0.3, 1.2, "fraction", NULL,
 				"the framework's GEMMs (its kernel choices, epilogues, clocks under its load) as a fraction of the "
 				"GPU's measured rate", NULL},

@@ -106,6 +106,7 @@ sim_train_cfg_framework(sim_train_cfg *c, const hw_profile *fw)
 	c->tp_comm_overlap = hw_profile_get(fw, HW_P_FW_TP_COMM_OVERLAP) != 0.0;
 	c->fp8_recipe = (int)hw_profile_get(fw, HW_P_FW_FP8_RECIPE);
 	c->ep_deepep = hw_profile_get(fw, HW_P_FW_EP_DISPATCH) == HW_EP_DEEPEP;
+	c->zero3_gather = (int)hw_profile_get(fw, HW_P_FW_ZERO3_GATHER);
 }
 
 void

@@ -75,6 +75,7 @@ typedef struct sim_train_cfg {
 	                        * beside the GEMMs of the block (Megatron's --tp-comm-overlap) */
 	hw_dtype dtype;        /* bf16, fp16 or fp8 (fp8 GEMMs, bf16 elsewhere); fp32 for CNNs */
 	int fp8_recipe;        /* HW_FP8_*: how fp8 GEMMs get their scales (the casts around them) */
+	int zero3_gather;      /* HW_Z3_*: the collectives ZeRO-3 gathers a layer's parameters in */
 	bool ep_deepep;        /* MoE tokens cross nodes once per node holding one of their experts
 	                        * (DeepEP), not once per expert (HW_P_FW_EP_DISPATCH) */
 	sim_attention attention;

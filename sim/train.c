@@ -581,12 +581,27 @@ zero_gather(bld *b, int s, int64_t layer, int64_t mb, const block_cost *A, const
 	double bytes = A->wbytes + B->wbytes; /* as stored: a fine-tuning's NF4 base stays packed */
 	double ebytes = B->wexpert_bytes;
 	int grp = c->dp * c->cp;
+	/* the collectives each block's parameters are gathered in (HW_Z3_*): the layer's in one, or
+	 * each block's two linear modules and norm apart, or each of their tensors apart (a linear's
+	 * weight and bias, a LayerNorm's scale and shift); the bytes split evenly among them */
+	int ka = 1, kb = 1;
+	if (c->zero3_gather != HW_Z3_LAYER && b->t != NULL) {
+		const model_tf *t = b->t;
+		bool tensors = c->zero3_gather == HW_Z3_TENSOR;
+		int norm = tensors && t->norm == MODEL_NORM_LAYERNORM ? 2 : 1;
+		ka = 2 * (tensors && t->bias ? 2 : 1) + (tensors && !t->bias && t->qkv_bias ? 1 : 0) + norm;
+		kb = 2 * (tensors && t->bias ? 2 : 1) + norm;
+	}
 	for (int j = 0; j < b->tpm; j++) {
 		int mem[4096];
 		int32_t gate[4096];
 		int n = dp_members(b, s, j, mem, gate);
-		collective(b, mem, n, S_DP, SIM_G_DP, HW_ALL_GATHER, grp, b->pl.grad_per_node, bytes,
-			   sim_tag(TAG_ZERO_AG, layer, mb), gate, false, true);
+		if (ka == 1 && kb == 1)
+			collective(b, mem, n, S_DP, SIM_G_DP, HW_ALL_GATHER, grp, b->pl.grad_per_node, bytes,
+				   sim_tag(TAG_ZERO_AG, layer, mb), gate, false, true);
+		for (int i = 0; i < ka + kb && (ka > 1 || kb > 1); i++)
+			collective(b, mem, n, S_DP, SIM_G_DP, HW_ALL_GATHER, grp, b->pl.grad_per_node,
+				   i < ka ? A->wbytes / ka : B->wbytes / kb, sim_tag(TAG_ZERO_AG, layer, mb), gate, false, true);
 		if (ebytes > 0)
 			collective(b, mem, n, S_DP, SIM_G_EDP, HW_ALL_GATHER, b->pl.edp, b->pl.edp_per_node, ebytes,
 				   sim_tag(TAG_ZERO_AG, layer, mb), gate, false, true);

@@ -720,6 +720,48 @@ START_TEST(activation_memory_formulas)
 }
 END_TEST
 
+/* ZeRO-3's gathers by the framework's granularity (HW_Z3_*), counted by hand for gpt2-xl (48
+ * layers, linears with biases, LayerNorm): a layer's parameters in one all-gather, or each
+ * block's two linear modules and norm apart (6 a layer), or each of their tensors apart (a
+ * weight and a bias per linear, a scale and a shift per norm: 12 a layer).  Every layer gathers
+ * before its forward and again before its backward, once per micro-batch: 2 micro-batches of
+ * 1 on 32 ranks of batch 64.  Each extra collective pays the ring's latency, so the step only
+ * grows. */
+START_TEST(zero3_gather_granularity)
+{
+	hw_db *db;
+	ck_assert_int_eq(hw_open(":memory:", 0, &db, err, sizeof err), 0);
+	hw_cost *cost;
+	ck_assert_int_eq(hw_cost_new(db, "dgx-a100", &cost, err, sizeof err), 0);
+	model *m;
+	ck_assert_int_eq(model_load("gpt2-xl", &m, err, sizeof err), 0);
+	int64_t ops[3];
+	double step[3];
+	for (int g = HW_Z3_LAYER; g <= HW_Z3_TENSOR; g++) {
+		sim_train_cfg cfg;
+		sim_train_cfg_init(&cfg);
+		cfg.gpus = 32;
+		cfg.zero = 3;
+		cfg.micro_batch = 1;
+		cfg.global_batch = 64;
+		cfg.seq = 1024;
+		cfg.zero3_gather = g;
+		sim_train_result *r;
+		ck_assert_msg(sim_train(m, cost, &cfg, &r, err, sizeof err) == 0, "%s", err);
+		ops[g] = sim_train_metrics(r)->ops;
+		step[g] = sim_train_metrics(r)->step_time_s;
+		sim_train_result_free(r);
+	}
+	const int64_t gathers = 48 * 2 * 2;
+	ck_assert_int_eq(ops[HW_Z3_MODULE] - ops[HW_Z3_LAYER], (6 - 1) * gathers);
+	ck_assert_int_eq(ops[HW_Z3_TENSOR] - ops[HW_Z3_LAYER], (12 - 1) * gathers);
+	ck_assert(step[HW_Z3_LAYER] <= step[HW_Z3_MODULE] && step[HW_Z3_MODULE] <= step[HW_Z3_TENSOR]);
+	model_free(m);
+	hw_cost_free(cost);
+	hw_close(db);
+}
+END_TEST
+
 /* ZeRO-3 with GPT-530B at micro-batch 4 does not fit on 560 A100s, fits on 640, and fits at
  * micro-batch 1 on 2240, as Narayanan 2021 Table 2 reports. */
 START_TEST(zero3_530b_fit)
@@ -1154,6 +1196,7 @@ main(void)
 	tcase_add_test(tt, deterministic_and_traced);
 	tcase_add_test(tt, activation_memory_formulas);
 	tcase_add_test(tt, zero3_530b_fit);
+	tcase_add_test(tt, zero3_gather_granularity);
 	tcase_add_test(tt, invalid_configurations);
 	tcase_add_test(tt, uneven_interleaved_runs);
 	tcase_add_test(tt, infer_memory_by_hand);

@@ -452,6 +452,13 @@ row_config(vrow *w, const hw_profile *fw)
 		c->zero = 1;
 	else
 		return "the ZeRO configuration is not one the simulator models";
+	/* Narayanan 2021's ZeRO-3 baseline ran DeepSpeed as released in early 2021, whose ZeRO-3
+	 * gathered each parameter with its own dist.all_gather (partition_parameters.py
+	 * _allgather_param); the coalesced fetch came later (docs/profiles.md) */
+	if (c->zero >= 3 && val_has(zero, "DeepSpeed") && val_has(get(w, C_SOURCE), "Narayanan")) {
+		c->zero3_gather = HW_Z3_TENSOR;
+		pp_strlcpy(w->note, "DeepSpeed ZeRO-3 of early 2021: one all-gather per parameter tensor", sizeof w->note);
+	}
 	const char *prec = get(w, C_PREC);
 	c->dtype = val_has(prec, "fp8") ? HW_FP8 : val_has(prec, "bf16") ? HW_BF16 : val_has(prec, "fp32") ? HW_FP32 : HW_FP16;
 	const char *rc = get(w, C_RECOMP);
