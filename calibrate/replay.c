@@ -123,7 +123,7 @@ get_str(const pctx *x, const cJSON *o, const char *field, const char **out)
 	return 0;
 }
 
-/* An optional field naming a value of a choice parameter (fp8_recipe, ep_dispatch): its value
+/* An optional field naming a value of a choice parameter (fp8_recipe, ep_dispatch, zero3_gather): its value
  * into *out, which stays as it is when the field is absent. */
 static int
 get_choice(const pctx *x, const cJSON *o, const char *field, hw_pkey key, int *out)
@@ -197,7 +197,8 @@ parse_cfg(const pctx *x, const cJSON *o, sim_train_cfg *c)
 		return bad(x, "attention", "must be flash2, flash3 or unfused, got \"%s\"", s);
 	int dispatch = HW_EP_ALLTOALL;
 	if ((rc = get_choice(x, o, "fp8_recipe", HW_P_FW_FP8_RECIPE, &c->fp8_recipe)) != 0 ||
-	    (rc = get_choice(x, o, "ep_dispatch", HW_P_FW_EP_DISPATCH, &dispatch)) != 0)
+	    (rc = get_choice(x, o, "ep_dispatch", HW_P_FW_EP_DISPATCH, &dispatch)) != 0 ||
+	    (rc = get_choice(x, o, "zero3_gather", HW_P_FW_ZERO3_GATHER, &c->zero3_gather)) != 0)
 		return rc;
 	c->ep_deepep = dispatch == HW_EP_DEEPEP;
 	if ((rc = get_bool(x, o, "sequence_parallel", true, &c->sequence_parallel)) != 0 ||
@@ -354,6 +355,8 @@ cal_replay_plan_json(const cal_replay_plan *p)
 		cJSON_AddBoolToObject(x, "tp_comm_overlap", true);
 	if (c->ep_deepep)
 		cJSON_AddStringToObject(x, "ep_dispatch", "deepep");
+	if (c->zero >= 3 && c->zero3_gather != HW_Z3_LAYER)
+		cJSON_AddStringToObject(x, "zero3_gather", hw_pdef_choice_name(hw_pdef_get(HW_P_FW_ZERO3_GATHER), c->zero3_gather));
 	if (p->framework[0])
 		cJSON_AddStringToObject(x, "framework", p->framework);
 	cJSON_AddStringToObject(x, "schedule", sim_schedule_name(c->schedule));

@@ -197,11 +197,12 @@ simulate_train(int argc, char **argv)
 		"      --vpp 3 --micro-batch 1 --global-batch 1536 --recompute selective --sequence-parallel\n"};
 	static const char *const attns[] = {"flash2", "unfused", "flash3", NULL};
 	static const char *const recipes[] = {"delayed", "tensorwise", "rowwise", "mxfp8", NULL};
+	static const char *const gathers[] = {"layer", "module", "tensor", NULL};
 	sim_train_cfg c;
 	sim_train_cfg_init(&c);
 	const char *model_spec = NULL, *system = NULL, *db_path = NULL, *trace = NULL, *framework = HW_DEFAULT_FRAMEWORK;
 	bool json = false;
-	int gpn = 0, attn = 0, recipe = 0;
+	int gpn = 0, attn = 0, recipe = 0, gather = 0;
 	bool sp_on = false, sp_off = false, no_tp_overlap = false;
 	double bucket_mb = 0;
 	c.gpus = 0; /* required */
@@ -220,6 +221,9 @@ simulate_train(int argc, char **argv)
 		OPT_INT("vpp", "V", &c.vpp, 1, 1 << 10, "virtual stages per pipeline rank (the interleaved schedule)"),
 		OPT_INT("zero", "Z", &c.zero, 0, 3, "ZeRO stage: 1 optimizer states, 2 + gradients, 3 + parameters"),
 		OPT_SWITCH("fsdp", &c.fsdp, "ZeRO-3 as PyTorch FSDP FULL_SHARD does it (per-block gathers)"),
+		OPT_CHOICE("zero3-gather", "G", &gather, gathers,
+			   "ZeRO-3's parameter gathers: one collective a layer, one a module or one a tensor (default: "
+			   "the framework's)"),
 		OPT_SWITCH("offload-optimizer", &c.offload_optimizer,
 			   "ZeRO-Offload: optimizer states and the optimizer step on the CPU (over PCIe)"),
 		OPT_SCHEDULE("schedule", "NAME", &c.schedule, "pipeline schedule: gpipe, 1f1b (default), interleaved or zb-h1"),
@@ -306,6 +310,8 @@ simulate_train(int argc, char **argv)
 		c.tp_comm_overlap = false;
 	if (cli_given(opts, "fp8-recipe"))
 		c.fp8_recipe = recipe;
+	if (cli_given(opts, "zero3-gather"))
+		c.zero3_gather = gather;
 	hw_cost *cost;
 	rc = hw_cost_new(db, system, &cost, err, sizeof err);
 	if (rc == 0 && gpn > 0 && (rc = hw_cost_use_gpus_per_node(cost, gpn, err, sizeof err)) != 0)

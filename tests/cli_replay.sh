@@ -142,4 +142,14 @@ json_check "$TMPD/out" "d['winner']['config']['gpus'] == 1 and d['validation']['
 cksum < "$TMPD/hw.db" | cmp -s - "$TMPD/before" || fail "plan train --validate without a GPU changed the database"
 run 2 plan train --model mpt-125m --tokens 1T --days 10 --global-batch 64 --validate
 expect_err "--validate applies to a layout search"
+# ZeRO-3's gather granularity travels with the plan: a DeepSpeed run gathers per module, and
+# the replay predicts the step the simulation printed; a value it does not know is refused.
+run 0 simulate train --model gpt2-xl --system dgx-a100 --gpus 16 --zero 3 --micro-batch 1 --global-batch 32 --framework deepspeed --json
+cp "$TMPD/out" "$TMPD/z3.json"
+json_check "$TMPD/z3.json" "d['config']['zero3_gather'] == 'module'"
+run 0 replay --plan "$TMPD/z3.json" --dry-run --json
+json_check "$TMPD/out" "abs(d['predicted_step_s'] / d['plan_step_s'] - 1) < 1e-9"
+sed 's/"zero3_gather":[^,]*/"zero3_gather": "bucket"/' "$TMPD/z3.json" > "$TMPD/bad-z3.json"
+run 2 replay --plan "$TMPD/bad-z3.json" --dry-run
+expect_err "bad-z3.json: config.zero3_gather must be layer, module or tensor, got \"bucket\""
 finish

@@ -80,4 +80,19 @@ if command -v python3 >/dev/null; then
 	cmp -s "$TMPD/fitted.sql" "$top_srcdir/hardware/data/fitted.sql" ||
 		fail "hardware/data/fitted.sql differs from what tools/make-fitted.py makes of hardware/data/fit-*.json"
 fi
+# ZeRO-3's gather granularity over 1,536 A100s: every extra collective of a layer pays the
+# ring's 1,535 hops, so the step grows from one gather a layer to one a module to one a tensor.
+for g in layer module tensor; do
+	run 0 simulate train --model gpt3-175b --system dgx-a100 --gpus 1536 --zero 3 --micro-batch 1 \
+		--global-batch 1536 --recompute full --framework deepspeed --zero3-gather $g --json
+	cp "$TMPD/out" "$TMPD/z3-$g.json"
+done
+json_check "$TMPD/z3-tensor.json" "d['config']['zero3_gather'] == 'tensor'"
+python3 - "$TMPD/z3-layer.json" "$TMPD/z3-module.json" "$TMPD/z3-tensor.json" <<'PY' || fail "ZeRO-3 steps do not grow with the gathers"
+import json, sys
+t = [json.load(open(f))['step_time_s'] for f in sys.argv[1:]]
+sys.exit(0 if t[0] < t[1] < t[2] else 1)
+PY
+run 2 simulate train --model gpt3-175b --system dgx-a100 --gpus 8 --zero 3 --micro-batch 1 --global-batch 8 --zero3-gather bucket
+expect_err "--zero3-gather must be layer, module or tensor"
 finish
