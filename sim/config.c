@@ -109,6 +109,21 @@ sim_train_cfg_framework(sim_train_cfg *c, const hw_profile *fw)
 	c->zero3_gather = (int)hw_profile_get(fw, HW_P_FW_ZERO3_GATHER);
 }
 
+/* Each block's parameters in one collective, or its two linear modules and norm apart, or each
+ * of their tensors apart (a linear's weight and bias, a LayerNorm's scale and shift). */
+void
+sim_zero3_gathers(const model *m, const sim_train_cfg *c, int *attn, int *mlp)
+{
+	const model_tf *t = model_transformer(m);
+	*attn = *mlp = 1;
+	if (c->zero3_gather == HW_Z3_LAYER || t == NULL)
+		return;
+	bool tensors = c->zero3_gather == HW_Z3_TENSOR;
+	int norm = tensors && t->norm == MODEL_NORM_LAYERNORM ? 2 : 1, lin = tensors && t->bias ? 2 : 1;
+	*attn = 2 * lin + (tensors && !t->bias && t->qkv_bias ? 1 : 0) + norm;
+	*mlp = 2 * lin + norm;
+}
+
 void
 sim_interval(const hw_profile *fw, double t, double *lo, double *hi)
 {

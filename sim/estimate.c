@@ -57,6 +57,8 @@ sim_train_estimate(const model *m, const hw_cost *cost, const sim_train_cfg *cin
 			      : hw_cost_coll_time(cost, HW_ALL_REDUCE, c->tp, pl.tp_per_node, msg, NULL);
 	double gb = (double)sim_grad_bytes(c);
 	int grp = c->dp * c->cp;
+	int ka, kb;
+	sim_zero3_gathers(m, c, &ka, &kb);
 
 	/* Per stage: compute per micro-batch, parameters, the largest ZeRO-3 exposure. */
 	double worst = 0.0, worst_params = 0.0, worst_expert = 0.0, zero_exposed = 0.0;
@@ -111,8 +113,12 @@ sim_train_estimate(const model *m, const hw_cost *cost, const sim_train_cfg *cin
 			P += lp;
 			Pe += le;
 			if (c->zero >= 3) {
-				double ag = hw_cost_coll_time(cost, HW_ALL_GATHER, grp, pl.grad_per_node, wb, NULL) +
-					    (we > 0 ? hw_cost_coll_time(cost, HW_ALL_GATHER, pl.edp, pl.edp_per_node, we, NULL) : 0);
+				double ag = (we > 0 ? hw_cost_coll_time(cost, HW_ALL_GATHER, pl.edp, pl.edp_per_node, we, NULL) : 0);
+				if (ka == 1 && kb == 1)
+					ag += hw_cost_coll_time(cost, HW_ALL_GATHER, grp, pl.grad_per_node, wb, NULL);
+				else
+					ag += ka * hw_cost_coll_time(cost, HW_ALL_GATHER, grp, pl.grad_per_node, lc.attn.wbytes / ka, NULL) +
+					      kb * hw_cost_coll_time(cost, HW_ALL_GATHER, grp, pl.grad_per_node, lc.mlp.wbytes / kb, NULL);
 				double rs = hw_cost_coll_time(cost, HW_REDUCE_SCATTER, grp, pl.grad_per_node, (lp + le) * gb, NULL);
 				double comm = 2.0 * ag + rs;
 				zexp += comm > fwd + bwd ? comm - (fwd + bwd) : 0.0;

@@ -34,6 +34,7 @@ typedef struct rank_res {
 	int32_t first; /* first compute op of the job being emitted */
 	int32_t last; /* last compute op */
 	int32_t prev[2]; /* last compute op of the previous layer and of the one before */
+	int32_t side;    /* 1 + the CP exchange the block's closing segment waits for; 0: none */
 	double slow;
 } rank_res;
 
@@ -581,17 +582,10 @@ zero_gather(bld *b, int s, int64_t layer, int64_t mb, const block_cost *A, const
 	double bytes = A->wbytes + B->wbytes; /* as stored: a fine-tuning's NF4 base stays packed */
 	double ebytes = B->wexpert_bytes;
 	int grp = c->dp * c->cp;
-	/* the collectives each block's parameters are gathered in (HW_Z3_*): the layer's in one, or
-	 * each block's two linear modules and norm apart, or each of their tensors apart (a linear's
-	 * weight and bias, a LayerNorm's scale and shift); the bytes split evenly among them */
-	int ka = 1, kb = 1;
-	if (c->zero3_gather != HW_Z3_LAYER && b->t != NULL) {
-		const model_tf *t = b->t;
-		bool tensors = c->zero3_gather == HW_Z3_TENSOR;
-		int norm = tensors && t->norm == MODEL_NORM_LAYERNORM ? 2 : 1;
-		ka = 2 * (tensors && t->bias ? 2 : 1) + (tensors && !t->bias && t->qkv_bias ? 1 : 0) + norm;
-		kb = 2 * (tensors && t->bias ? 2 : 1) + norm;
-	}
+	/* the collectives each block's parameters are gathered in (HW_Z3_*), the bytes split evenly
+	 * among them */
+	int ka, kb;
+	sim_zero3_gathers(b->m, c, &ka, &kb);
 	for (int j = 0; j < b->tpm; j++) {
 		int mem[4096];
 		int32_t gate[4096];
@@ -725,17 +719,22 @@ block(bld *b, int s, const block_cost *bc, bool bwd, bool attn, int64_t layer, i
 		return;
 	/* A block with a side exchange runs phase by phase over the instances: an exchange that
 	 * joins several instances (the full mode's CP ring, EP all-to-all) is made after every
-	 * member's segment before it, which it waits for, and gates every member's next one. */
+	 * member's segment before it, which it waits for.  The CP ring's KV chunks travel while the
+	 * attention core computes on the chunks already there (ring attention), so the core runs
+	 * beside the exchange and the block's closing segment waits for both; the experts need
+	 * their tokens, so an EP dispatch gates every member's next segment. */
 	if (attn) {
 		for (int i = 0; i < b->ninst; i++)
 			for (int j = 0; j < b->tpm; j++) {
-				/* the side exchange runs beside the core */
 				int mem[4096];
 				int n = side_members(b, s, i, j, c->cp, 1, mem);
 				if (b->ninst > 1 && mem[0] != rank_of(b, s, i, j))
 					continue; /* the first instance of the group creates the op */
-				collective(b, mem, n, side_kind, SIM_G_CP, bc->side_op, bc->side_ranks, bc->side_per_node,
-					   bc->side_bytes * (bwd ? 2.0 : 1.0), sim_tag(TAG_CP, layer, mb), NULL, true, true);
+				int32_t x = collective(b, mem, n, side_kind, SIM_G_CP, bc->side_op, bc->side_ranks,
+						       bc->side_per_node, bc->side_bytes * (bwd ? 2.0 : 1.0),
+						       sim_tag(TAG_CP, layer, mb), NULL, true, false);
+				for (int k = 0; k < n; k++)
+					b->r[mem[k]].side = x + 1;
 			}
 	} else {
 		/* dispatch before the experts (and the expert-TP gather), combine after (after the
@@ -745,8 +744,17 @@ block(bld *b, int s, const block_cost *bc, bool bwd, bool attn, int64_t layer, i
 	for (int i = 0; i < b->ninst; i++)
 		for (int j = 0; j < b->tpm; j++)
 			compute(b, rank_of(b, s, i, j), &sg[1], tag, klist(bc, s0 + 1), layer);
-	if (!attn)
+	if (attn) {
+		for (int i = 0; i < b->ninst; i++)
+			for (int j = 0; j < b->tpm; j++) {
+				rank_res *r = &b->r[rank_of(b, s, i, j)];
+				if (r->side > 0)
+					add_pending(b, rank_of(b, s, i, j), r->side - 1);
+				r->side = 0;
+			}
+	} else {
 		moe_exchange(b, s, bc, true, layer, mb);
+	}
 	for (int i = 0; i < b->ninst; i++) {
 		for (int j = 0; j < b->tpm; j++) {
 			before[j] = b->r[rank_of(b, s, i, j)].last;

@@ -95,4 +95,27 @@ sys.exit(0 if t[0] < t[1] < t[2] else 1)
 PY
 run 2 simulate train --model gpt3-175b --system dgx-a100 --gpus 8 --zero 3 --micro-batch 1 --global-batch 8 --zero3-gather bucket
 expect_err "--zero3-gather must be layer, module or tensor"
+# Ring attention: the CP exchange of KV chunks travels while the attention core computes on the
+# chunks already there, so the core starts with the exchange (not after it) and the block's
+# closing segment waits for both.
+run 0 simulate train --model llama-2-7b --system dgx-h100 --gpus 16 --tp 8 --cp 2 --micro-batch 1 \
+	--global-batch 1 --seq 65536 --trace "$TMPD/cp.json"
+python3 - "$TMPD/cp.json" <<'PY' || fail "the CP exchange does not run beside the attention core"
+import json, sys
+d = json.load(open(sys.argv[1])); ev = d['traceEvents'] if isinstance(d, dict) else d
+ok = 0
+for layer in range(32):
+    x = sorted((e for e in ev if e.get('ph') == 'X' and e.get('pid') == 0 and e['name'].startswith('fwd attn L%d ' % layer)),
+               key=lambda e: e['ts'])
+    cp = [e for e in ev if e.get('ph') == 'X' and e.get('pid') == 0 and e['name'].startswith('cp L%d ' % layer)]
+    if len(x) != 3 or len(cp) < 1:
+        sys.exit("layer %d: %d attention segments, %d exchanges" % (layer, len(x), len(cp)))
+    c = cp[0]
+    core, close = x[1], x[2]
+    if abs(core['ts'] - c['ts']) > 1e-6 or close['ts'] + 1e-6 < max(c['ts'] + c['dur'], core['ts'] + core['dur']):
+        sys.exit("layer %d: core at %g, exchange %g..%g, closing segment at %g" % (
+            layer, core['ts'], c['ts'], c['ts'] + c['dur'], close['ts']))
+    ok += 1
+print("ring attention overlapped in %d layers" % ok)
+PY
 finish
