@@ -286,8 +286,12 @@ sim_train_check(const model *m, const hw_system *sys, sim_train_cfg *c, char *er
 		return usage(err, errlen, "--micro-batch and --global-batch must be positive");
 	if (c->zero < 0 || c->zero > 3)
 		return usage(err, errlen, "--zero must be 0, 1, 2 or 3, got %d", c->zero);
-	if (c->fsdp)
+	if (c->fsdp) { /* PyTorch FSDP gathers a wrapped block's flat parameters in one collective */
 		c->zero = 3;
+		c->zero3_gather = HW_Z3_LAYER;
+	}
+	if (c->zero3_gather < HW_Z3_LAYER || c->zero3_gather > HW_Z3_TENSOR)
+		return usage(err, errlen, "--zero3-gather must be layer, module or tensor");
 	if (!(c->moe_imbalance >= 1.0) || c->moe_imbalance > 64)
 		return usage(err, errlen, "--moe-imbalance must be from 1 to 64, got %g", c->moe_imbalance);
 	if (c->moe_capacity < 0)

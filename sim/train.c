@@ -593,9 +593,11 @@ zero_gather(bld *b, int s, int64_t layer, int64_t mb, const block_cost *A, const
 		if (ka == 1 && kb == 1)
 			collective(b, mem, n, S_DP, SIM_G_DP, HW_ALL_GATHER, grp, b->pl.grad_per_node, bytes,
 				   sim_tag(TAG_ZERO_AG, layer, mb), gate, false, true);
-		for (int i = 0; i < ka + kb && (ka > 1 || kb > 1); i++)
-			collective(b, mem, n, S_DP, SIM_G_DP, HW_ALL_GATHER, grp, b->pl.grad_per_node,
-				   i < ka ? A->wbytes / ka : B->wbytes / kb, sim_tag(TAG_ZERO_AG, layer, mb), gate, false, true);
+		else
+			for (int i = 0; i < ka + kb; i++)
+				collective(b, mem, n, S_DP, SIM_G_DP, HW_ALL_GATHER, grp, b->pl.grad_per_node,
+					   i < ka ? A->wbytes / ka : B->wbytes / kb, sim_tag(TAG_ZERO_AG, layer, mb), gate,
+					   false, true);
 		if (ebytes > 0)
 			collective(b, mem, n, S_DP, SIM_G_EDP, HW_ALL_GATHER, b->pl.edp, b->pl.edp_per_node, ebytes,
 				   sim_tag(TAG_ZERO_AG, layer, mb), gate, false, true);
