@@ -271,6 +271,13 @@ hw_pdef_find(hw_pscope scope, const char *key, hw_pkey *out)
 	return PP_ENOTFOUND;
 }
 
+/* A value the key can hold: finite, inside its bounds, and one of its values for a choice. */
+static bool
+pdef_holds(const hw_pdef *d, double v)
+{
+	return isfinite(v) && v >= d->lo && v <= d->hi && (d->names == NULL || v == floor(v));
+}
+
 int
 hw_pdef_check(const char *scope, const char *key, double value, char *err, size_t errlen)
 {
@@ -286,7 +293,7 @@ hw_pdef_check(const char *scope, const char *key, double value, char *err, size_
 	if (!isfinite(value) || value < d->lo || value > d->hi)
 		return pp_err(err, errlen, PP_ERANGE, "%s parameter %s = %g is outside its bounds %g..%g (%s)", scope, key,
 			      value, d->lo, d->hi, d->unit);
-	if (d->names != NULL && value != floor(value))
+	if (!pdef_holds(d, value))
 		return pp_err(err, errlen, PP_ERANGE, "%s parameter %s is a choice: %g is not one of its values", scope, key,
 			      value);
 	return 0;
@@ -370,9 +377,9 @@ hw_load_scope(hw_db *db, hw_pscope scope, const char *subject, unsigned flags, h
 		for (size_t i = 0; i < n && hit == n && d->fallback; i++)
 			if (!strcmp(rows[i].key, d->fallback))
 				hit = i;
-		/* A row from a database made elsewhere may hold anything: only a value inside the key's
-		 * bounds is used. */
-		if (hit < n && isfinite(rows[hit].v) && rows[hit].v >= d->lo && rows[hit].v <= d->hi) {
+		/* A row from a database made elsewhere may hold anything: only a value the key can hold
+		 * is used (inside its bounds; a whole number for a choice). */
+		if (hit < n && pdef_holds(d, rows[hit].v)) {
 			p[k].v = rows[hit].v;
 			p[k].prov = prov_of_origin(rows[hit].origin);
 			pp_strlcpy(p[k].origin, rows[hit].origin, sizeof p[k].origin);

@@ -982,6 +982,19 @@ START_TEST(profiles_by_name)
 	hw_profile_free(again);
 	hw_profile_free(v);
 	hw_profile_free(m);
+	/* a database made elsewhere may hold a choice that is none of its values: 1.5 and 7 are not
+	 * used (the registry's default, as for any value outside a key's bounds), 2 is */
+	const double held[][2] = {{1.5, HW_Z3_LAYER}, {7, HW_Z3_LAYER}, {2, HW_Z3_TENSOR}};
+	for (size_t i = 0; i < sizeof held / sizeof held[0]; i++) {
+		char sql[160];
+		snprintf(sql, sizeof sql, "UPDATE param SET value = %g WHERE subject = 'deepspeed' AND key = 'zero3_gather'",
+			 held[i][0]);
+		ck_assert_int_eq(hw_exec_simple(db, sql, err, sizeof err), 0);
+		hw_profile *d;
+		ck_assert_int_eq(hw_profile_find(db, HW_SCOPE_FRAMEWORK, "deepspeed", &d, err, sizeof err), 0);
+		ck_assert_double_eq(hw_profile_get(d, HW_P_FW_ZERO3_GATHER), held[i][1]);
+		hw_profile_free(d);
+	}
 	ck_assert_int_eq(hw_profile_find(db, HW_SCOPE_FRAMEWORK, "nosuch", &m, err, sizeof err), PP_EUSAGE);
 	ck_assert(strstr(err, "nosuch") != NULL && strstr(err, "torchtitan") != NULL);
 	ck_assert_int_eq(hw_profile_find(db, HW_SCOPE_GPU, "megatron", &m, err, sizeof err), PP_EUSAGE);
