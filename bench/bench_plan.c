@@ -8,6 +8,7 @@
  * the command that produced it.  Usage: bench_plan [JOBS]
  */
 #include "config.h"
+#include "common/pp.h"
 #include "hardware/hw.h"
 #include "models/model.h"
 #include "planner/plan.h"
@@ -83,6 +84,7 @@ run_case(const bcase *bc, int jobs, FILE *out)
 int
 main(int argc, char **argv)
 {
+	pp_keep_freed_memory(); /* as the paraplan program does */
 	int jobs = argc > 1 ? atoi(argv[1]) : 0;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	printf("command: bench/bench_plan %d   (%ld cores; jobs %s; each case in its own process)\n\n", jobs, cores,

@@ -7,6 +7,7 @@
  * Prints a table and the command that produced it.  Usage: bench_serve [JOBS]
  */
 #include "config.h"
+#include "common/pp.h"
 #include "hardware/hw.h"
 #include "models/model.h"
 #include "planner/plan.h"
@@ -40,6 +41,7 @@ cpu_s(void)
 int
 main(int argc, char **argv)
 {
+	pp_keep_freed_memory(); /* as the paraplan program does */
 	int jobs = argc > 1 ? atoi(argv[1]) : 0;
 	char err[512];
 	hw_db *db;

@@ -4,6 +4,7 @@
  */
 #include "config.h"
 #include "cli/cli.h"
+#include "common/pp.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -48,6 +49,7 @@ dispatch(int argc, char **argv)
 int
 main(int argc, char **argv)
 {
+	pp_keep_freed_memory();
 	/* Everything printed goes through the terminal-safe filter (cli.h). */
 	cli_output_start();
 	int status = dispatch(argc, argv);

@@ -44,6 +44,12 @@ static inline bool pp_add64(int64_t a, int64_t b, int64_t *out) { return !__buil
 int pp_grow(void **pp, size_t *cap, size_t need, size_t elsz);
 #define PP_GROW(arr, cap, need) pp_grow((void **)&(arr), &(cap), (need), sizeof *(arr))
 
+/* For a program that runs many simulations one after another (plan, validate): blocks freed
+ * stay in the process's heap for the next one instead of going back to the system and being
+ * faulted in again, page by page (where the C library allows it; else nothing).  A process-wide
+ * choice: programs call it first thing, the library never does. */
+void pp_keep_freed_memory(void);
+
 /* Reads a whole file (at most maxlen bytes; larger files are an error) into a NUL-terminated
  * buffer.  *out is owned by the caller.  A regular file larger than maxlen is refused before it
  * is read. */
