@@ -56,10 +56,12 @@ enum flops_conv {
 static const char *const cols[] = {"source", "table", "model", "layers", "hidden", "heads", "kv_heads", "ffn",
 				   "vocab", "seq", "gpu", "num_gpus", "precision", "tp", "pp", "dp", "cp", "ep",
 				   "vpp", "zero", "micro_batch", "global_batch", "recompute", "measured_metric",
-				   "measured_value", "unit", "notes", NULL};
+				   "measured_value", "unit", "notes", "framework", NULL};
+/* C_FRAMEWORK, the last, may be absent: the published files have no such column, a user's own
+ * runs may name the framework that ran them (a profile, docs/profiles.md) */
 enum { C_SOURCE, C_TABLE, C_MODEL, C_LAYERS, C_HIDDEN, C_HEADS, C_KV, C_FFN, C_VOCAB, C_SEQ, C_GPU, C_GPUS,
        C_PREC, C_TP, C_PP, C_DP, C_CP, C_EP, C_VPP, C_ZERO, C_MB, C_GB, C_RECOMP, C_METRIC, C_VALUE, C_UNIT,
-       C_NOTES, C_NCOLS };
+       C_NOTES, C_FRAMEWORK, C_NCOLS };
 
 /* One CSV's table and its column indexes. */
 typedef struct vsrc {
@@ -190,10 +192,13 @@ system_of(const vrow *w)
 	return NULL;
 }
 
-/* The framework that ran a row, from its source (docs/profiles.md), or NULL. */
+/* The framework that ran a row: its framework column, else from its source (docs/profiles.md);
+ * NULL when neither says. */
 static const char *
 framework_of(const vrow *w)
 {
+	if (get(w, C_FRAMEWORK)[0] != '\0')
+		return get(w, C_FRAMEWORK);
 	const char *s = get(w, C_SOURCE);
 	if (val_has(get(w, C_ZERO), "DeepSpeed")) /* Narayanan 2021's ZeRO-3 baseline */
 		return "deepspeed";
@@ -931,6 +936,13 @@ prepare_row(val_set *s, vrow *w, bool simulate, char *err, size_t errlen)
 	if (si < 0)
 		return si;
 	int pi = prof_index(s, fw, err, errlen);
+	if (pi == PP_EUSAGE && get(w, C_FRAMEWORK)[0] != '\0') {
+		/* a name the file gave: the error says where */
+		char msg[512];
+		pp_strlcpy(msg, err, sizeof msg);
+		return pp_err(err, errlen, PP_EINPUT, "%s, line %zu, column \"framework\": %s", w->src->origin,
+			      w->src->t.lines[w->r], msg);
+	}
 	if (pi < 0)
 		return pi;
 	w->sys = si;
@@ -974,7 +986,7 @@ val_train_load(hw_db *db, const val_src *srcs, size_t nsrcs, const char *filter,
 		s->nsrcs++;
 		v->origin = srcs[i].origin;
 		for (int c = 0; cols[c] != NULL; c++)
-			if ((v->col[c] = pp_csv_column(&v->t, cols[c])) < 0) {
+			if ((v->col[c] = pp_csv_column(&v->t, cols[c])) < 0 && c != C_FRAMEWORK) {
 				rc = pp_err(err, errlen, PP_EINPUT, "%s: missing column \"%s\"", srcs[i].origin, cols[c]);
 				goto fail;
 			}
