@@ -141,6 +141,8 @@ run_case(const bcase *bc, int reps, FILE *out)
 int
 main(int argc, char **argv)
 {
+	/* No pp_keep_freed_memory here: a step is one simulation in 'simulate train', and the runs
+	 * of a case repeat in one process only to take their median. */
 	if (argc > 2 && !strcmp(argv[1], "--one")) {
 		for (int i = 0; i < NCASES; i++)
 			if (strstr(cases[i].name, argv[2]) != NULL)

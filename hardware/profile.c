@@ -134,7 +134,11 @@ hw_profile_load(hw_db *db, hw_pscope kind, const char *name, unsigned flags, hw_
 	 * override what it inherits. */
 	char chain[MAX_DEPTH][48], want[48];
 	int depth = 0;
-	pp_strlcpy(want, name, sizeof want);
+	if (!pp_strlcpy(want, name, sizeof want)) { /* longer than any profile's name: cut, it could name another */
+		free(p);
+		return pp_err(err, errlen, PP_EUSAGE, "unknown %s \"%.64s...\" (a name is at most %zu characters)",
+			      hw_scope_name(kind), name, sizeof want - 1);
+	}
 	for (;;) {
 		hw_profile row;
 		memset(&row, 0, sizeof row);
@@ -143,7 +147,7 @@ hw_profile_load(hw_db *db, hw_pscope kind, const char *name, unsigned flags, hw_
 			char names[512];
 			known(db, kind, names, sizeof names);
 			if (depth == 0)
-				rc = pp_err(err, errlen, PP_EUSAGE, "unknown %s \"%s\" (known: %s)", hw_scope_name(kind), name, names);
+				rc = pp_err(err, errlen, PP_EUSAGE, "unknown %s \"%s\" (known: %s)", hw_scope_name(kind), want, names);
 			else
 				rc = pp_err(err, errlen, PP_EINPUT, "%s \"%s\" inherits from \"%s\", which does not exist",
 					    hw_scope_name(kind), chain[depth - 1], want);

@@ -34,6 +34,7 @@
 
 #include <cJSON.h>
 #include <gsl/gsl_statistics_double.h>
+#include <ctype.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -396,13 +397,23 @@ out_of_range(const vrow *w, int c, int64_t max)
 	return x < 0 || x > max;
 }
 
+/* key where it starts a word of text ("TP=" not inside "ETP=", "PP=" not inside "VPP="), or NULL */
+static const char *
+word_at(const char *text, const char *key)
+{
+	for (const char *p = strstr(text, key); p != NULL; p = strstr(p + 1, key))
+		if (p == text || !isalnum((unsigned char)p[-1]))
+			return p;
+	return NULL;
+}
+
 /* "TP=8, PP=12" in the notes. */
 static void
 notes_split(const vrow *w, int *tp, int *pp)
 {
 	const char *n = get(w, C_NOTES);
-	const char *a = strstr(n, "TP=");
-	const char *b = strstr(n, "PP=");
+	const char *a = word_at(n, "TP=");
+	const char *b = word_at(n, "PP=");
 	if (a && b) {
 		/* strtol, not atoi: a long run of digits must not overflow (atoi's overflow is undefined) */
 		long x = strtol(a + 3, NULL, 10), y = strtol(b + 3, NULL, 10);
@@ -893,6 +904,23 @@ val_set_free(val_set *s)
 	free(s);
 }
 
+/* A framework the row's own column names must be a profile, on every row of the file whether
+ * or not the row is selected or can run: the error says where. */
+static int
+check_framework(val_set *s, const vrow *w, char *err, size_t errlen)
+{
+	const char *name = get(w, C_FRAMEWORK);
+	if (name[0] == '\0')
+		return 0;
+	int rc = prof_index(s, name, err, errlen);
+	if (rc != PP_EUSAGE)
+		return rc < 0 ? rc : 0;
+	char msg[512];
+	pp_strlcpy(msg, err, sizeof msg);
+	return pp_err(err, errlen, PP_EINPUT, "%s, line %zu, column \"framework\": %s", w->src->origin,
+		      w->src->t.lines[w->r], msg);
+}
+
 /* Prepares one row: its run, or the reason it cannot be expressed. */
 static int
 prepare_row(val_set *s, vrow *w, bool simulate, char *err, size_t errlen)
@@ -936,13 +964,6 @@ prepare_row(val_set *s, vrow *w, bool simulate, char *err, size_t errlen)
 	if (si < 0)
 		return si;
 	int pi = prof_index(s, fw, err, errlen);
-	if (pi == PP_EUSAGE && get(w, C_FRAMEWORK)[0] != '\0') {
-		/* a name the file gave: the error says where */
-		char msg[512];
-		pp_strlcpy(msg, err, sizeof msg);
-		return pp_err(err, errlen, PP_EINPUT, "%s, line %zu, column \"framework\": %s", w->src->origin,
-			      w->src->t.lines[w->r], msg);
-	}
 	if (pi < 0)
 		return pi;
 	w->sys = si;
@@ -1002,6 +1023,8 @@ val_train_load(hw_db *db, const val_src *srcs, size_t nsrcs, const char *filter,
 			memset(w, 0, sizeof *w);
 			w->src = &s->srcs[i];
 			w->r = r;
+			if ((rc = check_framework(s, w, err, errlen)) != 0)
+				goto fail;
 			if (!in_filter(w, filter))
 				continue;
 			s->n++;
