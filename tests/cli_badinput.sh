@@ -102,7 +102,7 @@ CASES
 
 # ---- validation CSV ------------------------------------------------------------------------------
 run_bad 1 'empty.csv: missing column "source"' validate --data "$BAD/validate/empty.csv"
-run_bad 1 'missing-column.csv: missing column "table"' validate --data "$BAD/validate/missing-column.csv"
+run_bad 1 'missing-column.csv: missing column "num_gpus"' validate --data "$BAD/validate/missing-column.csv"
 run_bad 1 "binary.csv: binary data" validate --data "$BAD/validate/binary.csv"
 run_bad 2 "cannot open" validate --data "$TMPD/no-such.csv"
 # absurd rows are skipped with their reason; the run itself succeeds

@@ -58,6 +58,23 @@ PY
 run 0 validate --data "$TMPD/no-column.csv" --json
 json_check "$TMPD/out" "len(d['skipped']) == 3 and all(s['reason'] == 'the framework that ran it is not known' for s in d['skipped'])"
 
+# a file of one's own runs: the catalog's model name, and only the columns it needs (the model's
+# dimensions, the table, dp, cp, ep, vpp, zero and the notes may be left out)
+cat >"$TMPD/mine.csv" <<'CSV'
+source,model,seq,gpu,num_gpus,precision,tp,pp,vpp,zero,micro_batch,global_batch,recompute,measured_metric,measured_value,unit,framework
+our cluster,llama-3-405b,8192,H100,16384,bf16,8,16,8,2,1,2048,"none, sequence parallel",per-GPU TFLOP/s,400,TFLOP/s/GPU,pytorch
+CSV
+run 0 validate --data "$TMPD/mine.csv" --json
+python3 - "$TMPD/pytorch.json" "$TMPD/out" <<'PY' || fail "a minimal file of one's own runs"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+row = [r for r in a['rows'] if r['line'] == 3][0]
+assert len(b['rows']) == 1 and b['rows'][0]['predicted'] == row['predicted'], (b['rows'], row)
+PY
+sed 's/,pp,vpp,/,pq,vpp,/' "$TMPD/mine.csv" >"$TMPD/mine-bad.csv"
+run 1 validate --data "$TMPD/mine-bad.csv"
+expect_err 'mine-bad.csv: missing column "pp"'
+
 # a name that is no framework profile: exit 1, the file, line and column named, nothing on
 # stdout -- on any row, also one skipped for another reason or left out by --set
 sed '3s/,pytorch$/,flashy/' "$HELD" >"$TMPD/bad-framework.csv"

@@ -58,11 +58,23 @@ static const char *const cols[] = {"source", "table", "model", "layers", "hidden
 				   "vocab", "seq", "gpu", "num_gpus", "precision", "tp", "pp", "dp", "cp", "ep",
 				   "vpp", "zero", "micro_batch", "global_batch", "recompute", "measured_metric",
 				   "measured_value", "unit", "notes", "framework", NULL};
-/* C_FRAMEWORK, the last, may be absent: the published files have no such column, a user's own
- * runs may name the framework that ran them (a profile, docs/profiles.md) */
 enum { C_SOURCE, C_TABLE, C_MODEL, C_LAYERS, C_HIDDEN, C_HEADS, C_KV, C_FFN, C_VOCAB, C_SEQ, C_GPU, C_GPUS,
        C_PREC, C_TP, C_PP, C_DP, C_CP, C_EP, C_VPP, C_ZERO, C_MB, C_GB, C_RECOMP, C_METRIC, C_VALUE, C_UNIT,
        C_NOTES, C_FRAMEWORK, C_NCOLS };
+/* The columns a file of one's own runs may leave out: an absent column reads as empty cells
+ * (unstated, as in the published files).  The published files have no "framework" column; a
+ * user's runs name there the framework that ran them (a profile, docs/profiles.md). */
+static bool
+col_optional(int c)
+{
+	switch (c) {
+	case C_TABLE: case C_LAYERS: case C_HIDDEN: case C_HEADS: case C_KV: case C_FFN: case C_VOCAB: case C_SEQ:
+	case C_DP: case C_CP: case C_EP: case C_VPP: case C_ZERO: case C_NOTES: case C_FRAMEWORK:
+		return true;
+	default:
+		return false;
+	}
+}
 
 /* One CSV's table and its column indexes. */
 typedef struct vsrc {
@@ -281,6 +293,9 @@ catalog_of(const vrow *w)
 		{"GPT-OSS 20B", "gpt-oss-20b"}, {"Kimi K2", "kimi-k2"}, {"Nemotron-H-56B", "nemotron-h-56b"},
 	};
 	const char *name = get(w, C_MODEL);
+	for (size_t i = 0; i < model_catalog_count(); i++) /* a catalog name, as 'paraplan model list' gives it */
+		if (!strcmp(name, model_catalog_name(i)))
+			return model_catalog_name(i);
 	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
 		if (val_has(name, map[i].name))
 			return map[i].catalog;
@@ -1007,7 +1022,7 @@ val_train_load(hw_db *db, const val_src *srcs, size_t nsrcs, const char *filter,
 		s->nsrcs++;
 		v->origin = srcs[i].origin;
 		for (int c = 0; cols[c] != NULL; c++)
-			if ((v->col[c] = pp_csv_column(&v->t, cols[c])) < 0 && c != C_FRAMEWORK) {
+			if ((v->col[c] = pp_csv_column(&v->t, cols[c])) < 0 && !col_optional(c)) {
 				rc = pp_err(err, errlen, PP_EINPUT, "%s: missing column \"%s\"", srcs[i].origin, cols[c]);
 				goto fail;
 			}
