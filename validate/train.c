@@ -279,8 +279,9 @@ recipe_of(const vrow *w)
 	return NULL;
 }
 
-/* The catalog model a row names (its dimensions are the catalog's; its layer count and
- * sequence the row's, which proxy runs reduce), or NULL: the row's columns then describe it. */
+/* The catalog model a row names, by its catalog name or as the published tables spell it (its
+ * dimensions are the catalog's; its layer count and sequence the row's, which proxy runs
+ * reduce), or NULL: the row's columns then describe it. */
 static const char *
 catalog_of(const vrow *w)
 {
