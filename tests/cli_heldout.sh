@@ -75,6 +75,15 @@ sed 's/,pp,vpp,/,pq,vpp,/' "$TMPD/mine.csv" >"$TMPD/mine-bad.csv"
 run 1 validate --data "$TMPD/mine-bad.csv"
 expect_err 'mine-bad.csv: missing column "pp"'
 
+# the same for serving rows: a catalog model name is the catalog's model (it was "not in the
+# catalog" unless the name looked like a published one)
+cat >"$TMPD/mine-serve.csv" <<'CSV'
+source,model,gpu,num_gpus,tp,precision,engine,scenario,input_len,output_len,concurrency_or_rate,measured_metric,measured_value,unit
+our cluster,qwen2-7b,H100,1,1,bf16,vllm,offline,1000,200,infinite,output tokens/s,5000,tokens/s
+CSV
+run 0 validate --set serving --data "$TMPD/mine-serve.csv" --json
+json_check "$TMPD/out" "len(d['rows']) == 1 and not d['skipped'] and d['rows'][0]['predicted'] > 0"
+
 # a name that is no framework profile: exit 1, the file, line and column named, nothing on
 # stdout -- on any row, also one skipped for another reason or left out by --set
 sed '3s/,pytorch$/,flashy/' "$HELD" >"$TMPD/bad-framework.csv"

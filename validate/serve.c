@@ -162,10 +162,14 @@ val_stated_setting(const char *text, const char *const *keys, int scen)
 	return 0.0;
 }
 
-/* The catalog model of a row's model name. */
+/* The catalog model of a row's model name: a catalog name ('paraplan model list'), or as the
+ * published results spell it. */
 static const char *
 serve_model_of(const char *name)
 {
+	for (size_t i = 0; i < model_catalog_count(); i++)
+		if (!strcmp(name, model_catalog_name(i)))
+			return model_catalog_name(i);
 	if (val_has(name, "Llama-2-70B"))
 		return "llama-2-70b";
 	if (val_has(name, "405B"))
@@ -349,7 +353,7 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 	if (rc != 0)
 		return rc;
 	static const char *const sc[] = {"source", "model", "gpu", "num_gpus", "tp", "precision", "scenario", "input_len",
-					 "output_len", "measured_metric", "measured_value", "unit", NULL, false};
+					 "output_len", "measured_metric", "measured_value", "unit", NULL};
 	int col[12];
 	for (int i = 0; sc[i]; i++)
 		if ((col[i] = pp_csv_column(&t, sc[i])) < 0) {
