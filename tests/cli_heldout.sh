@@ -71,6 +71,15 @@ a, b = (json.load(open(f)) for f in sys.argv[1:])
 row = [r for r in a['rows'] if r['line'] == 3][0]
 assert len(b['rows']) == 1 and b['rows'][0]['predicted'] == row['predicted'], (b['rows'], row)
 PY
+# ... and the system it ran on, else the GPU's usual one (an H100's: dgx-h100)
+sed '1s/$/,system/; 2s/$/,aws-p5/' "$TMPD/mine.csv" >"$TMPD/mine-p5.csv"
+sed -n 2p "$TMPD/mine.csv" | sed 's/$/,/' >>"$TMPD/mine-p5.csv"
+run 0 validate --data "$TMPD/mine-p5.csv" --json
+json_check "$TMPD/out" "[r['system'] for r in d['rows']] == ['aws-p5', 'dgx-h100'] and d['rows'][0]['predicted'] != d['rows'][1]['predicted']"
+sed '2s/,aws-p5$/,dgx-h999/' "$TMPD/mine-p5.csv" >"$TMPD/mine-nosys.csv"
+run 1 validate --data "$TMPD/mine-nosys.csv"
+expect_err 'mine-nosys.csv, line 2, column "system": unknown system "dgx-h999"'
+expect_no_out
 sed 's/,pp,vpp,/,pq,vpp,/' "$TMPD/mine.csv" >"$TMPD/mine-bad.csv"
 run 1 validate --data "$TMPD/mine-bad.csv"
 expect_err 'mine-bad.csv: missing column "pp"'
@@ -83,6 +92,14 @@ our cluster,qwen2-7b,H100,1,1,bf16,vllm,offline,1000,200,infinite,output tokens/
 CSV
 run 0 validate --set serving --data "$TMPD/mine-serve.csv" --json
 json_check "$TMPD/out" "len(d['rows']) == 1 and not d['skipped'] and d['rows'][0]['predicted'] > 0"
+json_check "$TMPD/out" "d['rows'][0]['system'] == 'dgx-h100'"
+sed '1s/$/,system/; 2s/$/,aws-p5/' "$TMPD/mine-serve.csv" >"$TMPD/mine-serve-p5.csv"
+run 0 validate --set serving --data "$TMPD/mine-serve-p5.csv" --json
+json_check "$TMPD/out" "[r['system'] for r in d['rows']] == ['aws-p5']"
+sed '2s/,aws-p5$/,nope/' "$TMPD/mine-serve-p5.csv" >"$TMPD/mine-serve-bad.csv"
+run 1 validate --set serving --data "$TMPD/mine-serve-bad.csv"
+expect_err 'mine-serve-bad.csv, line 2, column "system": unknown system "nope"'
+expect_no_out
 
 # a name that is no framework profile: exit 1, the file, line and column named, nothing on
 # stdout -- on any row, also one skipped for another reason or left out by --set

@@ -362,6 +362,9 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 		}
 	int ecol = pp_csv_column(&t, "engine"), rcol = pp_csv_column(&t, "concurrency_or_rate");
 	int ncol = pp_csv_column(&t, "notes");
+	/* a file of one's own runs may name the system they ran on ('paraplan hw list'); else the
+	 * GPU's usual server */
+	int scol = pp_csv_column(&t, "system");
 	sim_serve_cfg last_c, last_sel;
 	sim_serve_metrics last_mt, last_band[2];
 	char last_cat[64] = "", last_sys[64] = "";
@@ -376,6 +379,19 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 		const char *scen = pp_csv_get(&t, r, col[6]), *prec = pp_csv_get(&t, r, col[5]);
 		const char *ecell = ecol >= 0 ? pp_csv_get(&t, r, ecol) : "";
 		const char *rate_s = rcol >= 0 ? pp_csv_get(&t, r, rcol) : "";
+		const char *scell = pp_csv_get(&t, r, scol);
+		if (scell[0] != '\0') { /* on every row, selected or not: the error says where */
+			hw_system sys;
+			if ((rc = hw_system_get(db, scell, &sys, err, errlen)) != 0) {
+				char msg[512];
+				pp_strlcpy(msg, err, sizeof msg);
+				size_t line = t.lines[r];
+				pp_csv_free(&t);
+				return rc == PP_ENOTFOUND ? pp_err(err, errlen, PP_EINPUT, "%s, line %zu, column \"system\": %s",
+								   origin, line, msg)
+							  : rc;
+			}
+		}
 		char fam[64], why[160] = "";
 		val_family_key(src, fam, sizeof fam);
 		if (o->family != NULL && (strcmp(fam, o->family) == 0) == o->exclude)
@@ -395,7 +411,7 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 			outl = run_out;
 		int64_t gpus = 0, tp = 0;
 		const char *cat = serve_model_of(mname);
-		const char *system = serve_system_of(gpu);
+		const char *system = scell[0] != '\0' ? scell : serve_system_of(gpu);
 		pp_parse_i64(pp_csv_get(&t, r, col[3]), &gpus);
 		bool tp_stated = pp_parse_i64(pp_csv_get(&t, r, col[4]), &tp) == 0;
 		if (!tp_stated)

@@ -57,19 +57,20 @@ enum flops_conv {
 static const char *const cols[] = {"source", "table", "model", "layers", "hidden", "heads", "kv_heads", "ffn",
 				   "vocab", "seq", "gpu", "num_gpus", "precision", "tp", "pp", "dp", "cp", "ep",
 				   "vpp", "zero", "micro_batch", "global_batch", "recompute", "measured_metric",
-				   "measured_value", "unit", "notes", "framework", NULL};
+				   "measured_value", "unit", "notes", "framework", "system", NULL};
 enum { C_SOURCE, C_TABLE, C_MODEL, C_LAYERS, C_HIDDEN, C_HEADS, C_KV, C_FFN, C_VOCAB, C_SEQ, C_GPU, C_GPUS,
        C_PREC, C_TP, C_PP, C_DP, C_CP, C_EP, C_VPP, C_ZERO, C_MB, C_GB, C_RECOMP, C_METRIC, C_VALUE, C_UNIT,
-       C_NOTES, C_FRAMEWORK, C_NCOLS };
+       C_NOTES, C_FRAMEWORK, C_SYSTEM, C_NCOLS };
 /* The columns a file of one's own runs may leave out: an absent column reads as empty cells
- * (unstated, as in the published files).  The published files have no "framework" column; a
- * user's runs name there the framework that ran them (a profile, docs/profiles.md). */
+ * (unstated, as in the published files).  The published files have no "framework" and no
+ * "system" column; a user's runs name there the framework that ran them (a profile,
+ * docs/profiles.md) and the system they ran on ('paraplan hw list'; else the GPU's usual one). */
 static bool
 col_optional(int c)
 {
 	switch (c) {
 	case C_TABLE: case C_LAYERS: case C_HIDDEN: case C_HEADS: case C_KV: case C_FFN: case C_VOCAB: case C_SEQ:
-	case C_DP: case C_CP: case C_EP: case C_VPP: case C_ZERO: case C_NOTES: case C_FRAMEWORK:
+	case C_DP: case C_CP: case C_EP: case C_VPP: case C_ZERO: case C_NOTES: case C_FRAMEWORK: case C_SYSTEM:
 		return true;
 	default:
 		return false;
@@ -189,6 +190,8 @@ metric_of(const vrow *w)
 static const char *
 system_of(const vrow *w)
 {
+	if (get(w, C_SYSTEM)[0] != '\0')
+		return get(w, C_SYSTEM);
 	static const struct { const char *gpu, *system; } map[] = {
 		{"P100", NULL}, {"Pascal", NULL},
 		{"V100", "dgx-2h"},
@@ -920,21 +923,27 @@ val_set_free(val_set *s)
 	free(s);
 }
 
-/* A framework the row's own column names must be a profile, on every row of the file whether
- * or not the row is selected or can run: the error says where. */
+/* The framework and the system a row's own columns name must be in the database, on every row
+ * of the file whether or not the row is selected or can run: the error says where. */
 static int
-check_framework(val_set *s, const vrow *w, char *err, size_t errlen)
+check_names(val_set *s, const vrow *w, char *err, size_t errlen)
 {
-	const char *name = get(w, C_FRAMEWORK);
-	if (name[0] == '\0')
-		return 0;
-	int rc = prof_index(s, name, err, errlen);
-	if (rc != PP_EUSAGE)
-		return rc < 0 ? rc : 0;
-	char msg[512];
-	pp_strlcpy(msg, err, sizeof msg);
-	return pp_err(err, errlen, PP_EINPUT, "%s, line %zu, column \"framework\": %s", w->src->origin,
-		      w->src->t.lines[w->r], msg);
+	static const int cs[] = {C_FRAMEWORK, C_SYSTEM};
+	for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+		const char *name = get(w, cs[i]);
+		if (name[0] == '\0')
+			continue;
+		int rc = cs[i] == C_FRAMEWORK ? prof_index(s, name, err, errlen) : sys_index(s, name, err, errlen);
+		if (rc >= 0)
+			continue;
+		if (rc != PP_EUSAGE && rc != PP_ENOTFOUND)
+			return rc;
+		char msg[512];
+		pp_strlcpy(msg, err, sizeof msg);
+		return pp_err(err, errlen, PP_EINPUT, "%s, line %zu, column \"%s\": %s", w->src->origin,
+			      w->src->t.lines[w->r], cols[cs[i]], msg);
+	}
+	return 0;
 }
 
 /* Prepares one row: its run, or the reason it cannot be expressed. */
@@ -1039,7 +1048,7 @@ val_train_load(hw_db *db, const val_src *srcs, size_t nsrcs, const char *filter,
 			memset(w, 0, sizeof *w);
 			w->src = &s->srcs[i];
 			w->r = r;
-			if ((rc = check_framework(s, w, err, errlen)) != 0)
+			if ((rc = check_names(s, w, err, errlen)) != 0)
 				goto fail;
 			if (!in_filter(w, filter))
 				continue;
