@@ -746,8 +746,7 @@ START_TEST(zero3_gather_granularity)
 		cfg.global_batch = 64;
 		cfg.seq = 1024;
 		cfg.zero3_gather = g;
-		sim_train_result *r;
-		ck_assert_msg(sim_train(m, cost, &cfg, &r, err, sizeof err) == 0, "%s", err);
+		sim_train_result *r = run_train(m, cost, &cfg);
 		ops[g] = sim_train_metrics(r)->ops;
 		step[g] = sim_train_metrics(r)->step_time_s;
 		sim_train_result_free(r);

@@ -365,6 +365,7 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 	/* a file of one's own runs may name the system they ran on ('paraplan hw list'); else the
 	 * GPU's usual server */
 	int scol = pp_csv_column(&t, "system");
+	char known_sys[64] = ""; /* the last system cell found in the database */
 	sim_serve_cfg last_c, last_sel;
 	sim_serve_metrics last_mt, last_band[2];
 	char last_cat[64] = "", last_sys[64] = "";
@@ -380,7 +381,7 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 		const char *ecell = ecol >= 0 ? pp_csv_get(&t, r, ecol) : "";
 		const char *rate_s = rcol >= 0 ? pp_csv_get(&t, r, rcol) : "";
 		const char *scell = pp_csv_get(&t, r, scol);
-		if (scell[0] != '\0') { /* on every row, selected or not: the error says where */
+		if (scell[0] != '\0' && strcmp(scell, known_sys) != 0) { /* every row, selected or not */
 			hw_system sys;
 			if ((rc = hw_system_get(db, scell, &sys, err, errlen)) != 0) {
 				char msg[512];
@@ -391,6 +392,7 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 								   origin, line, msg)
 							  : rc;
 			}
+			pp_strlcpy(known_sys, scell, sizeof known_sys);
 		}
 		char fam[64], why[160] = "";
 		val_family_key(src, fam, sizeof fam);
