@@ -144,6 +144,9 @@ print_show(const model *m, const cJSON *doc)
 	cli_table_addf(t, 1, "%s", cli_si(cli_num(doc, "train_flops_per_token"), "FLOP", a, sizeof a));
 	cli_table_addf(t, 0, "weights (bf16)");
 	cli_table_addf(t, 1, "%s", cli_bytes(cli_num(doc, "weight_bytes_bf16"), a, sizeof a));
+	cli_table_addf(t, 0, "published weights");
+	cli_table_addf(t, 1, "%s%s", model_weights_name(tf->weights),
+		       tf->weights != MODEL_WEIGHTS_16BIT ? " (what serving runs unless --weights says)" : "");
 	cli_table_addf(t, 0, "KV cache per token (bf16)");
 	cli_table_addf(t, 1, "%s", cli_bytes(cli_num(doc, "kv_cache_bytes_per_token_bf16"), b, sizeof b));
 	cli_table_print(t, stdout);

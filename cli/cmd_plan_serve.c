@@ -38,7 +38,7 @@ static const char about_text[] =
 /* The scenario mode: one deployment, one MLPerf scenario. */
 static int
 run_scenario(const char *model_spec, const char *system, const char *db_path, const char *engine_name,
-	     plan_scenario_opts *so, bool json)
+	     plan_scenario_opts *so, bool weights_given, bool json)
 {
 	char err[1024];
 	model *m;
@@ -57,6 +57,8 @@ run_scenario(const char *model_spec, const char *system, const char *db_path, co
 		hw_profile_free(en);
 		rc = hw_cost_new(db, system, &cost, err, sizeof err);
 	}
+	if (rc == 0 && !weights_given)
+		so->cfg.weights = sim_serve_released_weights(m, &hw_cost_system(cost)->gpu);
 	cJSON *doc = NULL;
 	if (rc == 0)
 		rc = plan_serve_scenario(m, cost, so, &doc, err, sizeof err);
@@ -191,7 +193,8 @@ cmd_plan_serve(int argc, char **argv)
 		OPT_SYSTEMS(&systems),
 		OPT_STR("system", "S", &system, "one system: the same as --systems S"),
 		OPT_LIST("weights", "LIST", &weights,
-			 "weight formats to try, of bf16, fp8, fp4 (NVFP4 experts, Blackwell), int8, int4 (default bf16)"),
+			 "weight formats to try, of bf16, fp8, fp4 (NVFP4 experts, Blackwell), int8, int4 (default: as the "
+			 "model is published, on each system's GPU)"),
 		OPT_STR("engine", "E", &engine_name,
 			"the serving engine every deployment runs: vllm (default; with --export, the exported one), "
 			"vllm-v0, sglang, trtllm, generic"),
@@ -255,9 +258,10 @@ cmd_plan_serve(int argc, char **argv)
 		if (weights.n > 1)
 			return cli_usage("plan serve", "--weights: --scenario takes one weight format");
 		if (weights.n == 1 && (hw_dtype_parse(weights.v[0], &so.cfg.weights) != 0 ||
-				       (so.cfg.weights != HW_BF16 && so.cfg.weights != HW_FP8 && so.cfg.weights != HW_INT8 &&
-					so.cfg.weights != HW_INT4)))
-			return cli_usage("plan serve", "--weights must be bf16, fp8, int8 or int4, got \"%s\"", weights.v[0]);
+				       (so.cfg.weights != HW_BF16 && so.cfg.weights != HW_FP8 && so.cfg.weights != HW_FP4 &&
+					so.cfg.weights != HW_INT8 && so.cfg.weights != HW_INT4)))
+			return cli_usage("plan serve", "--weights must be bf16, fp8, fp4, int8 or int4, got \"%s\"",
+					 weights.v[0]);
 		so.cfg.prompt = o.prompt;
 		so.cfg.output = o.output;
 		so.cfg.seed = o.seed;
@@ -287,7 +291,7 @@ cmd_plan_serve(int argc, char **argv)
 		if (so.scenario != PLAN_SCEN_OFFLINE && (!(so.ttft_p99_s > 0) || !(so.tpot_p99_s > 0)))
 			return cli_usage("plan serve", "--scenario %s needs --slo-ttft-p99 and --slo-tpot-p99, or a --dataset "
 						       "with MLPerf limits for it", scenario_s);
-		return run_scenario(model_spec, system, db_path, engine_name, &so, json);
+		return run_scenario(model_spec, system, db_path, engine_name, &so, weights.n == 1, json);
 	}
 	plan_engine engine = PLAN_ENGINE_VLLM;
 	if (export_s != NULL && plan_engine_parse(export_s, &engine) != 0)

@@ -525,7 +525,8 @@ simulate_serve(int argc, char **argv)
 		OPT_I64("max-batched-tokens", "N", &c.max_batched_tokens, 1, 1 << 22,
 			"tokens per iteration (default: the engine's)"),
 		OPT_DTYPE("weights", "W", &c.weights,
-			  "weight format: bf16 (default), fp8, fp4 (NVFP4 experts, Blackwell), int8 or int4"),
+			  "weight format: bf16, fp8, fp4 (NVFP4 experts, Blackwell), int8 or int4 (default: as the model is "
+			  "published, 'paraplan model show')"),
 		OPT_DTYPE("kv-dtype", "D", &c.kv_dtype, "KV-cache dtype: bf16 (default) or fp8"),
 		OPT_INT("ep", "E", &c.ep, 1, 1024, "MoE: shard the routed experts over E of the replica's --tp GPUs"),
 		OPT_SWITCH("attention-dp", &c.attention_dp,
@@ -592,6 +593,8 @@ simulate_serve(int argc, char **argv)
 	}
 	sim_engine_from_profile(&c.engine, en);
 	hw_profile_free(en);
+	if (!cli_given(opts, "weights"))
+		c.weights = sim_serve_released_weights(m, &hw_cost_system(cost)->gpu);
 	if (!(c.price > 0)) {
 		hw_price pr;
 		if (hw_default_price(db, system, &pr, NULL, 0) == 0)

@@ -454,6 +454,7 @@ model_to_json(const model *m)
 	cJSON_AddStringToObject(o, "norm", t->norm == MODEL_NORM_RMSNORM ? "rmsnorm" : "layernorm");
 	static const char *const pos[] = {"learned", "rope", "alibi", "none"};
 	cJSON_AddStringToObject(o, "position", pos[t->pos]);
+	cJSON_AddStringToObject(o, "weights", model_weights_name(t->weights));
 	cJSON_AddBoolToObject(o, "causal", t->causal);
 	cJSON_AddBoolToObject(o, "tied_embeddings", t->tied_embeddings);
 	if (t->experts) {

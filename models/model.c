@@ -171,11 +171,18 @@ get_enum(const reader *r, const cJSON *obj, const char *key, const char *const *
 static const char *const mlp_names[] = {"gelu", "swiglu", "relu"};
 static const char *const norm_names[] = {"layernorm", "rmsnorm"};
 static const char *const pos_names[] = {"learned", "rope", "alibi", "none"};
+static const char *const weights_names[] = {"bf16", "fp8", "mxfp4", "int4"};
 
 const char *
 model_mlp_name(model_mlp k)
 {
 	return (unsigned)k < 3 ? mlp_names[k] : "?";
+}
+
+const char *
+model_weights_name(model_weights w)
+{
+	return (unsigned)w < 4 ? weights_names[w] : "?";
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -299,6 +306,10 @@ parse_ours(const cJSON *root, const char *origin, model *m, char *err, size_t er
 	if ((rc = get_enum(&r, root, "position", pos_names, 4, &e)) != 0)
 		return rc;
 	t->pos = (model_pos)e;
+	e = MODEL_WEIGHTS_16BIT;
+	if ((rc = get_enum(&r, root, "weights", weights_names, 4, &e)) != 0)
+		return rc;
+	t->weights = (model_weights)e;
 	if ((rc = get_real(&r, root, "rope_theta", 1.0, 1e12, &t->rope_theta)) != 0 ||
 	    (rc = get_real(&r, root, "norm_eps", 1e-12, 0.1, &t->norm_eps)) != 0)
 		return rc;
@@ -614,9 +625,20 @@ hf_decoder(const reader *r, const cJSON *root, const char *mt, model *m)
 		warn(m, "the %.0f multi-token-prediction layer(s) are not modelled", mtp->valuedouble);
 	const cJSON *q = hf_get(root, "quantization_config", NULL);
 	if (cJSON_IsObject(q)) {
+		/* the published format serving runs by default: FP8 (DeepSeek-V3, Kimi K2), MXFP4
+		 * (gpt-oss), 4-bit AWQ or GPTQ groups */
 		const cJSON *qm = cJSON_GetObjectItemCaseSensitive(q, "quant_method");
-		warn(m, "the checkpoint is quantized (%s): parameters are counted, and trained or served in the dtype asked for",
-		     cJSON_IsString(qm) ? qm->valuestring : "quantization_config");
+		const cJSON *bits = cJSON_GetObjectItemCaseSensitive(q, "bits");
+		const char *method = cJSON_IsString(qm) ? qm->valuestring : "";
+		if (!strcmp(method, "fp8"))
+			t->weights = MODEL_WEIGHTS_FP8;
+		else if (!strcmp(method, "mxfp4"))
+			t->weights = MODEL_WEIGHTS_MXFP4;
+		else if ((!strcmp(method, "awq") || !strcmp(method, "gptq")) && cJSON_IsNumber(bits) && bits->valuedouble == 4)
+			t->weights = MODEL_WEIGHTS_INT4;
+		else
+			warn(m, "the checkpoint is quantized (%.40s): served as 16-bit weights unless --weights says otherwise",
+			     method[0] ? method : "quantization_config");
 	}
 	return 0;
 }

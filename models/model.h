@@ -28,6 +28,10 @@ typedef enum model_kind { MODEL_TRANSFORMER, MODEL_CNN } model_kind;
 typedef enum model_mlp { MODEL_MLP_GELU, MODEL_MLP_SWIGLU, MODEL_MLP_RELU } model_mlp;
 typedef enum model_norm { MODEL_NORM_LAYERNORM, MODEL_NORM_RMSNORM } model_norm;
 typedef enum model_pos { MODEL_POS_LEARNED, MODEL_POS_ROPE, MODEL_POS_ALIBI, MODEL_POS_NONE } model_pos;
+/* The format its weights are published in: 16-bit, FP8 (DeepSeek-V3's 128x128 blocks), MXFP4
+ * experts (gpt-oss), or 4-bit integer groups (AWQ, GPTQ).  Serving runs a model in it unless told
+ * otherwise (sim_serve_released_weights); training ignores it. */
+typedef enum model_weights { MODEL_WEIGHTS_16BIT, MODEL_WEIGHTS_FP8, MODEL_WEIGHTS_MXFP4, MODEL_WEIGHTS_INT4 } model_weights;
 
 /* Transformer dimensions.  Optional features are 0 when absent. */
 typedef struct model_tf {
@@ -44,6 +48,7 @@ typedef struct model_tf {
 	model_mlp mlp;
 	model_norm norm;
 	model_pos pos;
+	model_weights weights; /* as published ("weights"; a Hugging Face config's quantization_config) */
 	bool causal;          /* decoder (causal mask) or encoder */
 	bool bias;            /* linear layers carry biases (GPT-2, BERT) */
 	bool qkv_bias;        /* only the QKV projection carries a bias (Qwen2) */
@@ -164,6 +169,7 @@ double model_cnn_flops_per_sample(const model *m);
 struct cJSON *model_to_json(const model *m);
 
 const char *model_mlp_name(model_mlp k);
+const char *model_weights_name(model_weights w); /* "bf16", "fp8", "mxfp4", "int4" */
 const char *model_layer_kind_name(model_layer_kind k);
 
 #endif /* MODEL_H */

@@ -408,7 +408,7 @@ plan_serve(const model *m, hw_db *db, const plan_serve_opts *o, cJSON **out, cha
 		hw_dtype wts[4];
 		int nw = 0;
 		for (int w = 0; w < (o->nweights > 0 ? o->nweights : 1) && w < 4; w++) {
-			hw_dtype d = o->nweights > 0 ? o->weights[w] : HW_BF16;
+			hw_dtype d = o->nweights > 0 ? o->weights[w] : sim_serve_released_weights(m, &sys->gpu);
 			if ((d == HW_FP8 || d == HW_FP4) && !(sys->gpu.peak_tflops[HW_FP8] > 0))
 				continue;
 			if (d == HW_FP4 && !(sys->gpu.peak_tflops[HW_FP4] > 0))

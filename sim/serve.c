@@ -434,6 +434,22 @@ sim_serve_cfg_init(sim_serve_cfg *c)
 	c->seed = 1;
 }
 
+hw_dtype
+sim_serve_released_weights(const model *m, const hw_gpu *g)
+{
+	const model_tf *t = model_transformer(m);
+	switch (t != NULL ? t->weights : MODEL_WEIGHTS_16BIT) {
+	case MODEL_WEIGHTS_FP8:
+		return g->peak_tflops[HW_FP8] > 0 ? HW_FP8 : HW_INT8;
+	case MODEL_WEIGHTS_MXFP4:
+		return g->peak_tflops[HW_FP4] > 0 ? HW_FP4 : HW_INT4;
+	case MODEL_WEIGHTS_INT4:
+		return HW_INT4;
+	default:
+		return HW_BF16;
+	}
+}
+
 static double
 weight_bytes(hw_dtype t)
 {

@@ -172,6 +172,11 @@ typedef struct sim_serve_cfg {
 } sim_serve_cfg;
 
 void sim_serve_cfg_init(sim_serve_cfg *c);
+/* The weight format a deployment runs a model in when none is asked for: the one it is published
+ * in, as the engines load it -- 16-bit as bf16; FP8 as fp8 where the GPU has FP8 tensor cores,
+ * else as 8-bit weight-only (vLLM's Marlin FP8 on Ampere); MXFP4 as fp4 on Blackwell, else as
+ * 4-bit weight-only (gpt-oss on Hopper); AWQ/GPTQ as int4. */
+hw_dtype sim_serve_released_weights(const model *m, const hw_gpu *g);
 
 /* Memory of one GPU of a replica: weights, activations, KV capacity. */
 typedef struct sim_serve_mem {

@@ -524,7 +524,8 @@ START_TEST(huggingface_matches_catalog)
 			      "%s: dimensions differ from %s", cases[i].fixture, cases[i].catalog);
 		ck_assert_msg(a->mlp == b->mlp && a->norm == b->norm && a->pos == b->pos && a->causal == b->causal &&
 				      a->bias == b->bias && a->qkv_bias == b->qkv_bias &&
-				      a->tied_embeddings == b->tied_embeddings && a->mlm_head == b->mlm_head,
+				      a->tied_embeddings == b->tied_embeddings && a->mlm_head == b->mlm_head &&
+				      a->weights == b->weights,
 			      "%s: structure differs from %s", cases[i].fixture, cases[i].catalog);
 		ck_assert_msg(model_params(hf) == model_params(cat), "%s: %.0f params, %s has %.0f", cases[i].fixture,
 			      model_params(hf), cases[i].catalog, model_params(cat));
@@ -709,7 +710,7 @@ START_TEST(huggingface_architectures)
 	ck_assert_int_eq(t->head_dim, 64);
 	ck_assert(t->qkv_bias && !t->tied_embeddings);
 	assert_warns(m, "128 tokens, 18 of 36 layers"); /* layer_types */
-	assert_warns(m, "quantized (mxfp4)");
+	ck_assert_int_eq(t->weights, MODEL_WEIGHTS_MXFP4); /* quantization_config: mxfp4 */
 	model_free(m);
 
 	m = load_hf("llama-4-maverick"); /* MoE every other layer, a shared expert, 16384-wide dense layers */
@@ -799,7 +800,8 @@ END_TEST
 /* Issue 16, item 8: a Hugging Face config is held to what our own format refuses, and its text
  * to the rules of every JSON reader.  Each fixture with one key changed (or text added): */
 static int
-load_edited(const char *fixture, const char *key, const char *json_value, const char *extra, char *e, size_t n)
+load_edited_model(const char *fixture, const char *key, const char *json_value, const char *extra, model **mp, char *e,
+		  size_t n)
 {
 	char *text;
 	size_t len;
@@ -836,10 +838,62 @@ load_edited(const char *fixture, const char *key, const char *json_value, const 
 	free(out);
 	model *m = NULL;
 	int rc = model_parse(s.buf, s.len, "config.json", &m, e, n);
-	model_free(m);
+	if (mp != NULL)
+		*mp = m;
+	else
+		model_free(m);
 	pp_str_free(&s);
 	return rc;
 }
+
+static int
+load_edited(const char *fixture, const char *key, const char *json_value, const char *extra, char *e, size_t n)
+{
+	return load_edited_model(fixture, key, json_value, extra, NULL, e, n);
+}
+
+/* The format a model's weights are published in: a Hugging Face config's quantization_config
+ * (DeepSeek-V3's block FP8, gpt-oss's MXFP4, 4-bit AWQ), our "weights" key; what it does not
+ * know is 16-bit with a warning, and a bad "weights" is refused naming the key. */
+START_TEST(released_weights)
+{
+	model *m = load(test_data("hf/deepseek-v3-config.json"));
+	ck_assert_int_eq(model_transformer(m)->weights, MODEL_WEIGHTS_FP8);
+	model_free(m);
+	m = load(test_data("hf/gpt-oss-20b-config.json"));
+	ck_assert_int_eq(model_transformer(m)->weights, MODEL_WEIGHTS_MXFP4);
+	model_free(m);
+	m = load(test_data("hf/llama-3-8b-config.json"));
+	ck_assert_int_eq(model_transformer(m)->weights, MODEL_WEIGHTS_16BIT);
+	model_free(m);
+	m = load("gpt-oss-120b");
+	ck_assert_str_eq(model_weights_name(model_transformer(m)->weights), "mxfp4");
+	model_free(m);
+	char e[512];
+	ck_assert_int_eq(load_edited_model("hf/llama-3-8b-config.json", "quantization_config",
+					   "{\"quant_method\": \"awq\", \"bits\": 4, \"group_size\": 128}", NULL, &m, e, sizeof e),
+			 0);
+	ck_assert_int_eq(model_transformer(m)->weights, MODEL_WEIGHTS_INT4);
+	ck_assert_str_eq(model_warnings(m), "");
+	model_free(m);
+	/* 8-bit GPTQ and bitsandbytes: not modelled, said so */
+	ck_assert_int_eq(load_edited_model("hf/llama-3-8b-config.json", "quantization_config",
+					   "{\"quant_method\": \"gptq\", \"bits\": 8}", NULL, &m, e, sizeof e),
+			 0);
+	ck_assert_int_eq(model_transformer(m)->weights, MODEL_WEIGHTS_16BIT);
+	assert_warns(m, "quantized (gptq): served as 16-bit weights");
+	model_free(m);
+	ck_assert_int_eq(load_edited_model("hf/llama-3-8b-config.json", "quantization_config",
+					   "{\"quant_method\": \"bitsandbytes\"}", NULL, &m, e, sizeof e),
+			 0);
+	assert_warns(m, "quantized (bitsandbytes)");
+	model_free(m);
+	static const char bad[] = "{\"name\": \"x\", \"kind\": \"transformer\", \"layers\": 2, \"hidden\": 64, "
+				  "\"heads\": 4, \"vocab\": 100, \"seq\": 128, \"weights\": \"fp16\"}";
+	ck_assert_int_eq(model_parse(bad, sizeof bad - 1, "x.json", &m, e, sizeof e), PP_EINPUT);
+	ck_assert_msg(strstr(e, "x.json: \"weights\" must be one of bf16, fp8, mxfp4, int4, got \"fp16\"") != NULL, "%s", e);
+}
+END_TEST
 
 START_TEST(huggingface_strict)
 {
@@ -887,6 +941,7 @@ main(void)
 	tcase_add_test(tc, bert_large_exact);
 	tcase_add_test(tc, llama3_405b_hand_count);
 	tcase_add_test(tc, deepseek_v3_counts);
+	tcase_add_test(tc, released_weights);
 	tcase_add_test(tc, nemotron_h_counts);
 	tcase_add_test(tc, hybrid_pattern_checked);
 	tcase_add_test(tc, cnn_exact_counts);

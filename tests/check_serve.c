@@ -592,6 +592,36 @@ END_TEST
  * is weight-bound: int4 < fp8 < bf16.  The prefill of 8192 tokens is compute-bound: fp8 <
  * bf16 < int4, int4's GEMMs 1 / 0.8 = 1.25x bf16's (its TTFT more than 1.1x with attention
  * and the rest unchanged). */
+/* Without --weights a model runs as it is published, in the kernels the GPU has: FP8 on FP8
+ * tensor cores or as 8-bit weight-only, MXFP4 on FP4 tensor cores or as 4-bit weight-only. */
+START_TEST(released_weights)
+{
+	hw_gpu ampere, hopper, blackwell;
+	memset(&ampere, 0, sizeof ampere);
+	ampere.peak_tflops[HW_BF16] = 312;
+	hopper = ampere;
+	hopper.peak_tflops[HW_FP8] = 1979;
+	blackwell = hopper;
+	blackwell.peak_tflops[HW_FP4] = 9000;
+	static const struct {
+		const char *model;
+		hw_dtype a100, h100, b200;
+	} c[] = {
+		{"llama-3-8b", HW_BF16, HW_BF16, HW_BF16},
+		{"deepseek-r1", HW_INT8, HW_FP8, HW_FP8},
+		{"gpt-oss-20b", HW_INT4, HW_INT4, HW_FP4},
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		model *m;
+		ck_assert_msg(model_load(c[i].model, &m, err, sizeof err) == 0, "%s", err);
+		ck_assert_int_eq(sim_serve_released_weights(m, &ampere), c[i].a100);
+		ck_assert_int_eq(sim_serve_released_weights(m, &hopper), c[i].h100);
+		ck_assert_int_eq(sim_serve_released_weights(m, &blackwell), c[i].b200);
+		model_free(m);
+	}
+}
+END_TEST
+
 START_TEST(quantization_crossover)
 {
 	fixture f;
@@ -1361,6 +1391,7 @@ suite(void)
 	tcase_add_test(tc, prefill_modes);
 	tcase_add_test(tc, engine_defaults);
 	tcase_add_test(tc, engine_intervals_by_hand);
+	tcase_add_test(tc, released_weights);
 	tcase_add_test(tc, quantization_crossover);
 	tcase_add_test(tc, moe_all_to_all_by_hand);
 	tcase_add_test(tc, moe_memory_by_hand);
