@@ -101,6 +101,50 @@ run 1 validate --set serving --data "$TMPD/mine-serve-bad.csv"
 expect_err 'mine-serve-bad.csv, line 2, column "system": unknown system "nope"'
 expect_no_out
 
+# lengths stated with a spread ("~20k (+-15%)", vllm bench serve's --random-range-ratio) are
+# drawn uniformly within it, and a vLLM V1 run chunks a prompt longer than its token budget:
+# the row predicts what 'simulate serve' gives for that run (before, every prompt was the same
+# length, the closed loop's requests arrived together, and the budget was raised to hold a
+# whole prompt: TTFT +85% where it is now -32%)
+cat >"$TMPD/spread.csv" <<'CSV'
+source,model,gpu,num_gpus,tp,precision,engine,scenario,input_len,output_len,concurrency_or_rate,measured_metric,measured_value,unit
+our bench,llama-3-8b,H100,1,1,bf16,vllm,online,~20k (+-15%),~200 (+-15%),concurrency 4 (40 requests),TTFT median,700,ms
+our bench,llama-3-8b,H100,1,1,bf16,vllm,online,~20k (+-15%),~200 (+-15%),concurrency 4 (40 requests),ITL median,12,ms
+CSV
+run 0 validate --set serving --data "$TMPD/spread.csv" --json
+cp "$TMPD/out" "$TMPD/spread.json"
+run 0 simulate serve --model llama-3-8b --system dgx-h100 --tp 1 --engine vllm --arrival closed:4 --requests 40 \
+	--prompt-len uniform:min=17000,max=23000 --output-len uniform:min=170,max=230 --json
+json_check "$TMPD/out" "abs(d['ttft_s']['p50'] * 1e3 / json.load(open('$TMPD/spread.json'))['rows'][0]['predicted'] - 1) < 1e-9"
+json_check "$TMPD/out" "abs(d['itl_s']['p50'] * 1e3 / json.load(open('$TMPD/spread.json'))['rows'][1]['predicted'] - 1) < 1e-9"
+# and the same run at one length, or with the budget raised to a whole prompt, predicts otherwise
+run 0 simulate serve --model llama-3-8b --system dgx-h100 --tp 1 --engine vllm --arrival closed:4 --requests 40 \
+	--prompt-len 20000 --output-len 200 --json
+json_check "$TMPD/out" "abs(d['ttft_s']['p50'] * 1e3 / json.load(open('$TMPD/spread.json'))['rows'][0]['predicted'] - 1) > 0.05"
+run 0 simulate serve --model llama-3-8b --system dgx-h100 --tp 1 --engine vllm --arrival closed:4 --requests 40 \
+	--prompt-len uniform:min=17000,max=23000 --output-len uniform:min=170,max=230 --max-batched-tokens 23000 --json
+json_check "$TMPD/out" "abs(d['ttft_s']['p50'] * 1e3 / json.load(open('$TMPD/spread.json'))['rows'][0]['predicted'] - 1) > 0.02"
+
+# weights in no stated format run as the model is published: gpt-oss-20b's MXFP4 experts, as
+# 4-bit weight-only kernels on an H100 ('simulate serve' without --weights does the same)
+cat >"$TMPD/oss.csv" <<'CSV'
+source,model,gpu,num_gpus,tp,precision,engine,scenario,input_len,output_len,concurrency_or_rate,measured_metric,measured_value,unit
+our bench,gpt-oss-20b,H100,1,1,weights not stated,vllm,online,2000,200,concurrency 4 (40 requests),output tokens/s,1000,tokens/s
+our bench,gpt-oss-20b,H100,1,1,BF16,vllm,online,2000,200,concurrency 4 (40 requests),output tokens/s,1000,tokens/s
+CSV
+run 0 validate --set serving --data "$TMPD/oss.csv" --json
+cp "$TMPD/out" "$TMPD/oss.json"
+for w in "" "--weights int4" "--weights bf16"; do
+	# shellcheck disable=SC2086
+	run 0 simulate serve --model gpt-oss-20b --system dgx-h100 --tp 1 --engine vllm --arrival closed:4 --requests 40 \
+		--prompt-len 2000 --output-len 200 $w --json
+	cp "$TMPD/out" "$TMPD/oss-sim${w#--weights }.json"
+done
+json_check "$TMPD/oss-sim.json" "d['config']['weights'] == 'int4'"
+json_check "$TMPD/oss.json" "abs(d['rows'][0]['predicted'] / json.load(open('$TMPD/oss-simint4.json'))['output_tokens_per_s'] - 1) < 1e-9"
+json_check "$TMPD/oss.json" "abs(d['rows'][1]['predicted'] / json.load(open('$TMPD/oss-simbf16.json'))['output_tokens_per_s'] - 1) < 1e-9"
+json_check "$TMPD/oss.json" "d['rows'][0]['predicted'] > 1.2 * d['rows'][1]['predicted']"
+
 # a name that is no framework profile: exit 1, the file, line and column named, nothing on
 # stdout -- on any row, also one skipped for another reason or left out by --set
 sed '3s/,pytorch$/,flashy/' "$HELD" >"$TMPD/bad-framework.csv"
