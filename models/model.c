@@ -625,7 +625,7 @@ hf_decoder(const reader *r, const cJSON *root, const char *mt, model *m)
 		warn(m, "the %.0f multi-token-prediction layer(s) are not modelled", mtp->valuedouble);
 	const cJSON *q = hf_get(root, "quantization_config", NULL);
 	if (cJSON_IsObject(q)) {
-		/* the published format serving runs by default: FP8 (DeepSeek-V3, Kimi K2), MXFP4
+		/* the published format serving runs by default: FP8 (DeepSeek-V3), MXFP4
 		 * (gpt-oss), 4-bit AWQ or GPTQ groups */
 		const cJSON *qm = cJSON_GetObjectItemCaseSensitive(q, "quant_method");
 		const cJSON *bits = cJSON_GetObjectItemCaseSensitive(q, "bits");

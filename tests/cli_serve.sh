@@ -154,6 +154,23 @@ assert "TP not stated" not in v[2]["assumptions"]
 # the fixture tells the criteria apart: the batch's best and the rate's best differ
 assert kb != ko, (kb, ko)
 PY
+# without --weights, plan serve tries the model as it is published on each system's GPU:
+# gpt-oss's MXFP4 as 4-bit weight-only kernels on H100 and as fp4 on B200; --weights still rules
+run 0 plan serve --model gpt-oss-20b --systems dgx-h100,dgx-b200 --rate 5 --slo-ttft-p99 2000 --slo-tpot-p99 100 \
+	--duration 10 --no-disaggregate --top 4 --json
+json_check "$TMPD/out" "sorted(set((x['system'], x['weights']) for x in d['deployments'] + d['rejected'])) == [('dgx-b200', 'fp4'), ('dgx-h100', 'int4')]"
+run 0 plan serve --model gpt-oss-20b --systems dgx-h100 --rate 5 --slo-ttft-p99 2000 --slo-tpot-p99 100 \
+	--duration 10 --no-disaggregate --top 2 --weights bf16 --json
+json_check "$TMPD/out" "all(x['weights'] == 'bf16' for x in d['deployments'] + d['rejected'])"
+# and so does --scenario, which takes fp4 too: gpt-oss-20b on a B200 runs as --weights fp4, not bf16
+for w in "" fp4 bf16; do
+	# shellcheck disable=SC2086
+	run 0 plan serve --model gpt-oss-20b --system dgx-b200 --tp 1 --scenario offline --prompt-len 1000 \
+		--output-len 200 ${w:+--weights $w} --json
+	cp "$TMPD/out" "$TMPD/scen-w$w.json"
+done
+json_check "$TMPD/scen-w.json" "d['offline'] == json.load(open('$TMPD/scen-wfp4.json'))['offline']"
+json_check "$TMPD/scen-w.json" "d['offline']['output_tokens_per_s'] > 1.1 * json.load(open('$TMPD/scen-wbf16.json'))['offline']['output_tokens_per_s']"
 # prefix caching and speculative decoding: stated rates, refused without them or out of range
 S="simulate serve --model llama-3-8b --system dgx-h100 --tp 1 --rate 4 --requests 100"
 run 0 $S --prefix-hit 0.5 --spec eagle --spec-tokens 3 --spec-accept 0.7 --json
