@@ -1054,7 +1054,8 @@ plan_export_serve(const struct cJSON *dep, const char *model_ref, plan_engine en
 	bool prequant = !strcmp(w, "int4") || !strcmp(w, "int8") || (engine == PLAN_ENGINE_TRTLLM && !strcmp(w, "fp8"));
 	pp_str_addf(&s, "# Fill in before running:\n#   MODEL  the model: a Hugging Face name or path%s\n",
 		    prequant ? ", of a checkpoint quantized to that format beforehand (the engine reads its quantization "
-			       "config)"
+			       "config; a model published quantized -- gpt-oss in MXFP4, DeepSeek-V3 in FP8 -- is its "
+			       "published checkpoint)"
 			     : "");
 	bool eagle = spec && !strcmp(spm->valuestring, "eagle");
 	if (eagle)

@@ -438,7 +438,13 @@ hw_dtype
 sim_serve_released_weights(const model *m, const hw_gpu *g)
 {
 	const model_tf *t = model_transformer(m);
-	switch (t != NULL ? t->weights : MODEL_WEIGHTS_16BIT) {
+	return sim_serve_weights_as(t != NULL ? t->weights : MODEL_WEIGHTS_16BIT, g);
+}
+
+hw_dtype
+sim_serve_weights_as(model_weights w, const hw_gpu *g)
+{
+	switch (w) {
 	case MODEL_WEIGHTS_FP8:
 		return g->peak_tflops[HW_FP8] > 0 ? HW_FP8 : HW_INT8;
 	case MODEL_WEIGHTS_MXFP4:

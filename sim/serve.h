@@ -177,6 +177,8 @@ void sim_serve_cfg_init(sim_serve_cfg *c);
  * else as 8-bit weight-only (vLLM's Marlin FP8 on Ampere); MXFP4 as fp4 on Blackwell, else as
  * 4-bit weight-only (gpt-oss on Hopper); AWQ/GPTQ as int4. */
 hw_dtype sim_serve_released_weights(const model *m, const hw_gpu *g);
+/* The same for a format stated outright ("MXFP4" weights): how the engines run it on g. */
+hw_dtype sim_serve_weights_as(model_weights w, const hw_gpu *g);
 
 /* Memory of one GPU of a replica: weights, activations, KV capacity. */
 typedef struct sim_serve_mem {

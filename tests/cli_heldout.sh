@@ -131,6 +131,8 @@ cat >"$TMPD/oss.csv" <<'CSV'
 source,model,gpu,num_gpus,tp,precision,engine,scenario,input_len,output_len,concurrency_or_rate,measured_metric,measured_value,unit
 our bench,gpt-oss-20b,H100,1,1,weights not stated,vllm,online,2000,200,concurrency 4 (40 requests),output tokens/s,1000,tokens/s
 our bench,gpt-oss-20b,H100,1,1,BF16,vllm,online,2000,200,concurrency 4 (40 requests),output tokens/s,1000,tokens/s
+our bench,gpt-oss-20b,H100,1,1,MXFP4,vllm,online,2000,200,concurrency 4 (40 requests),output tokens/s,1000,tokens/s
+our bench,gpt-oss-20b,H100,1,1,MXFP4 weights (as published),vllm,online,2000,200,concurrency 4 (40 requests),output tokens/s,1000,tokens/s
 CSV
 run 0 validate --set serving --data "$TMPD/oss.csv" --json
 cp "$TMPD/out" "$TMPD/oss.json"
@@ -144,6 +146,20 @@ json_check "$TMPD/oss-sim.json" "d['config']['weights'] == 'int4'"
 json_check "$TMPD/oss.json" "abs(d['rows'][0]['predicted'] / json.load(open('$TMPD/oss-simint4.json'))['output_tokens_per_s'] - 1) < 1e-9"
 json_check "$TMPD/oss.json" "abs(d['rows'][1]['predicted'] / json.load(open('$TMPD/oss-simbf16.json'))['output_tokens_per_s'] - 1) < 1e-9"
 json_check "$TMPD/oss.json" "d['rows'][0]['predicted'] > 1.2 * d['rows'][1]['predicted']"
+# MXFP4 stated is the published format, also where the words "FP4 weights" are in it (not NVFP4,
+# which an H100 cannot run)
+json_check "$TMPD/oss.json" "len(d['rows']) == 4 and d['rows'][2]['predicted'] == d['rows'][0]['predicted'] == d['rows'][3]['predicted']"
+
+# rows of one configuration share a simulation, but a stated TP and an unstated one are not one
+# configuration: the unstated one searches (its TP 1 x 8 serves the batch best), in either order
+cat >"$TMPD/tp8.csv" <<'CSV'
+source,model,gpu,num_gpus,tp,precision,engine,scenario,input_len,output_len,concurrency_or_rate,measured_metric,measured_value,unit
+our bench,llama-3-8b,H100,8,8,bf16,vllm,offline,2000,200,batch 64,output tokens/s,1000,tokens/s
+our bench,llama-3-8b,H100,8,,bf16,vllm,offline,2000,200,batch 64,output tokens/s,1000,tokens/s
+our bench,llama-3-8b,H100,8,8,bf16,vllm,offline,2000,200,batch 64,output tokens/s,1000,tokens/s
+CSV
+run 0 validate --set serving --data "$TMPD/tp8.csv" --json
+json_check "$TMPD/out" "[r['config']['tp'] for r in d['rows']] == [8, 1, 8] and d['rows'][0]['predicted'] == d['rows'][2]['predicted'] != d['rows'][1]['predicted']"
 
 # a name that is no framework profile: exit 1, the file, line and column named, nothing on
 # stdout -- on any row, also one skipped for another reason or left out by --set

@@ -400,7 +400,7 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 	sim_serve_cfg last_c, last_sel;
 	sim_serve_metrics last_mt, last_band[2];
 	char last_cat[64] = "", last_sys[64] = "";
-	bool have_last = false, last_unstated = false;
+	bool have_last = false, last_unstated = false, last_mxfp4 = false, last_tp_stated = false;
 	memset(&last_c, 0, sizeof last_c);
 	memset(&last_sel, 0, sizeof last_sel);
 	memset(&last_mt, 0, sizeof last_mt);
@@ -541,12 +541,17 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 				c.output.max = 0;
 			}
 		}
-		/* weights in no stated format run as the model is published (gpt-oss in MXFP4) */
+		/* weights in no stated format run as the model is published (gpt-oss in MXFP4); MXFP4
+		 * stated runs as the engines run it on the row's GPU (fp4 on Blackwell, else 4-bit
+		 * weight-only), once the GPU is known */
 		bool weights_unstated = prec[0] == '\0' || val_has(prec, "weights not stated");
+		bool weights_mxfp4 = val_has(prec, "mxfp4");
 		if (val_has(prec, "fp8") && !val_has(prec, "weights not stated") && !val_has(prec, "BF16 weights"))
 			c.weights = HW_FP8;
-		if (val_has(prec, "FP4 weights"))
+		if (val_has(prec, "FP4 weights") && !weights_mxfp4)
 			c.weights = HW_FP4;
+		if (val_has(prec, "int4") || val_has(prec, "AWQ") || val_has(prec, "GPTQ"))
+			c.weights = HW_INT4;
 		/* MoE layouts as the notes state them ("MoE EP8, enable_attention_dp True") */
 		const char *notes = ncol >= 0 ? pp_csv_get(&t, r, ncol) : "";
 		const char *epn = strstr(notes, "MoE EP");
@@ -637,7 +642,8 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 		const double *band = o->simulate ? o->speeds : NULL;
 		bool offline_sized = mlperf && bp == NULL && cp == NULL && qp == NULL;
 		if (o->simulate && have_last && !memcmp(&c, &last_c, sizeof c) && weights_unstated == last_unstated &&
-		    !strcmp(cat, last_cat) && !strcmp(system, last_sys)) {
+		    weights_mxfp4 == last_mxfp4 && tp_stated == last_tp_stated && !strcmp(cat, last_cat) &&
+		    !strcmp(system, last_sys)) {
 			mtv = last_mt;
 			bandv[0] = last_band[0], bandv[1] = last_band[1];
 			c = last_sel;
@@ -668,7 +674,9 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 		char e2[512] = "";
 		for (int k = 0; k < ncand && rc == 0; k++) {
 			sim_serve_cfg cc = c;
-			if (weights_unstated)
+			if (weights_mxfp4)
+				cc.weights = sim_serve_weights_as(MODEL_WEIGHTS_MXFP4, &hw_cost_system(cost)->gpu);
+			else if (weights_unstated)
 				cc.weights = sim_serve_released_weights(m, &hw_cost_system(cost)->gpu);
 			cc.tp = (int)cand[k];
 			cc.replicas = gpus > cand[k] ? (int)(gpus / cand[k]) : 1;
@@ -716,6 +724,8 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 			continue;
 		last_c = c;
 		last_unstated = weights_unstated;
+		last_mxfp4 = weights_mxfp4;
+		last_tp_stated = tp_stated;
 		c = best;
 		last_sel = c;
 		last_mt = mtv;
@@ -984,8 +994,10 @@ fit_engines_on(hw_db *db, const val_src *srcs, size_t n, const serve_opts *base,
 			continue;
 		}
 		hw_profile *prof;
-		if ((rc = hw_profile_find(db, HW_SCOPE_ENGINE, fit_engines[e], &prof, err, errlen)) != 0)
+		if ((rc = hw_profile_find(db, HW_SCOPE_ENGINE, fit_engines[e], &prof, err, errlen)) != 0) {
+			cJSON_Delete(doc);
 			return rc;
+		}
 		cal_param p[NSERVE];
 		double was[NSERVE]; /* the values the loss before was measured at */
 		for (size_t k = 0; k < NSERVE; k++) {
