@@ -347,18 +347,21 @@ simulate_train(int argc, char **argv)
 	return status;
 }
 
+/* published: the model's published weight format when the run took it for want of --weights
+ * and it is not 16-bit ("mxfp4"), else NULL */
 static void
-print_serve(const cJSON *doc)
+print_serve(const cJSON *doc, const char *published)
 {
 	const cJSON *c = cJSON_GetObjectItem(doc, "config");
 	char a[48], b[48];
-	printf("%s on %s under %s: %.0f replica(s) of tp %.0f x pp %.0f (%.0f GPUs), %s weights, %s KV cache, %.0f "
+	printf("%s on %s under %s: %.0f replica(s) of tp %.0f x pp %.0f (%.0f GPUs), %s weights%s%s%s, %s KV cache, %.0f "
 	       "requests at %.3g/s\n",
 	       cJSON_GetObjectItem(doc, "model")->valuestring, cJSON_GetObjectItem(doc, "system")->valuestring,
 	       cJSON_GetObjectItem(c, "engine")->valuestring,
 	       cJSON_GetObjectItem(c, "replicas")->valuedouble, cJSON_GetObjectItem(c, "tp")->valuedouble,
 	       cJSON_GetObjectItem(c, "pp")->valuedouble, cJSON_GetObjectItem(c, "gpus")->valuedouble,
-	       cJSON_GetObjectItem(c, "weights")->valuestring, cJSON_GetObjectItem(c, "kv_dtype")->valuestring,
+	       cJSON_GetObjectItem(c, "weights")->valuestring, published ? " (published as " : "", published ? published : "",
+	       published ? ")" : "", cJSON_GetObjectItem(c, "kv_dtype")->valuestring,
 	       cJSON_GetObjectItem(c, "requests")->valuedouble, cJSON_GetObjectItem(c, "rate")->valuedouble);
 	const cJSON *ep = cJSON_GetObjectItem(c, "ep");
 	if (cJSON_IsNumber(ep) && ep->valuedouble > 1)
@@ -610,10 +613,13 @@ simulate_serve(int argc, char **argv)
 		goto out;
 	}
 	cJSON *doc = sim_serve_json(res);
+	const model_tf *mt = model_transformer(m);
 	if (json)
 		cli_print_json(doc, SIM_SERVE_SCHEMA);
 	else
-		print_serve(doc);
+		print_serve(doc, !cli_given(opts, "weights") && mt != NULL && mt->weights != MODEL_WEIGHTS_16BIT
+					 ? model_weights_name(mt->weights)
+					 : NULL);
 	cJSON_Delete(doc);
 out:
 	sim_serve_result_free(res);

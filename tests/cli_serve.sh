@@ -162,6 +162,11 @@ json_check "$TMPD/out" "sorted(set((x['system'], x['weights']) for x in d['deplo
 run 0 plan serve --model gpt-oss-20b --systems dgx-h100 --rate 5 --slo-ttft-p99 2000 --slo-tpot-p99 100 \
 	--duration 10 --no-disaggregate --top 2 --weights bf16 --json
 json_check "$TMPD/out" "all(x['weights'] == 'bf16' for x in d['deployments'] + d['rejected'])"
+# simulate serve says where the format came from when it took the published one
+run 0 simulate serve --model gpt-oss-20b --system dgx-h100 --tp 1 --rate 2 --requests 20
+expect_out "int4 weights (published as mxfp4), bf16 KV cache"
+run 0 simulate serve --model gpt-oss-20b --system dgx-h100 --tp 1 --rate 2 --requests 20 --weights int4
+expect_out ", int4 weights, bf16 KV cache"
 # and so does --scenario, which takes fp4 too: gpt-oss-20b on a B200 runs as --weights fp4, not bf16
 for w in "" fp4 bf16; do
 	# shellcheck disable=SC2086
