@@ -94,6 +94,8 @@ typedef struct sim_train_cfg {
 	bool trace;                 /* keep op times for sim_train_trace */
 	bool record_ops;            /* keep the op graph with each op's kernels for sim_train_rank_ops
 	                             * (replay); off, the simulation does no recording at all */
+	bool no_fold;               /* simulate every micro-batch of the symmetric mode, never its
+	                             * steady state folded (the same result; for tests) */
 	uint64_t seed;
 	const hw_profile *fw;       /* the training framework (not owned); NULL: the defaults above */
 	/* fine-tuning (docs/finetune-goodput.md; 0 / false: pre-training as above) */

@@ -50,6 +50,13 @@ typedef struct coll_memo {
 	int ranks[COLL_MEMO_RANKS];
 } coll_memo;
 
+/* The FLOP counts the builder keeps, and a log of what was added to one, in order. */
+enum { FL_STAGE, FL_RECOMP, FL_OP, FL_N };
+typedef struct flop_log {
+	double *v;
+	size_t n, cap;
+} flop_log;
+
 typedef struct bld {
 	const model *m;
 	const model_tf *t;
@@ -79,9 +86,12 @@ typedef struct bld {
 	int maxlayers;
 	int32_t *ready;      /* scratch: per simulated rank of a stage, an op id */
 	bool oom;
-	double recompute_flops; /* per step, one rank-group's worth summed over stages */
-	double stage_flops;
-	double op_flops;     /* FLOPs of every compute op of every simulated rank */
+	/* FLOPs counted as the graph is built: FL_STAGE and FL_RECOMP the layers of one rank group
+	 * per stage (recomputation apart), FL_OP every compute op of every simulated rank */
+	double flops[FL_N];
+	flop_log *flog;      /* folding: every count above as added, in order (NULL: not kept) */
+	size_t *flog_at;     /* with flog: where each log stood before each job (stage by stage,
+	                      * FL_N entries a job), after the last job, and at the end */
 	sim_rec *rec;        /* cfg.record_ops: each op's kernels, collective or peer; else NULL */
 	uint32_t cur_tag;    /* the TP collectives' tag of the block being built */
 	int32_t embed_l[2], head_l[2]; /* recording: kernel lists of the embedding and head */
@@ -91,6 +101,29 @@ typedef struct bld {
 	int32_t *pp_like;    /* per (stage, instance) and direction: a pipeline transfer to copy, -1 */
 	struct merged *merged; /* per layer, block and direction: the block's segments as one op */
 } bld;
+
+/* Adds f to FLOP count k (and notes it in the log, when one is kept). */
+static void
+count_flops(bld *b, int k, double f)
+{
+	b->flops[k] += f;
+	if (b->flog != NULL) {
+		flop_log *l = &b->flog[k];
+		if (PP_GROW(l->v, l->cap, l->n + 1) != 0)
+			b->oom = true;
+		else
+			l->v[l->n++] = f;
+	}
+}
+
+/* Notes where the FLOP logs stand as entry i of flog_at. */
+static void
+note_flops(bld *b, size_t i)
+{
+	if (b->flog_at != NULL)
+		for (int k = 0; k < FL_N; k++)
+			b->flog_at[i * FL_N + k] = b->flog[k].n;
+}
 
 /* A block's three segments merged into the one op of a block without a side exchange, and that
  * op's duration and provenance, made once per layer, block and direction. */
@@ -276,7 +309,7 @@ compute_priced(bld *b, int rank, const seg *sg, int64_t ps, hw_prov prov, uint32
 		b->oom = true;
 		return -1;
 	}
-	b->op_flops += sg->flops;
+	count_flops(b, FL_OP, sg->flops);
 	if (b->rec) {
 		sim_oprec x = {.what = REC_COMPUTE, .list = list, .layer = (int32_t)layer, .bytes = sg->flops};
 		sim_rec_op(b->rec, op, &x);
@@ -775,11 +808,11 @@ add_flops(bld *b, const block_cost *bc, bool bwd, bool recomputing)
 	double f = sg[0].flops + sg[1].flops + sg[2].flops;
 	if (bwd)
 		f += bc->w.flops + bc->recompute.flops;
-	b->stage_flops += f;
+	count_flops(b, FL_STAGE, f);
 	if (recomputing)
-		b->recompute_flops += f;
+		count_flops(b, FL_RECOMP, f);
 	if (bwd)
-		b->recompute_flops += bc->recompute.flops;
+		count_flops(b, FL_RECOMP, bc->recompute.flops);
 }
 
 static void
@@ -1312,11 +1345,11 @@ build_cnn(bld *b)
 	for (int64_t k = 0; k < b->micro; k++)
 		for (int rk = 0; rk < b->nranks; rk++) {
 			compute(b, rk, &fwd, sim_tag(TAG_CNN_FWD, 0, k), fl, -1);
-			b->stage_flops += fwd.flops;
+			b->flops[FL_STAGE] += fwd.flops;
 			for (size_t q = 0; q < nb; q++) {
 				bops[(size_t)rk * n + q] =
 					compute(b, rk, &bk[q], sim_tag(TAG_CNN_BWD, (int64_t)q, k), bkl ? bkl[q] : -1, -1);
-				b->stage_flops += bk[q].flops;
+				b->flops[FL_STAGE] += bk[q].flops;
 			}
 		}
 	for (int rk = 0; rk < b->nranks; rk++)
@@ -1358,6 +1391,7 @@ bld_free(bld *b)
 	free(b->tp_like);
 	free(b->pp_like);
 	free(b->merged);
+	free(b->flog_at);
 }
 
 static int
@@ -1444,11 +1478,12 @@ surely_too_many(const bld *b)
 	return (double)b->nranks * (double)b->micro * per_rank > SIM_MAX_OPS;
 }
 
-/* Builds the op graph of a checked configuration into b (b->e; b must be zeroed).  On failure
+/* Builds the op graph of a checked configuration into b (b->e; b must be zeroed but for flog),
+ * with `micro` micro-batches (0: the configuration's).  On failure
  * the caller frees what b holds (bld_free, b->e, b->rec) as on success. */
 static int
-build(bld *b, const model *m, const hw_cost *cost, const sim_train_cfg *c, size_t reserve_ops, char *err,
-      size_t errlen)
+build(bld *b, const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t micro, size_t reserve_ops,
+      char *err, size_t errlen)
 {
 	const hw_system *sys = hw_cost_system(cost);
 	int rc = 0;
@@ -1456,6 +1491,8 @@ build(bld *b, const model *m, const hw_cost *cost, const sim_train_cfg *c, size_
 	b->sys = sys;
 	if ((rc = shape(b, m, c, err, errlen)) != 0)
 		return rc;
+	if (micro > 0)
+		b->micro = micro;
 	if (surely_too_many(b))
 		return too_many_ops(b, err, errlen);
 	b->e = sim_engine_new(b->nranks, c->trace || c->record_ops);
@@ -1586,12 +1623,21 @@ build(bld *b, const model *m, const hw_cost *cost, const sim_train_cfg *c, size_
 		}
 		for (size_t k = 0; k < (size_t)b->nranks * (size_t)maxl; k++)
 			b->gready[k] = -1;
+		size_t njobs = 0, at = 0;
+		for (int s = 0; s < b->p; s++)
+			njobs += b->njobs[s];
+		if (b->flog != NULL && (b->flog_at = malloc((njobs + 2) * FL_N * sizeof *b->flog_at)) == NULL)
+			return pp_err(err, errlen, PP_ENOMEM, "out of memory");
 		/* pass 1 */
 		for (int s = 0; s < b->p; s++)
-			for (size_t k = 0; k < b->njobs[s]; k++)
+			for (size_t k = 0; k < b->njobs[s]; k++) {
+				note_flops(b, at++);
 				emit_job(b, s, k, &b->jobs[s][k]);
+			}
+		note_flops(b, at++);
 		pass_pipeline(b);
 		pass_grads(b);
+		note_flops(b, at);
 	}
 	if (sim_engine_over_limit(b->e))
 		return too_many_ops(b, err, errlen);
@@ -1657,7 +1703,7 @@ sim_train_census(const model *m, const hw_cost *cost, const sim_train_cfg *cin, 
 		return 0;
 	}
 	memset(&b, 0, sizeof b);
-	rc = build(&b, m, cost, &sc, 0, err, errlen);
+	rc = build(&b, m, cost, &sc, 0, 0, err, errlen);
 	if (rc == 0) {
 		double n = 0.0;
 		int32_t nops = sim_engine_ops(b.e);
@@ -1674,6 +1720,200 @@ sim_train_census(const model *m, const hw_cost *cost, const sim_train_cfg *cin, 
 	return rc;
 }
 
+/* ---- folding the steady state -------------------------------------------------------------- *
+ *
+ * In the symmetric mode a 1F1B or interleaved step of M micro-batches repeats itself: past the
+ * pipeline's warm-up every stage holds a bounded number of micro-batches in flight, and every
+ * group of g more micro-batches (g = pp: the interleaved schedule takes them a group of pp at a
+ * time) adds the same events in the same order; the engine's clock counts whole picoseconds, so
+ * each group adds exactly the same times.  The step is simulated at small counts m, m + g,
+ * m + 2g, ... (m = M mod g, plus at least 2g); as soon as two groups in a row added exactly the
+ * same -- to the step's end, its events and ops, and every time of every simulated rank, to the
+ * picosecond -- the step of M is the last small step plus its (M - m') / g missing groups.  The
+ * FLOP counts are doubles, whose sums depend on their order: they are added again in the order
+ * the whole graph adds them, from the last small step's log of what each job added.  Where no
+ * two groups agree before the small steps have cost half of the whole step (or the first three
+ * would cost more), every micro-batch is simulated, as always for GPipe and ZB-H1: they run
+ * micro-batches ahead without bound (GPipe every forward before any backward), and their
+ * transfers can queue until the step's pattern changes far past any small step (a GPT-3 GPipe
+ * step's groups agreed to the picosecond from 8 to 76 micro-batches, then shortened by
+ * microseconds).  Folded or not, the result is the same to the bit (tests/check_sim.c,
+ * fold_is_exact, and every training row of validate and 480 random configurations compared). */
+
+/* What the metrics read of a simulated step: when it ended, the events and ops, each simulated
+ * rank's times and the builder's FLOP counts. */
+typedef struct run_sum {
+	int64_t now, events, ops;
+	size_t engine_bytes;
+	double flops[FL_N];
+	sim_rank_stats *st; /* [nranks] */
+} run_sum;
+
+static int
+sum_run(const bld *b, run_sum *s)
+{
+	s->now = sim_engine_now(b->e);
+	s->events = sim_engine_events(b->e);
+	s->ops = sim_engine_ops(b->e);
+	s->engine_bytes = sim_engine_bytes(b->e);
+	memcpy(s->flops, b->flops, sizeof s->flops);
+	if ((s->st = malloc((size_t)b->nranks * sizeof *s->st)) == NULL)
+		return PP_ENOMEM;
+	for (int rk = 0; rk < b->nranks; rk++)
+		sim_engine_rank_stats(b->e, rk, &s->st[rk]);
+	return 0;
+}
+
+/* x = z + n (z - y) where z - y = y - x (false where not, or on overflow). */
+static bool
+extend(int64_t x, int64_t y, int64_t z, int64_t n, int64_t *out)
+{
+	int64_t d = z - y, nd;
+	return y - x == d && !__builtin_mul_overflow(n, d, &nd) && !__builtin_add_overflow(z, nd, out);
+}
+
+static bool
+extend_stats(const sim_rank_stats *x, const sim_rank_stats *y, const sim_rank_stats *z, int64_t n, sim_rank_stats *out)
+{
+	bool ok = extend(x->busy_ps, y->busy_ps, z->busy_ps, n, &out->busy_ps) &&
+		  extend(x->comm_ps, y->comm_ps, z->comm_ps, n, &out->comm_ps) &&
+		  extend(x->idle_ps, y->idle_ps, z->idle_ps, n, &out->idle_ps) &&
+		  extend(x->end_ps, y->end_ps, z->end_ps, n, &out->end_ps);
+	for (int k = 0; ok && k < HW_NPROV; k++)
+		ok = extend(x->prov_ps[k], y->prov_ps[k], z->prov_ps[k], n, &out->prov_ps[k]);
+	return ok;
+}
+
+/* Adds log entries [from, to) of each count to acc, in order. */
+static void
+replay_flops(const flop_log *log, const size_t *from, const size_t *to, double *acc)
+{
+	for (int k = 0; k < FL_N; k++)
+		for (size_t i = from[k]; i < to[k]; i++)
+			acc[k] += log[k].v[i];
+}
+
+/* The FLOP counts of the whole step of `micro` micro-batches from b, a smaller step built with
+ * its log: every job of a stage adds what the small step's jobs of its kind (forward, backward
+ * or weight gradients of its chunk) added, each of which must have added the same. */
+static bool
+whole_flops(const bld *b, const sim_train_cfg *c, int64_t micro, double *acc)
+{
+	const size_t *at = b->flog_at;
+	size_t nj = 0;
+	for (int s = 0; s < b->p; s++)
+		nj += b->njobs[s];
+	memset(acc, 0, FL_N * sizeof *acc);
+	size_t zero[FL_N] = {0};
+	replay_flops(b->flog, zero, &at[0], acc); /* anything counted before the first job */
+	size_t base = 0;
+	int ncls = 3 * b->v;
+	for (int s = 0; s < b->p; s++) {
+		size_t rep[3 * 64];
+		if (ncls > 3 * 64)
+			return false;
+		for (int k = 0; k < ncls; k++)
+			rep[k] = SIZE_MAX;
+		for (size_t j = 0; j < b->njobs[s]; j++) {
+			const job *jb = &b->jobs[s][j];
+			size_t i = base + j, *r = &rep[jb->type * b->v + jb->chunk];
+			if (*r == SIZE_MAX) {
+				*r = i;
+				continue;
+			}
+			for (int k = 0; k < FL_N; k++) {
+				size_t n = at[(i + 1) * FL_N + k] - at[i * FL_N + k];
+				if (n != at[(*r + 1) * FL_N + k] - at[*r * FL_N + k] ||
+				    memcmp(&b->flog[k].v[at[i * FL_N + k]], &b->flog[k].v[at[*r * FL_N + k]], n * sizeof(double)) != 0)
+					return false;
+			}
+		}
+		job *full;
+		size_t nfull;
+		if (sim_schedule_jobs(c->schedule, b->p, b->v, micro, s, &full, &nfull) != 0)
+			return false;
+		for (size_t j = 0; j < nfull; j++) {
+			size_t r = rep[full[j].type * b->v + full[j].chunk];
+			if (r == SIZE_MAX) {
+				free(full);
+				return false;
+			}
+			replay_flops(b->flog, &at[r * FL_N], &at[(r + 1) * FL_N], acc);
+		}
+		free(full);
+		base += b->njobs[s];
+	}
+	replay_flops(b->flog, &at[nj * FL_N], &at[(nj + 1) * FL_N], acc); /* the transfers, gradients, optimizer */
+	return true;
+}
+
+/* Runs the step of `micro` micro-batches into *s, and its FLOP counts of the whole step of
+ * `whole` into s->flops (false where a job's counts differ from its kind's). */
+static bool
+small_step(const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t micro, int64_t whole, int nranks,
+	   run_sum *s)
+{
+	flop_log log[FL_N];
+	memset(log, 0, sizeof log);
+	bld b;
+	memset(&b, 0, sizeof b);
+	b.flog = log;
+	char err[256];
+	bool ok = build(&b, m, cost, c, micro, 0, err, sizeof err) == 0 && sim_run(b.e, err, sizeof err) == 0 &&
+		  b.nranks == nranks && sum_run(&b, s) == 0 && whole_flops(&b, c, whole, s->flops);
+	bld_free(&b);
+	sim_engine_free(b.e);
+	sim_rec_free(b.rec);
+	for (int k = 0; k < FL_N; k++)
+		free(log[k].v);
+	return ok;
+}
+
+/* The step of a symmetric configuration of `micro` micro-batches on nranks simulated ranks,
+ * folded (see above) into *out: true, or false where it does not fold. */
+static bool
+fold_steady(const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t micro, int nranks, run_sum *out)
+{
+	int64_t g = c->pp, first = 2 * g + micro % g, spent = 0;
+	while (first < 4)
+		first += g;
+	if (3 * first + 3 * g > micro / 2)
+		return false;
+	run_sum s[3];
+	memset(s, 0, sizeof s);
+	bool ok = false;
+	for (int64_t k = 0, mk = first; !ok && spent + mk <= micro / 2; k++, mk += g) {
+		free(s[0].st);
+		s[0] = s[1];
+		s[1] = s[2];
+		memset(&s[2], 0, sizeof s[2]);
+		spent += mk;
+		if (!small_step(m, cost, c, mk, micro, nranks, &s[2]))
+			break;
+		if (k < 2)
+			continue;
+		int64_t n = (micro - mk) / g;
+		ok = extend(s[0].now, s[1].now, s[2].now, n, &out->now) && out->now < SIM_CLOCK_MAX_PS &&
+		     extend(s[0].events, s[1].events, s[2].events, n, &out->events) &&
+		     extend(s[0].ops, s[1].ops, s[2].ops, n, &out->ops) && out->ops <= (int64_t)SIM_MAX_OPS;
+		if (ok && (out->st = malloc((size_t)nranks * sizeof *out->st)) == NULL)
+			break;
+		for (int rk = 0; ok && rk < nranks; rk++)
+			ok = extend_stats(&s[0].st[rk], &s[1].st[rk], &s[2].st[rk], n, &out->st[rk]);
+		if (!ok) {
+			free(out->st);
+			out->st = NULL;
+		}
+	}
+	if (ok) {
+		memcpy(out->flops, s[2].flops, sizeof out->flops);
+		out->engine_bytes = s[2].engine_bytes;
+	}
+	for (int i = 0; i < 3; i++)
+		free(s[i].st);
+	return ok;
+}
+
 int
 sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *cin, sim_train_result **out, char *err,
 	  size_t errlen)
@@ -1686,38 +1926,44 @@ sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *cin, sim_tra
 		return rc;
 	const sim_train_cfg *c = &cfg;
 	size_t reserve = 0;
+	bld b;
+	memset(&b, 0, sizeof b);
+	b.cost = cost;
+	if ((rc = shape(&b, m, c, err, errlen)) != 0)
+		return rc;
+	if (surely_too_many(&b))
+		return too_many_ops(&b, err, errlen);
 	if (c->full) {
 		/* The full mode's ops are counted before any is made, from the symmetric graph (a
 		 * thousandth of the work): a graph over SIM_MAX_OPS is refused at once, instead of after
 		 * building it to the limit (1.7 s and 2.1 GiB for one of Llama-3-405B's), and one under
 		 * it is built into arrays of its size. */
-		bld f;
-		memset(&f, 0, sizeof f);
-		f.cost = cost;
-		if ((rc = shape(&f, m, c, err, errlen)) != 0)
-			return rc;
-		if (surely_too_many(&f))
-			return too_many_ops(&f, err, errlen);
 		double n;
 		if ((rc = sim_train_census(m, cost, c, &n, err, errlen)) != 0)
 			return rc;
 		if (n > SIM_MAX_OPS)
-			return too_many_ops(&f, err, errlen);
+			return too_many_ops(&b, err, errlen);
 		reserve = (size_t)n;
 	}
-	bld b;
-	memset(&b, 0, sizeof b);
 	sim_train_result *res = NULL;
-	rc = build(&b, m, cost, c, reserve, err, errlen);
-	if (rc != 0)
-		goto fail;
+	run_sum sum;
+	memset(&sum, 0, sizeof sum);
+	bool folded = !c->full && !c->trace && !c->record_ops && !c->no_fold && b.t != NULL &&
+		      (c->schedule == SIM_1F1B || c->schedule == SIM_INTERLEAVED) &&
+		      fold_steady(m, cost, c, b.micro, b.nranks, &sum);
+	if (!folded) {
+		memset(&b, 0, sizeof b);
+		if ((rc = build(&b, m, cost, c, 0, reserve, err, errlen)) != 0 || (rc = sim_run(b.e, err, errlen)) != 0)
+			goto fail;
+		if (sum_run(&b, &sum) != 0) {
+			rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
+			goto fail;
+		}
+	}
 	if ((res = calloc(1, sizeof *res)) == NULL) {
 		rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
 		goto fail;
 	}
-	rc = sim_run(b.e, err, errlen);
-	if (rc != 0)
-		goto fail;
 
 	/* ---- metrics ---- */
 	res->cfg = cfg;
@@ -1735,7 +1981,7 @@ sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *cin, sim_tra
 	res->peak_tflops = sys->gpu.peak_tflops[c->dtype];
 	res->seq = b.t ? sim_seq(m, c) : 1;
 	sim_metrics *mt = &res->m;
-	double step = (double)sim_engine_now(res->engine) * 1e-12;
+	double step = (double)sum.now * 1e-12;
 	mt->step_time_s = step;
 	sim_interval(c->fw, step, &mt->step_lo_s, &mt->step_hi_s);
 	mt->stages = b.p;
@@ -1748,23 +1994,23 @@ sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *cin, sim_tra
 		sim_ft_totals_get(m, c, &res->ft);
 		if (c->lora_rank > 0 || c->sample_len > 0) /* no base weight gradients, attention within samples */
 			mt->model_flops = res->ft.flops_per_token * tokens;
-		/* what ran: stage_flops and recompute_flops count the layers of one rank group per
-		 * stage (add_flops runs once per layer, whatever the number of simulated instances),
-		 * scaled up to every rank of the step (each stage instance and TP member does the same
-		 * work); op_flops counts every simulated rank's compute ops */
+		/* what ran: FL_STAGE and FL_RECOMP count the layers of one rank group per stage
+		 * (add_flops runs once per layer, whatever the number of simulated instances), scaled
+		 * up to every rank of the step (each stage instance and TP member does the same work);
+		 * FL_OP counts every simulated rank's compute ops */
 		double ranks = (double)c->dp * (double)c->cp * (double)c->tp;
-		mt->hardware_flops = b.stage_flops * ranks;
-		mt->executed_flops = b.op_flops / (double)(b.ninst * b.tpm) * ranks;
+		mt->hardware_flops = sum.flops[FL_STAGE] * ranks;
+		mt->executed_flops = sum.flops[FL_OP] / (double)(b.ninst * b.tpm) * ranks;
 		/* the simulated layers count the attention with the causal half; the model count uses
 		 * the full matrix (the published convention): keep hardware >= model for recompute */
 		if (c->recompute == SIM_RECOMPUTE_NONE)
 			mt->hardware_flops = mt->model_flops;
 		else
-			mt->hardware_flops = mt->model_flops + b.recompute_flops * ranks;
+			mt->hardware_flops = mt->model_flops + sum.flops[FL_RECOMP] * ranks;
 	} else {
 		mt->model_flops = 3.0 * model_cnn_flops_per_sample(m) * (double)c->global_batch;
 		mt->hardware_flops = mt->model_flops;
-		mt->executed_flops = b.op_flops / (double)b.ninst * (double)c->dp;
+		mt->executed_flops = sum.flops[FL_OP] / (double)b.ninst * (double)c->dp;
 	}
 	double peak = res->peak_tflops * 1e12;
 	mt->model_tflops_per_gpu = step > 0 ? mt->model_flops / step / (double)c->gpus / 1e12 : 0.0;
@@ -1782,8 +2028,7 @@ sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *cin, sim_tra
 	}
 	double idle = 0.0, comm = 0.0, busy_max = 0.0, prov[HW_NPROV] = {0}, prov_tot = 0.0;
 	for (int rk = 0; rk < b.nranks; rk++) {
-		sim_rank_stats st;
-		sim_engine_rank_stats(res->engine, rk, &st);
+		const sim_rank_stats st = sum.st[rk];
 		idle += (double)st.idle_ps * 1e-12;
 		comm += (double)st.comm_ps * 1e-12;
 		if ((double)st.busy_ps * 1e-12 > busy_max)
@@ -1798,9 +2043,9 @@ sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *cin, sim_tra
 	mt->compute_s = busy_max;
 	for (int k = 0; k < HW_NPROV; k++)
 		mt->prov_share[k] = prov_tot > 0 ? prov[k] / prov_tot : 0.0;
-	mt->events = sim_engine_events(res->engine);
-	mt->ops = sim_engine_ops(res->engine);
-	mt->engine_bytes = sim_engine_bytes(res->engine);
+	mt->events = sum.events;
+	mt->ops = sum.ops;
+	mt->engine_bytes = sum.engine_bytes;
 	res->mem = calloc((size_t)b.p, sizeof *res->mem);
 	if (res->mem == NULL) {
 		rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
@@ -1817,10 +2062,12 @@ sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *cin, sim_tra
 		res->engine = NULL;
 	}
 	bld_free(&b);
+	free(sum.st);
 	*out = res;
 	return 0;
 fail:
 	bld_free(&b);
+	free(sum.st);
 	sim_engine_free(b.e);
 	sim_rec_free(b.rec);
 	sim_train_result_free(res);

@@ -617,6 +617,75 @@ START_TEST(symmetric_equals_full)
 }
 END_TEST
 
+/* The symmetric mode folds the steady state of 1F1B and interleaved steps (three small steps,
+ * then the groups of micro-batches they show repeating): the result is the one simulating every
+ * micro-batch gives, to the bit, over TP with and without sequence parallelism, CP, ZeRO 1 and
+ * 3, full and selective recomputation, interleaved stages, fp16 and a MoE model; and
+ * the fold did run (its engine held a small step, not the whole one). */
+START_TEST(fold_is_exact)
+{
+	const char *dir = test_tmpdir("simfold");
+	hw_db *db = toy_db(dir);
+	hw_cost *c;
+	ck_assert_int_eq(hw_cost_new(db, "toy", &c, err, sizeof err), 0);
+	struct {
+		const char *model;
+		int tp, pp, cp, dp, ep, vpp, zero;
+		sim_recompute rc;
+		bool sp;
+		int64_t micro;
+	} cases[] = {
+		{"gpt-1.7b", 1, 1, 1, 2, 1, 1, 0, SIM_RECOMPUTE_NONE, false, 40},
+		{"gpt-1.7b", 2, 2, 1, 2, 1, 1, 1, SIM_RECOMPUTE_NONE, true, 48},
+		{"gpt-1.7b", 2, 4, 1, 1, 1, 1, 0, SIM_RECOMPUTE_FULL, false, 97},
+		{"gpt-1.7b", 2, 2, 2, 2, 1, 1, 3, SIM_RECOMPUTE_SELECTIVE, true, 64},
+		{"gpt-1.7b", 1, 2, 1, 4, 1, 3, 1, SIM_RECOMPUTE_NONE, false, 48},
+		{"gpt-1.7b", 2, 4, 1, 1, 1, 2, 0, SIM_RECOMPUTE_NONE, true, 96},
+		{"mixtral-8x7b", 2, 2, 1, 4, 4, 1, 1, SIM_RECOMPUTE_NONE, true, 40},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		model *m;
+		ck_assert_int_eq(model_load(cases[i].model, &m, err, sizeof err), 0);
+		sim_train_cfg cfg;
+		sim_train_cfg_init(&cfg);
+		cfg.tp = cases[i].tp;
+		cfg.pp = cases[i].pp;
+		cfg.cp = cases[i].cp;
+		cfg.dp = cases[i].dp;
+		cfg.ep = cases[i].ep;
+		cfg.vpp = cases[i].vpp;
+		cfg.schedule = cfg.vpp > 1 ? SIM_INTERLEAVED : SIM_1F1B;
+		cfg.zero = cases[i].zero;
+		cfg.recompute = cases[i].rc;
+		cfg.sequence_parallel = cases[i].sp;
+		cfg.dtype = i == 1 ? HW_FP16 : HW_BF16;
+		cfg.gpus = cfg.tp * cfg.pp * cfg.cp * cfg.dp;
+		cfg.micro_batch = 1;
+		cfg.global_batch = cases[i].micro * cfg.dp;
+		cfg.seq = 1024;
+		sim_train_result *a = run_train(m, c, &cfg);
+		cfg.no_fold = true;
+		sim_train_result *b = run_train(m, c, &cfg);
+		cJSON *ja = sim_train_json(a), *jb = sim_train_json(b);
+		char *sa = cJSON_PrintUnformatted(ja), *sb = cJSON_PrintUnformatted(jb);
+		ck_assert_msg(strcmp(sa, sb) == 0, "case %zu: folded %s\nwhole %s", i, sa, sb);
+		ck_assert_msg(sim_train_metrics(a)->engine_bytes < sim_train_metrics(b)->engine_bytes / 2,
+			      "case %zu: not folded (%zu bytes, whole %zu)", i, sim_train_metrics(a)->engine_bytes,
+			      sim_train_metrics(b)->engine_bytes);
+		free(sa);
+		free(sb);
+		cJSON_Delete(ja);
+		cJSON_Delete(jb);
+		sim_train_result_free(a);
+		sim_train_result_free(b);
+		model_free(m);
+	}
+	hw_cost_free(c);
+	hw_close(db);
+	test_rmdir(dir);
+}
+END_TEST
+
 START_TEST(deterministic_and_traced)
 {
 	const char *dir = test_tmpdir("simdet");
@@ -1190,6 +1259,7 @@ main(void)
 	TCase *tt = tcase_create("train");
 	tcase_set_timeout(tt, 120);
 	tcase_add_test(tt, symmetric_equals_full);
+	tcase_add_test(tt, fold_is_exact);
 	tcase_add_test(tt, census_counts_the_full_graph);
 	tcase_add_test(tt, over_the_op_limit_refused_before_building);
 	tcase_add_test(tt, deterministic_and_traced);
