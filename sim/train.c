@@ -102,18 +102,23 @@ typedef struct bld {
 	struct merged *merged; /* per layer, block and direction: the block's segments as one op */
 } bld;
 
+static __attribute__((noinline)) void
+log_flops(bld *b, int k, double f)
+{
+	flop_log *l = &b->flog[k];
+	if (PP_GROW(l->v, l->cap, l->n + 1) != 0)
+		b->oom = true;
+	else
+		l->v[l->n++] = f;
+}
+
 /* Adds f to FLOP count k (and notes it in the log, when one is kept). */
-static void
+static inline void
 count_flops(bld *b, int k, double f)
 {
 	b->flops[k] += f;
-	if (b->flog != NULL) {
-		flop_log *l = &b->flog[k];
-		if (PP_GROW(l->v, l->cap, l->n + 1) != 0)
-			b->oom = true;
-		else
-			l->v[l->n++] = f;
-	}
+	if (b->flog != NULL)
+		log_flops(b, k, f);
 }
 
 /* Notes where the FLOP logs stand as entry i of flog_at. */
@@ -1848,19 +1853,21 @@ whole_flops(const bld *b, const sim_train_cfg *c, int64_t micro, double *acc)
 }
 
 /* Runs the step of `micro` micro-batches into *s, and its FLOP counts of the whole step of
- * `whole` into s->flops (false where a job's counts differ from its kind's). */
+ * `whole` micro-batches into s->flops (whole 0: none; false where a job's counts differ from
+ * its kind's). */
 static bool
 small_step(const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t micro, int64_t whole, int nranks,
 	   run_sum *s)
 {
+
 	flop_log log[FL_N];
 	memset(log, 0, sizeof log);
 	bld b;
 	memset(&b, 0, sizeof b);
-	b.flog = log;
+	b.flog = whole > 0 ? log : NULL;
 	char err[256];
 	bool ok = build(&b, m, cost, c, micro, 0, err, sizeof err) == 0 && sim_run(b.e, err, sizeof err) == 0 &&
-		  b.nranks == nranks && sum_run(&b, s) == 0 && whole_flops(&b, c, whole, s->flops);
+		  b.nranks == nranks && sum_run(&b, s) == 0 && (whole == 0 || whole_flops(&b, c, whole, s->flops));
 	bld_free(&b);
 	sim_engine_free(b.e);
 	sim_rec_free(b.rec);
@@ -1875,7 +1882,7 @@ static bool
 fold_steady(const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t micro, int nranks, run_sum *out)
 {
 	int64_t g = c->pp, first = 2 * g + micro % g, spent = 0;
-	while (first < 4)
+	while (first < 2)
 		first += g;
 	if (3 * first + 3 * g > micro / 2)
 		return false;
@@ -1888,7 +1895,7 @@ fold_steady(const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t
 		s[1] = s[2];
 		memset(&s[2], 0, sizeof s[2]);
 		spent += mk;
-		if (!small_step(m, cost, c, mk, micro, nranks, &s[2]))
+		if (!small_step(m, cost, c, mk, k < 2 ? 0 : micro, nranks, &s[2]))
 			break;
 		if (k < 2)
 			continue;
