@@ -1729,21 +1729,26 @@ sim_train_census(const model *m, const hw_cost *cost, const sim_train_cfg *cin, 
  *
  * In the symmetric mode a 1F1B or interleaved step of M micro-batches repeats itself: past the
  * pipeline's warm-up every stage holds a bounded number of micro-batches in flight, and every
- * group of g more micro-batches (g = pp: the interleaved schedule takes them a group of pp at a
- * time) adds the same events in the same order; the engine's clock counts whole picoseconds, so
- * each group adds exactly the same times.  The step is simulated at small counts m, m + g,
- * m + 2g, ... (m = M mod g, plus at least 2g); as soon as two groups in a row added exactly the
- * same -- to the step's end, its events and ops, and every time of every simulated rank, to the
- * picosecond -- the step of M is the last small step plus its (M - m') / g missing groups.  The
+ * group of g more micro-batches (g = 1 for 1F1B, pp for the interleaved schedule, which takes
+ * them a group of pp at a time) adds the same events in the same order; the engine's clock
+ * counts whole picoseconds, so each group adds exactly the same times.  The step is simulated at
+ * small counts m, m + g, m + 2g, ... (m = pp + 1 for 1F1B, past its warm-up; 2 pp for the
+ * interleaved schedule); as soon as two groups in a row added exactly the same -- to the step's
+ * end, its events and ops, and every time of every simulated rank, to the picosecond -- the step
+ * of M is the last small step plus its (M - m') / g missing groups.  The
  * FLOP counts are doubles, whose sums depend on their order: they are added again in the order
  * the whole graph adds them, from the last small step's log of what each job added.  Where no
  * two groups agree before the small steps have cost half of the whole step (or the first three
- * would cost more), every micro-batch is simulated, as always for GPipe and ZB-H1: they run
- * micro-batches ahead without bound (GPipe every forward before any backward), and their
- * transfers can queue until the step's pattern changes far past any small step (a GPT-3 GPipe
- * step's groups agreed to the picosecond from 8 to 76 micro-batches, then shortened by
- * microseconds).  Folded or not, the result is the same to the bit (tests/check_sim.c,
- * fold_is_exact, and every training row of validate and 480 random configurations compared). */
+ * would cost more), every micro-batch is simulated; and always where something runs ahead of
+ * the schedule without bound, whose queue can grow until the step's pattern changes far past any
+ * small step: GPipe and ZB-H1 (GPipe runs every forward before any backward; a GPT-3 GPipe step's
+ * groups agreed to the picosecond from 8 to 76 micro-batches, then shortened by microseconds),
+ * and ZeRO-2 and 3, whose gradient reduce-scatters of every micro-batch nothing waits for (a
+ * ZeRO-2 MoE step's groups agreed from 3 to 5 micro-batches; its 32 took 19 us longer than they
+ * foretold).  Elsewhere every stream is held by the schedule: a stage waits for its next stage's
+ * backward before its next forward, and the TP, CP and EP exchanges for the blocks they feed.
+ * Folded or not, the result is the same to the bit (tests/check_sim.c, fold_is_exact; every
+ * training row of validate, and 480 random configurations, compared with the build before). */
 
 /* What the metrics read of a simulated step: when it ended, the events and ops, each simulated
  * rank's times and the builder's FLOP counts. */
@@ -1881,7 +1886,10 @@ small_step(const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t 
 static bool
 fold_steady(const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t micro, int nranks, run_sum *out)
 {
-	int64_t g = c->pp, first = 2 * g + micro % g, spent = 0;
+	/* the interleaved schedule takes micro-batches a group of pp at a time, from about two
+	 * groups in; 1F1B one at a time, from its pp - 1 warm-up forwards */
+	bool il = c->schedule == SIM_INTERLEAVED;
+	int64_t g = il ? c->pp : 1, first = (il ? 2 * c->pp : c->pp + 1) + micro % g, spent = 0;
 	while (first < 2)
 		first += g;
 	if (3 * first + 3 * g > micro / 2)
@@ -1956,7 +1964,7 @@ sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *cin, sim_tra
 	run_sum sum;
 	memset(&sum, 0, sizeof sum);
 	bool folded = !c->full && !c->trace && !c->record_ops && !c->no_fold && b.t != NULL &&
-		      (c->schedule == SIM_1F1B || c->schedule == SIM_INTERLEAVED) &&
+		      (c->schedule == SIM_1F1B || c->schedule == SIM_INTERLEAVED) && c->zero < 2 &&
 		      fold_steady(m, cost, c, b.micro, b.nranks, &sum);
 	if (!folded) {
 		memset(&b, 0, sizeof b);

@@ -617,11 +617,11 @@ START_TEST(symmetric_equals_full)
 }
 END_TEST
 
-/* The symmetric mode folds the steady state of 1F1B and interleaved steps (three small steps,
- * then the groups of micro-batches they show repeating): the result is the one simulating every
- * micro-batch gives, to the bit, over TP with and without sequence parallelism, CP, ZeRO 1 and
- * 3, full and selective recomputation, interleaved stages, fp16 and a MoE model; and
- * the fold did run (its engine held a small step, not the whole one). */
+/* The symmetric mode folds the steady state of 1F1B and interleaved steps (small steps, then
+ * the groups of micro-batches they show repeating): the result is the one simulating every
+ * micro-batch gives, to the bit, over TP with and without sequence parallelism, CP, ZeRO 1, full
+ * and selective recomputation, interleaved stages, fp16 and a MoE model; and the fold did run
+ * (its engine held a small step, not the whole one), but not with ZeRO-2 or 3. */
 START_TEST(fold_is_exact)
 {
 	const char *dir = test_tmpdir("simfold");
@@ -638,7 +638,9 @@ START_TEST(fold_is_exact)
 		{"gpt-1.7b", 1, 1, 1, 2, 1, 1, 0, SIM_RECOMPUTE_NONE, false, 40},
 		{"gpt-1.7b", 2, 2, 1, 2, 1, 1, 1, SIM_RECOMPUTE_NONE, true, 48},
 		{"gpt-1.7b", 2, 4, 1, 1, 1, 1, 0, SIM_RECOMPUTE_FULL, false, 97},
-		{"gpt-1.7b", 2, 2, 2, 2, 1, 1, 3, SIM_RECOMPUTE_SELECTIVE, true, 64},
+		{"gpt-1.7b", 2, 2, 2, 2, 1, 1, 1, SIM_RECOMPUTE_SELECTIVE, true, 64},
+		{"gpt-1.7b", 2, 2, 1, 2, 1, 1, 2, SIM_RECOMPUTE_NONE, true, 64},
+		{"gpt-1.7b", 1, 1, 1, 4, 1, 1, 3, SIM_RECOMPUTE_NONE, false, 40},
 		{"gpt-1.7b", 1, 2, 1, 4, 1, 3, 1, SIM_RECOMPUTE_NONE, false, 48},
 		{"gpt-1.7b", 2, 4, 1, 1, 1, 2, 0, SIM_RECOMPUTE_NONE, true, 96},
 		{"mixtral-8x7b", 2, 2, 1, 4, 4, 1, 1, SIM_RECOMPUTE_NONE, true, 40},
@@ -669,9 +671,14 @@ START_TEST(fold_is_exact)
 		cJSON *ja = sim_train_json(a), *jb = sim_train_json(b);
 		char *sa = cJSON_PrintUnformatted(ja), *sb = cJSON_PrintUnformatted(jb);
 		ck_assert_msg(strcmp(sa, sb) == 0, "case %zu: folded %s\nwhole %s", i, sa, sb);
-		ck_assert_msg(sim_train_metrics(a)->engine_bytes < sim_train_metrics(b)->engine_bytes / 2,
-			      "case %zu: not folded (%zu bytes, whole %zu)", i, sim_train_metrics(a)->engine_bytes,
-			      sim_train_metrics(b)->engine_bytes);
+		/* ZeRO-2 and 3 reduce-scatter every micro-batch's gradients, which nothing waits for:
+		 * never folded */
+		if (cfg.zero < 2)
+			ck_assert_msg(sim_train_metrics(a)->engine_bytes < sim_train_metrics(b)->engine_bytes / 2,
+				      "case %zu: not folded (%zu bytes, whole %zu)", i, sim_train_metrics(a)->engine_bytes,
+				      sim_train_metrics(b)->engine_bytes);
+		else
+			ck_assert_uint_eq(sim_train_metrics(a)->engine_bytes, sim_train_metrics(b)->engine_bytes);
 		free(sa);
 		free(sb);
 		cJSON_Delete(ja);
