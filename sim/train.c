@@ -1748,7 +1748,7 @@ sim_train_census(const model *m, const hw_cost *cost, const sim_train_cfg *cin, 
  * foretold).  Elsewhere every stream is held by the schedule: a stage waits for its next stage's
  * backward before its next forward, and the TP, CP and EP exchanges for the blocks they feed.
  * Folded or not, the result is the same to the bit (tests/check_sim.c, fold_is_exact; every
- * training row of validate, and 480 random configurations, compared with the build before). */
+ * training row of validate, and 680 random configurations, compared with the build before). */
 
 /* What the metrics read of a simulated step: when it ended, the events and ops, each simulated
  * rank's times and the builder's FLOP counts. */
