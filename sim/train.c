@@ -1774,24 +1774,35 @@ sum_run(const bld *b, run_sum *s)
 	return 0;
 }
 
-/* x = z + n (z - y) where z - y = y - x (false where not, or on overflow). */
-static bool
+/* x = z + n (z - y) where z - y = y - x: 1, or 0 where the two differences disagree, -1 where
+ * the result would overflow. */
+static int
 extend(int64_t x, int64_t y, int64_t z, int64_t n, int64_t *out)
 {
 	int64_t d = z - y, nd;
-	return y - x == d && !__builtin_mul_overflow(n, d, &nd) && !__builtin_add_overflow(z, nd, out);
+	if (y - x != d)
+		return 0;
+	return __builtin_mul_overflow(n, d, &nd) || __builtin_add_overflow(z, nd, out) ? -1 : 1;
 }
 
-static bool
+/* The same over every time of a rank: 0 where any disagrees, else -1 where any overflows. */
+static int
 extend_stats(const sim_rank_stats *x, const sim_rank_stats *y, const sim_rank_stats *z, int64_t n, sim_rank_stats *out)
 {
-	bool ok = extend(x->busy_ps, y->busy_ps, z->busy_ps, n, &out->busy_ps) &&
-		  extend(x->comm_ps, y->comm_ps, z->comm_ps, n, &out->comm_ps) &&
-		  extend(x->idle_ps, y->idle_ps, z->idle_ps, n, &out->idle_ps) &&
-		  extend(x->end_ps, y->end_ps, z->end_ps, n, &out->end_ps);
-	for (int k = 0; ok && k < HW_NPROV; k++)
-		ok = extend(x->prov_ps[k], y->prov_ps[k], z->prov_ps[k], n, &out->prov_ps[k]);
-	return ok;
+	int r[4 + HW_NPROV] = {
+		extend(x->busy_ps, y->busy_ps, z->busy_ps, n, &out->busy_ps),
+		extend(x->comm_ps, y->comm_ps, z->comm_ps, n, &out->comm_ps),
+		extend(x->idle_ps, y->idle_ps, z->idle_ps, n, &out->idle_ps),
+		extend(x->end_ps, y->end_ps, z->end_ps, n, &out->end_ps),
+	};
+	for (int k = 0; k < HW_NPROV; k++)
+		r[4 + k] = extend(x->prov_ps[k], y->prov_ps[k], z->prov_ps[k], n, &out->prov_ps[k]);
+	bool disagree = false, overflow = false;
+	for (int k = 0; k < 4 + HW_NPROV; k++) {
+		disagree |= r[k] == 0;
+		overflow |= r[k] < 0;
+	}
+	return disagree ? 0 : overflow ? -1 : 1;
 }
 
 /* Adds log entries [from, to) of each count to acc, in order. */
@@ -1857,73 +1868,94 @@ whole_flops(const bld *b, const sim_train_cfg *c, int64_t micro, double *acc)
 	return true;
 }
 
-/* Runs the step of `micro` micro-batches into *s, and its FLOP counts of the whole step of
- * `whole` micro-batches into s->flops (whole 0: none; false where a job's counts differ from
- * its kind's). */
+/* Builds and runs a small step of `micro` micro-batches into b (kept, with its FLOP log, for
+ * whole_flops) and *s. */
 static bool
-small_step(const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t micro, int64_t whole, int nranks,
-	   run_sum *s)
+small_step(const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t micro, int nranks, bld *b, run_sum *s)
 {
-
-	flop_log log[FL_N];
-	memset(log, 0, sizeof log);
-	bld b;
-	memset(&b, 0, sizeof b);
-	b.flog = whole > 0 ? log : NULL;
+	memset(b, 0, sizeof *b);
+	if ((b->flog = calloc(FL_N, sizeof *b->flog)) == NULL)
+		return false;
 	char err[256];
-	bool ok = build(&b, m, cost, c, micro, 0, err, sizeof err) == 0 && sim_run(b.e, err, sizeof err) == 0 &&
-		  b.nranks == nranks && sum_run(&b, s) == 0 && (whole == 0 || whole_flops(&b, c, whole, s->flops));
-	bld_free(&b);
-	sim_engine_free(b.e);
-	sim_rec_free(b.rec);
-	for (int k = 0; k < FL_N; k++)
-		free(log[k].v);
+	bool ok = build(b, m, cost, c, micro, 0, err, sizeof err) == 0 && sim_run(b->e, err, sizeof err) == 0 &&
+		  b->nranks == nranks && sum_run(b, s) == 0;
+	sim_engine_free(b->e);
+	b->e = NULL;
 	return ok;
 }
 
+static void
+small_free(bld *b)
+{
+	if (b->flog != NULL)
+		for (int k = 0; k < FL_N; k++)
+			free(b->flog[k].v);
+	free(b->flog);
+	bld_free(b);
+	sim_engine_free(b->e);
+	sim_rec_free(b->rec);
+	memset(b, 0, sizeof *b);
+}
+
 /* The step of a symmetric configuration of `micro` micro-batches on nranks simulated ranks,
- * folded (see above) into *out: true, or false where it does not fold. */
+ * folded (see above) into *out: true, or false where it does not fold.  Where two groups agree
+ * but the whole step would pass the clock or the op limit, it does not fold either: simulated
+ * whole, the step stops and says why. */
 static bool
 fold_steady(const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t micro, int nranks, run_sum *out)
 {
 	/* the interleaved schedule takes micro-batches a group of pp at a time, from about two
 	 * groups in; 1F1B one at a time, from its pp - 1 warm-up forwards */
 	bool il = c->schedule == SIM_INTERLEAVED;
-	int64_t g = il ? c->pp : 1, first = (il ? 2 * c->pp : c->pp + 1) + micro % g, spent = 0;
-	while (first < 2)
-		first += g;
+	int64_t g = il ? c->pp : 1, first = il ? 2 * c->pp : c->pp + 1, spent = 0;
 	if (3 * first + 3 * g > micro / 2)
 		return false;
 	run_sum s[3];
 	memset(s, 0, sizeof s);
-	bool ok = false;
-	for (int64_t k = 0, mk = first; !ok && spent + mk <= micro / 2; k++, mk += g) {
+	bld last;
+	memset(&last, 0, sizeof last);
+	int agree = 0;
+	for (int64_t k = 0, mk = first; agree == 0 && spent + mk <= micro / 2; k++, mk += g) {
 		free(s[0].st);
 		s[0] = s[1];
 		s[1] = s[2];
 		memset(&s[2], 0, sizeof s[2]);
 		spent += mk;
-		if (!small_step(m, cost, c, mk, k < 2 ? 0 : micro, nranks, &s[2]))
+		small_free(&last);
+		if (!small_step(m, cost, c, mk, nranks, &last, &s[2]))
 			break;
 		if (k < 2)
 			continue;
 		int64_t n = (micro - mk) / g;
-		ok = extend(s[0].now, s[1].now, s[2].now, n, &out->now) && out->now < SIM_CLOCK_MAX_PS &&
-		     extend(s[0].events, s[1].events, s[2].events, n, &out->events) &&
-		     extend(s[0].ops, s[1].ops, s[2].ops, n, &out->ops) && out->ops <= (int64_t)SIM_MAX_OPS;
-		if (ok && (out->st = malloc((size_t)nranks * sizeof *out->st)) == NULL)
+		int r[3] = {extend(s[0].now, s[1].now, s[2].now, n, &out->now),
+			    extend(s[0].events, s[1].events, s[2].events, n, &out->events),
+			    extend(s[0].ops, s[1].ops, s[2].ops, n, &out->ops)};
+		agree = r[0] == 0 || r[1] == 0 || r[2] == 0 ? 0 : r[0] < 0 || r[1] < 0 || r[2] < 0 ? -1 : 1;
+		if (agree == 0)
+			continue;
+		if ((out->st = malloc((size_t)nranks * sizeof *out->st)) == NULL) {
+			agree = -1;
 			break;
-		for (int rk = 0; ok && rk < nranks; rk++)
-			ok = extend_stats(&s[0].st[rk], &s[1].st[rk], &s[2].st[rk], n, &out->st[rk]);
-		if (!ok) {
+		}
+		for (int rk = 0; agree != 0 && rk < nranks; rk++) {
+			int x = extend_stats(&s[0].st[rk], &s[1].st[rk], &s[2].st[rk], n, &out->st[rk]);
+			if (x <= 0)
+				agree = x == 0 ? 0 : -1;
+		}
+		if (agree != 1) {
 			free(out->st);
 			out->st = NULL;
 		}
 	}
-	if (ok) {
-		memcpy(out->flops, s[2].flops, sizeof out->flops);
+	bool ok = agree == 1 && out->now < SIM_CLOCK_MAX_PS && out->ops <= (int64_t)SIM_MAX_OPS &&
+		  whole_flops(&last, c, micro, out->flops);
+	if (ok)
 		out->engine_bytes = s[2].engine_bytes;
+	else if (agree == 1) {
+		free(out->st);
+		out->st = NULL;
 	}
+	small_free(&last);
 	for (int i = 0; i < 3; i++)
 		free(s[i].st);
 	return ok;
