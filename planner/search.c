@@ -320,6 +320,8 @@ fits(const model *m, const hw_system *sys, const sim_train_cfg *c, double headro
 	bool ok = true;
 	memset(worst, 0, sizeof *worst);
 	for (int i = 0; i < 3; i++) {
+		if ((i > 0 && stages[i] == stages[i - 1]) || (i == 2 && stages[2] == stages[0]))
+			continue; /* a stage counted already (pp 1 or 2) */
 		sim_mem mm;
 		sim_train_memory(m, sys, c, stages[i], &mm);
 		if (mm.total > worst->total)
