@@ -64,6 +64,8 @@ typedef struct estream {
 	int32_t running; /* op running on the stream, -1 */
 	uint8_t kind;
 	bool head_counted;
+	bool waited;     /* an op's last dependency was done while the stream was busy or held
+	                  * ops before it (it queued) */
 	/* a running compute op's progress, for rate changes under interference */
 	double rem_ps;   /* picoseconds of work left at full speed */
 	int64_t since;   /* when rem_ps was last brought up to date */
@@ -1384,13 +1386,20 @@ op_done(sim_engine *e, int32_t id)
 		}
 	}
 	for (int32_t ed = o->succ; ed >= 0; ed = e->edges[ed].next) {
-		eop *s = &e->ops[e->edges[ed].to];
+		int32_t to = e->edges[ed].to;
+		eop *s = &e->ops[to];
 		if (--s->ndeps == 0) {
-			if (s->nstreams == 1)
+			if (s->nstreams == 1) {
+				estream *st = &e->streams[s->streams];
+				st->waited |= st->head != to;
 				stream_kick(e, s->streams);
-			else
-				for (int i = 0; i < s->nstreams; i++)
+			} else {
+				for (int i = 0; i < s->nstreams; i++) {
+					estream *st = &e->streams[e->memb[s->streams + i].stream];
+					st->waited |= st->head != to;
 					stream_kick(e, e->memb[s->streams + i].stream);
+				}
+			}
 		}
 	}
 	if (o->nstreams == 1)
@@ -1588,6 +1597,12 @@ int
 sim_stream_rank(const sim_engine *e, int stream)
 {
 	return e->streams[stream].rank;
+}
+
+bool
+sim_stream_waited(const sim_engine *e, int stream)
+{
+	return stream >= 0 && (size_t)stream < e->nstreams && e->streams[stream].waited;
 }
 
 int

@@ -94,6 +94,9 @@ int64_t sim_op_end(const sim_engine *e, int32_t op);
 uint32_t sim_op_tag(const sim_engine *e, int32_t op);
 int sim_op_first_stream(const sim_engine *e, int32_t op);
 int sim_stream_rank(const sim_engine *e, int stream);
+/* Whether an op of the stream, its dependencies done, had to wait for the stream (busy, or
+ * holding ops before it): the stream queued. */
+bool sim_stream_waited(const sim_engine *e, int stream);
 /* The graph as built, for the op lists of replay: an op's member streams, its successors
  * (the ops that cannot start before it is done: up to cap of them into out; returns how many
  * there are), and a stream's ops in program order. */

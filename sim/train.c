@@ -1731,24 +1731,27 @@ sim_train_census(const model *m, const hw_cost *cost, const sim_train_cfg *cin, 
  * pipeline's warm-up every stage holds a bounded number of micro-batches in flight, and every
  * group of g more micro-batches (g = 1 for 1F1B, pp for the interleaved schedule, which takes
  * them a group of pp at a time) adds the same events in the same order; the engine's clock
- * counts whole picoseconds, so each group adds exactly the same times.  The step is simulated at
- * small counts m, m + g, m + 2g, ... (m = pp + 1 for 1F1B, past its warm-up; 2 pp for the
+ * counts whole picoseconds, so each group adds exactly the same times.  The step is simulated
+ * at small counts m, m + g, m + 2g, ... (m = pp + 1 for 1F1B, past its warm-up; 2 pp for the
  * interleaved schedule); as soon as two groups in a row added exactly the same -- to the step's
- * end, its events and ops, and every time of every simulated rank, to the picosecond -- the step
- * of M is the last small step plus its (M - m') / g missing groups.  The
- * FLOP counts are doubles, whose sums depend on their order: they are added again in the order
- * the whole graph adds them, from the last small step's log of what each job added.  Where no
- * two groups agree before the small steps have cost half of the whole step (or the first three
- * would cost more), every micro-batch is simulated; and always where something runs ahead of
- * the schedule without bound, whose queue can grow until the step's pattern changes far past any
- * small step: GPipe and ZB-H1 (GPipe runs every forward before any backward; a GPT-3 GPipe step's
- * groups agreed to the picosecond from 8 to 76 micro-batches, then shortened by microseconds),
- * and ZeRO-2 and 3, whose gradient reduce-scatters of every micro-batch nothing waits for (a
- * ZeRO-2 MoE step's groups agreed from 3 to 5 micro-batches; its 32 took 19 us longer than they
- * foretold).  Elsewhere every stream is held by the schedule: a stage waits for its next stage's
- * backward before its next forward, and the TP, CP and EP exchanges for the blocks they feed.
- * Folded or not, the result is the same to the bit (tests/check_sim.c, fold_is_exact; every
- * training row of validate, and 680 random configurations, compared with the build before). */
+ * end, its events and ops, and every time of every simulated rank, to the picosecond -- the
+ * step of M is the last small step plus its (M - m') / g missing groups.  The FLOP counts are
+ * doubles, whose sums depend on their order: they are added again in the order the whole graph
+ * adds them, from the last small step's log of what each job added.  Where no two groups agree
+ * before the small steps have cost half of the whole step (or the first three would cost more),
+ * every micro-batch is simulated; and wherever something may run ahead of the schedule without
+ * bound, whose queue can grow until the step's pattern changes far past any small step.  GPipe
+ * and ZB-H1 are never folded (GPipe runs every forward before any backward; a GPT-3 GPipe
+ * step's groups agreed to the picosecond from 8 to 76 micro-batches, then shortened by
+ * microseconds).  ZeRO-2 and 3 reduce-scatter every micro-batch's gradients and nothing waits
+ * for them: folded only where none of them had to wait for its stream in the small steps (a
+ * ZeRO-2 MoE step whose reduce-scatter stream was busy from its first to its last, a queue that
+ * never emptied, agreed from 3 to 5 micro-batches; its 32 took 19 us longer than they
+ * foretold).  Elsewhere every stream is held by the schedule: a stage waits for its next
+ * stage's backward before its next forward, and the TP, CP and EP exchanges for the blocks they
+ * feed.  Folded or not, the result is the same to the bit (tests/check_sim.c, fold_is_exact;
+ * every training row of validate, and 680 random configurations, compared with the build
+ * before). */
 
 /* What the metrics read of a simulated step: when it ended, the events and ops, each simulated
  * rank's times and the builder's FLOP counts. */
@@ -1879,6 +1882,10 @@ small_step(const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t 
 	char err[256];
 	bool ok = build(b, m, cost, c, micro, 0, err, sizeof err) == 0 && sim_run(b->e, err, sizeof err) == 0 &&
 		  b->nranks == nranks && sum_run(b, s) == 0;
+	/* ZeRO-2 and 3 reduce-scatter every micro-batch's gradients and nothing waits for them:
+	 * where one of them queued behind another, their queue may grow without bound */
+	for (int rk = 0; ok && c->zero >= 2 && rk < b->nranks; rk++)
+		ok = !sim_stream_waited(b->e, b->r[rk].dprs);
 	sim_engine_free(b->e);
 	b->e = NULL;
 	return ok;
@@ -1996,7 +2003,7 @@ sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *cin, sim_tra
 	run_sum sum;
 	memset(&sum, 0, sizeof sum);
 	bool folded = !c->full && !c->trace && !c->record_ops && !c->no_fold && b.t != NULL &&
-		      (c->schedule == SIM_1F1B || c->schedule == SIM_INTERLEAVED) && c->zero < 2 &&
+		      (c->schedule == SIM_1F1B || c->schedule == SIM_INTERLEAVED) &&
 		      fold_steady(m, cost, c, b.micro, b.nranks, &sum);
 	if (!folded) {
 		memset(&b, 0, sizeof b);
