@@ -360,6 +360,15 @@ int cal_replay_unpack(const void *buf, size_t len, sim_rank_ops **out, char *err
 int cal_replay_simulate(hw_db *db, const model *m, const hw_cost *cost, const cal_replay_plan *p, hw_profile **fw,
 			sim_train_result **out, char *err, size_t errlen);
 
+/* The step the hardware layer predicts for what a replay runs: the plan's configuration with
+ * the kernels at the database's rates and nothing of a framework profile (its kernel-rate
+ * scales, host time per kernel and compute slowdown under communication describe the framework,
+ * which a replay does not run), attention priced as the GEMMs the replay launches in its place
+ * (sim_attn_proxy).  The replay's measured step checks this figure; the plan's prediction adds
+ * the framework to it. */
+int cal_replay_kernels_s(const model *m, const hw_cost *cost, const cal_replay_plan *p, double *out, char *err,
+			 size_t errlen);
+
 /* How a process picks its GPU (--rank-config). */
 typedef enum cal_devsel {
 	CAL_DEV_AUTO,   /* the one GPU it sees, else the GPU of its local rank */

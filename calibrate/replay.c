@@ -386,6 +386,20 @@ cal_replay_plan_json(const cal_replay_plan *p)
 	return s;
 }
 
+/* A plan's configuration as a replay simulates it: the symmetric mode (every rank's list is its
+ * stage representative's, tests/check_replay.c), no trace, no straggler. */
+static sim_train_cfg
+replay_cfg(const cal_replay_plan *p)
+{
+	sim_train_cfg c = p->cfg;
+	c.full = false;
+	c.trace = false;
+	c.record_ops = false;
+	c.straggler = 1.0;
+	c.straggler_rank = -1;
+	return c;
+}
+
 int
 cal_replay_simulate(hw_db *db, const model *m, const hw_cost *cost, const cal_replay_plan *p, hw_profile **fw,
 		    sim_train_result **out, char *err, size_t errlen)
@@ -397,14 +411,27 @@ cal_replay_simulate(hw_db *db, const model *m, const hw_cost *cost, const cal_re
 		return rc == PP_ENOTFOUND ? PP_EUSAGE : rc;
 	/* the profile's fitted rates and host time; what the framework runs and overlaps is the
 	 * document's (parse_cfg read it), not the profile's defaults */
-	sim_train_cfg c = p->cfg;
+	sim_train_cfg c = replay_cfg(p);
 	c.fw = *fw;
 	c.record_ops = true;
-	c.full = false; /* every rank's list is its stage representative's (tests/check_replay.c) */
-	c.trace = false;
-	c.straggler = 1.0;
-	c.straggler_rank = -1;
 	return sim_train(m, cost, &c, out, err, errlen);
+}
+
+int
+cal_replay_kernels_s(const model *m, const hw_cost *cost, const cal_replay_plan *p, double *out, char *err,
+		     size_t errlen)
+{
+	*out = 0.0;
+	sim_train_cfg c = replay_cfg(p);
+	c.fw = NULL;
+	c.attn_proxy = true;
+	sim_train_result *r;
+	int rc = sim_train(m, cost, &c, &r, err, errlen);
+	if (rc != 0)
+		return rc;
+	*out = sim_train_metrics(r)->step_time_s;
+	sim_train_result_free(r);
+	return 0;
 }
 
 /* ---- the split schedule -------------------------------------------------------------------- */
@@ -497,12 +524,6 @@ cal_replay_buffer_dim(hw_dtype t, int64_t v)
 	return t == HW_FP8 ? (v + 15) / 16 * 16 : v;
 }
 
-static int64_t
-whole(double x)
-{
-	double r = floor(x + 0.5);
-	return r < 1.0 ? 1 : (int64_t)r;
-}
 
 typedef struct lctx {
 	cal_replay_prog *p;
@@ -616,44 +637,32 @@ gemm(lctx *x, int64_t m, int64_t n, int64_t k, int64_t batch, hw_dtype t, int32_
 		operand(p, t, 2, bm * bn * batch * ob);
 }
 
-/* The most bytes one chunk of attention scores may take (batch x queries x keys). */
-#define SCORE_CHUNK_BYTES ((double)(256 << 20))
+typedef struct proxy_ctx {
+	lctx *x;
+	hw_dtype t;
+} proxy_ctx;
 
+static void
+proxy_gemm(void *arg, int64_t m, int64_t n, int64_t k, int64_t batch)
+{
+	proxy_ctx *a = arg;
+	gemm(a->x, m, n, k, batch, a->t, -1, false);
+}
+
+/* Attention as the GEMMs that stand for it (sim_attn_proxy), counted apart. */
 static void
 attention(lctx *x, const hw_kernel *k)
 {
-	/* the scores the kernel computes: density of them (a causal square, half) */
-	int64_t batch = whole(k->b * k->heads), sq = whole(k->sq), sk = whole(k->sk * k->density);
-	int64_t dqk = whole(k->dqk), dv = whole(k->dv);
-	hw_dtype t = k->dtype;
-	double scores = (double)batch * (double)sq * (double)sk * out_bytes(t);
-	int64_t chunks = (int64_t)ceil(scores / SCORE_CHUNK_BYTES);
-	if (chunks < 1)
-		chunks = 1;
-	if (chunks > sq)
-		chunks = sq;
-	int64_t cq = (sq + chunks - 1) / chunks;
 	double before = x->p->gemm_flops;
-	for (int64_t q0 = 0; q0 < sq; q0 += cq) {
-		int64_t c = sq - q0 < cq ? sq - q0 : cq;
-		if (!k->bwd) {
-			gemm(x, c, sk, dqk, batch, t, -1, false); /* S = Q K^T */
-			gemm(x, c, dv, sk, batch, t, -1, false);  /* O = P V */
-		} else {
-			gemm(x, c, sk, dqk, batch, t, -1, false); /* S = Q K^T, recomputed */
-			gemm(x, sk, dv, c, batch, t, -1, false);  /* dV += P^T dO */
-			gemm(x, c, sk, dv, batch, t, -1, false);  /* dP = dO V^T */
-			gemm(x, c, dqk, sk, batch, t, -1, false); /* dQ = dS K */
-			gemm(x, sk, dqk, c, batch, t, -1, false); /* dK += dS^T Q */
-		}
-	}
+	proxy_ctx a = {x, k->dtype};
+	sim_attn_proxy(k, proxy_gemm, &a);
 	x->p->attn_flops += x->p->gemm_flops - before;
 }
 
 static void
 memop(lctx *x, double bytes)
 {
-	int64_t b = whole(bytes);
+	int64_t b = sim_whole(bytes);
 	cal_launch *l = launch(x, CAL_L_MEM);
 	if (l == NULL)
 		return;
@@ -738,7 +747,7 @@ collective(lctx *x, const sim_rop *op, char *err, size_t errlen)
 	int32_t cm = group_comm(x, op->group, op->stream);
 	if (cm < 0)
 		return PP_ENOMEM;
-	int64_t size = whole(op->bytes);
+	int64_t size = sim_whole(op->bytes);
 	if (size < (int64_t)n * elem)
 		size = (int64_t)n * elem; /* at least one element per rank */
 	if (op->coll == HW_SEND_RECV) {
@@ -806,7 +815,7 @@ p2p(lctx *x, const sim_rop *op)
 	l->comm = cm;
 	l->coll = HW_SEND_RECV;
 	l->elem = elem;
-	l->count = whole(op->bytes) / elem;
+	l->count = sim_whole(op->bytes) / elem;
 	if (l->count < 1)
 		l->count = 1;
 	l->bytes = l->count * elem;
@@ -881,7 +890,7 @@ cal_replay_lower(const sim_rank_ops *o, const sim_train_cfg *c, cal_replay_prog 
 				const sim_kernel *sk = &o->kernels[k];
 				const hw_kernel *kk = &sk->hk;
 				if (kk->kind == HW_K_GEMM) {
-					int64_t m = whole(kk->m), n = whole(kk->n), kd = whole(kk->k), b = whole(kk->batch);
+					int64_t m = sim_whole(kk->m), n = sim_whole(kk->n), kd = sim_whole(kk->k), b = sim_whole(kk->batch);
 					int32_t w = -1;
 					bool wout = sk->pass == SIM_PASS_WGRAD;
 					if (sk->weight != SIM_W_NONE && sk->pass != SIM_PASS_BMM) {

@@ -22,7 +22,9 @@ static const char about_text[] =
 	"streams, with CUDA events where the schedule makes one stream wait for another.  N warm-up\n"
 	"steps (default 3), then N timed steps (default 10); rank 0 reports each step (the slowest\n"
 	"rank's), their median, the predicted step and the error (predicted / measured - 1), and\n"
-	"stores them as one validation run ('paraplan hw validations').\n"
+	"stores them as one validation run ('paraplan hw validations').  Beside the plan's prediction\n"
+	"(its framework's kernel rates and host time included) it prints what the hardware layer\n"
+	"predicts for the kernels the replay ran, with no framework: the figure the replay checks.\n"
 	"\n"
 	"PLAN.json is the --json output of 'paraplan plan train' (its winner is replayed) or of\n"
 	"'paraplan simulate train'.  Launch one process per GPU of the plan (tp x pp x dp x cp):\n"
@@ -233,7 +235,11 @@ dry_run(const cal_replay_plan *plan, const char *plan_path, const char *db_path,
 		status = cli_usage("replay", "--rank %d: the plan has %d ranks (0 .. %d)", rank, c->gpus, c->gpus - 1);
 		goto out;
 	}
-	double step = sim_train_metrics(res)->step_time_s;
+	double step = sim_train_metrics(res)->step_time_s, kernels = 0;
+	if ((rc = cal_replay_kernels_s(m, cost, plan, &kernels, err, sizeof err)) != 0) {
+		status = cli_fail(rc, err);
+		goto out;
+	}
 	/* the ranks to list in full: the one asked for, or each stage's first */
 	int first = rank >= 0 ? rank : 0, stride = c->tp * c->cp * c->dp, last = rank >= 0 ? rank : c->gpus - 1;
 	int by = rank >= 0 ? 1 : stride;
@@ -245,6 +251,7 @@ dry_run(const cal_replay_plan *plan, const char *plan_path, const char *db_path,
 		cJSON_AddStringToObject(doc, "model", plan->model);
 		cJSON_AddStringToObject(doc, "system", plan->system);
 		cJSON_AddNumberToObject(doc, "predicted_step_s", step);
+		cJSON_AddNumberToObject(doc, "kernels_step_s", kernels);
 		if (plan->predicted_s > 0)
 			cJSON_AddNumberToObject(doc, "plan_step_s", plan->predicted_s);
 		cJSON_AddItemToObject(doc, "world", world_json(c));
@@ -252,10 +259,12 @@ dry_run(const cal_replay_plan *plan, const char *plan_path, const char *db_path,
 	} else {
 		char a[32];
 		long long micro = (long long)(c->global_batch / ((int64_t)c->dp * c->micro_batch));
+		char k[32];
 		printf("replay of %s on %d x %s: tp %d, pp %d, dp %d, cp %d, ep %d, %s, %lld micro-batch%s of %lld; predicted "
-		       "step %s\n",
+		       "step %s, its kernels alone %s\n",
 		       plan->model, c->gpus, plan->system, c->tp, c->pp, c->dp, c->cp, c->ep, sim_schedule_name(c->schedule),
-		       micro, micro == 1 ? "" : "es", (long long)c->micro_batch, cli_seconds(step, a, sizeof a));
+		       micro, micro == 1 ? "" : "es", (long long)c->micro_batch, cli_seconds(step, a, sizeof a),
+		       cli_seconds(kernels, k, sizeof k));
 		if (rank < 0) {
 			printf("\ncommunicator groups (global ranks; TP fastest, then CP, DP, PP):\n");
 			for (int g = 0; g < SIM_NGROUPS; g++) {
@@ -324,7 +333,12 @@ print_report(const cJSON *r)
 	printf("predicted          %s", cli_seconds(cli_num(r, "predicted_s"), a, sizeof a));
 	if (cli_num(r, "plan_step_s") > 0 && fabs(cli_num(r, "plan_step_s") / cli_num(r, "predicted_s") - 1.0) > 1e-9)
 		printf("   (the plan document said %s: the database changed since)", cli_seconds(cli_num(r, "plan_step_s"), b, sizeof b));
-	printf("\nerror              %+.1f%%   (predicted / measured - 1)\n", 100.0 * cli_num(r, "error"));
+	const char *fw = cli_str(c, "framework");
+	printf("\nerror              %+.1f%%   (predicted / measured - 1; the plan as %s runs it)\n", 100.0 * cli_num(r, "error"),
+	       fw[0] ? fw : "no framework profile");
+	printf("kernels alone      %s   error %+.1f%%: the hardware layer's prediction of what the replay ran (its kernels "
+	       "at the database's rates; attention as the GEMMs launched in its place; no framework)\n",
+	       cli_seconds(cli_num(r, "kernels_s"), a, sizeof a), 100.0 * cli_num(r, "kernels_error"));
 	if (cli_num(r, "run_id") > 0)
 		printf("stored as validation run %.0f ('paraplan hw validations')\n", cli_num(r, "run_id"));
 	else

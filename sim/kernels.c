@@ -508,3 +508,38 @@ sim_kernels_head(const sim_kspec *s, double T, sim_kemit emit, void *arg)
 	/* cross-entropy over fp32 logits: softmax forward, gradient backward */
 	mem2(&x, SLOT_F0, SLOT_B0, 3.0 * T * V * 4.0, 2.0 * T * V * 4.0 + T * V * e);
 }
+
+int64_t
+sim_whole(double x)
+{
+	double r = floor(x + 0.5);
+	return r < 1.0 ? 1 : (int64_t)r;
+}
+
+void
+sim_attn_proxy(const hw_kernel *k, sim_gemm_fn emit, void *arg)
+{
+	int64_t batch = sim_whole(k->b * k->heads), sq = sim_whole(k->sq), sk = sim_whole(k->sk * k->density);
+	int64_t dqk = sim_whole(k->dqk), dv = sim_whole(k->dv);
+	/* fp8 GEMMs write bf16 (as calibration measures them) */
+	double out = k->dtype == HW_FP8 ? 2.0 : hw_dtype_bytes(k->dtype);
+	double scores = (double)batch * (double)sq * (double)sk * out;
+	int64_t chunks = (int64_t)ceil(scores / SIM_ATTN_PROXY_CHUNK);
+	if (chunks < 1)
+		chunks = 1;
+	if (chunks > sq)
+		chunks = sq;
+	int64_t cq = (sq + chunks - 1) / chunks;
+	for (int64_t q0 = 0; q0 < sq; q0 += cq) {
+		int64_t c = sq - q0 < cq ? sq - q0 : cq;
+		emit(arg, c, sk, dqk, batch); /* S = Q K^T (recomputed in the backward) */
+		if (!k->bwd) {
+			emit(arg, c, dv, sk, batch); /* O = P V */
+		} else {
+			emit(arg, sk, dv, c, batch);  /* dV += P^T dO */
+			emit(arg, c, sk, dv, batch);  /* dP = dO V^T */
+			emit(arg, c, dqk, sk, batch); /* dQ = dS K */
+			emit(arg, sk, dqk, c, batch); /* dK += dS^T Q */
+		}
+	}
+}

@@ -17,10 +17,27 @@ typedef struct ctx {
 	double host;     /* seconds: the framework host's time to issue one kernel */
 	double gemm_scale, attn_scale; /* the framework's kernels over the GPU's measured rates */
 	bool gemm_fitted, attn_fitted; /* ... fitted to published runs: the time rests on the fit */
+	bool attn_proxy; /* attention priced as the GEMMs a replay runs in its place */
 	seg *segs[SIM_KB_N][SLOT_N];
 	int32_t lists[SIM_KB_N][SLOT_N]; /* recording: each segment's kernel list, -1 none */
 	sim_rec *rec;
 } ctx;
+
+typedef struct proxy_sum {
+	const hw_cost *cost;
+	hw_dtype t;
+	double s;
+	hw_prov p;
+} proxy_sum;
+
+static void
+proxy_add(void *arg, int64_t m, int64_t n, int64_t k, int64_t batch)
+{
+	proxy_sum *a = arg;
+	hw_kernel g = {.kind = HW_K_GEMM, .dtype = a->t, .m = (double)m, .n = (double)n, .k = (double)k,
+		       .batch = (double)batch};
+	a->s += hw_cost_kernel(a->cost, &g, &a->p);
+}
 
 /* Prices a kernel into its segment.  The framework issues kernels from the host one at a time
  * (PyTorch eager): a stream of kernels shorter than the issue time runs at the host's pace.
@@ -35,7 +52,14 @@ price(void *arg, int block, int slot, const sim_kernel *k)
 	if (s == NULL)
 		return;
 	hw_prov p = HW_PROV_DATASHEET;
-	double t = hw_cost_kernel(x->cost, &k->hk, &p);
+	double t;
+	if (x->attn_proxy && k->hk.kind == HW_K_ATTN) {
+		proxy_sum a = {.cost = x->cost, .t = k->hk.dtype, .p = HW_PROV_DATASHEET};
+		sim_attn_proxy(&k->hk, proxy_add, &a);
+		t = a.s, p = a.p;
+	} else {
+		t = hw_cost_kernel(x->cost, &k->hk, &p);
+	}
 	if (k->hk.kind == HW_K_GEMM) {
 		t /= x->gemm_scale;
 		if (x->gemm_fitted && p == HW_PROV_DATASHEET)
@@ -94,6 +118,7 @@ ctx_init(ctx *x, const hw_cost *cost, const sim_train_cfg *c, sim_rec *rec)
 	x->attn_scale = c->fw ? hw_profile_get(c->fw, HW_P_FW_ATTN_SCALE) : 1.0;
 	x->gemm_fitted = c->fw && hw_profile_prov(c->fw, HW_P_FW_GEMM_SCALE) == HW_PROV_FITTED;
 	x->attn_fitted = c->fw && hw_profile_prov(c->fw, HW_P_FW_ATTN_SCALE) == HW_PROV_FITTED;
+	x->attn_proxy = c->attn_proxy;
 	x->rec = rec;
 	for (int b = 0; b < SIM_KB_N; b++)
 		for (int i = 0; i < SLOT_N; i++)

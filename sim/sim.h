@@ -96,6 +96,8 @@ typedef struct sim_train_cfg {
 	                             * (replay); off, the simulation does no recording at all */
 	bool no_fold;               /* simulate every micro-batch of the symmetric mode, never its
 	                             * steady state folded (the same result; for tests) */
+	bool attn_proxy;            /* price each fused attention kernel as the GEMMs a replay launches
+	                             * in its place (sim_attn_proxy): what 'paraplan replay' runs */
 	uint64_t seed;
 	const hw_profile *fw;       /* the training framework (not owned); NULL: the defaults above */
 	/* fine-tuning (docs/finetune-goodput.md; 0 / false: pre-training as above) */
@@ -328,6 +330,18 @@ typedef struct sim_rank_ops {
  * otherwise, or for a rank out of range).  *out is freed with sim_rank_ops_free. */
 int sim_train_rank_ops(const sim_train_result *r, int rank, sim_rank_ops **out, char *err, size_t errlen);
 void sim_rank_ops_free(sim_rank_ops *o);
+/* The GEMMs that stand for a fused attention kernel where none runs: 'paraplan replay' has no
+ * FlashAttention (cuBLAS does not provide it) and launches these in its place, and a simulation
+ * with cfg.attn_proxy prices them.  Per chunk of queries (chunks of at most SIM_ATTN_PROXY_CHUNK
+ * bytes of scores, written in the GEMMs' output dtype): S = Q K^T and O = P V forward; the
+ * recomputed S, dV += P^T dO, dP = dO V^T, dQ = dS K and dK += dS^T Q backward.  The scores
+ * computed are density x sk keys per query (a causal square: half).  emit gets each GEMM as
+ * batch x [m x k] x [k x n] in the kernel's dtype. */
+#define SIM_ATTN_PROXY_CHUNK ((double)(256 << 20))
+typedef void (*sim_gemm_fn)(void *arg, int64_t m, int64_t n, int64_t k, int64_t batch);
+void sim_attn_proxy(const hw_kernel *k, sim_gemm_fn emit, void *arg);
+/* A kernel dimension as launched: the nearest whole number, at least 1. */
+int64_t sim_whole(double x);
 /* The configuration a result was simulated with (checked and completed). */
 const sim_train_cfg *sim_train_config(const sim_train_result *r);
 /* A rank's op list as JSON: its coordinates and groups, per stream its ops in program order

@@ -48,6 +48,28 @@ expect_err "dgx-h100: no measurements to fit in that run"
 run 1 calibrate --fit --system dgx-a100 --run 1 --db "$DB"
 expect_err "no complete calibration run 1 of system dgx-a100 or its GPU a100-sxm4-80gb"
 
+# paraplan's own measurements of one H100 and one H200 (calibrate/measured, docs/calibration.md):
+# imported, their replays listed, and fitted to the rates the runs showed -- the Hopper GEMM
+# efficiencies (bf16 about 0.79 of the dense peak, fp8 about 0.69), a k ramp near 200-230 steps,
+# about 5.6 us a GEMM beyond its compute, and HBM copies at 0.89-0.90 of the peak.
+M="$top_srcdir/calibrate/measured"
+run 0 hw import "$M/dgx-h100-1gpu-2026-11-28.json" --db "$TMPD/own.db"
+run 0 hw import "$M/hgx-h200-1gpu-2026-11-28.json" --db "$TMPD/own.db"
+run 0 hw validations --db "$TMPD/own.db" --json
+json_check "$TMPD/out" "len(d['validations']) == 10 and sum(r['system'] == 'hgx-h200' for r in d['validations']) == 6"
+run 0 calibrate --fit --system dgx-h100 --db "$TMPD/own.db" --json
+json_check "$TMPD/out" "(lambda p: d['gemm_rows'] == 1590 and abs(p['gemm_eff_bf16'] - 0.791) < 0.005 \
+and abs(p['gemm_eff_fp8'] - 0.689) < 0.005 and abs(p['gemm_eff_fp16'] - 0.742) < 0.005 \
+and abs(p['gemm_k_ramp'] - 229) < 3 and abs(p['kernel_launch_us'] - 5.57) < 0.05 \
+and abs(p['hbm_eff'] - 0.904) < 0.003 and d['gemm']['rms_rel_err'] < 0.11)\
+({x['key']: x['value'] for x in d['parameters']})"
+run 0 calibrate --fit --system hgx-h200 --db "$TMPD/own.db" --json
+json_check "$TMPD/out" "(lambda p: d['gemm_rows'] == 2120 and abs(p['gemm_eff_bf16'] - 0.788) < 0.005 \
+and abs(p['gemm_eff_fp8'] - 0.698) < 0.005 and abs(p['gemm_eff_tf32'] - 0.768) < 0.005 \
+and abs(p['gemm_k_ramp'] - 192) < 3 and abs(p['kernel_launch_us'] - 5.62) < 0.05 \
+and 0.88 < p['hbm_eff'] < 0.91 and d['gemm']['rms_rel_err'] < 0.12)\
+({x['key']: x['value'] for x in d['parameters']})"
+
 # Measuring without a GPU: an error naming the cause, and no database opened for writing.
 CUDA_VISIBLE_DEVICES= run 1 calibrate --system-name dgx-h100 --db "$TMPD/never.db"
 if grep -q "built without CUDA and NCCL" "$TMPD/err"; then :; else expect_err "no GPU found: "; fi

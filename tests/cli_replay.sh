@@ -67,6 +67,8 @@ run 0 replay --plan "$TMPD/sim.json" --dry-run --json
 cp "$TMPD/out" "$TMPD/dry.json"
 # the replay predicts what the simulation printed: the same framework profile, its fitted rates
 json_check "$TMPD/dry.json" "abs(d['predicted_step_s'] / d['plan_step_s'] - 1) < 1e-9"
+# and its kernels alone, without the profile's slower kernel rates and host time, less
+json_check "$TMPD/dry.json" "0 < d['kernels_step_s'] < d['predicted_step_s']"
 json_check "$TMPD/dry.json" "all(sorted(r for g in d['world']['groups'][k] for r in g) == list(range(8)) \
 for k in ('tp', 'cp', 'ep', 'dp', 'edp', 'pp')) and d['world']['groups']['tp'] == [[0,1],[2,3],[4,5],[6,7]] \
 and d['world']['groups']['pp'] == [[0,4],[1,5],[2,6],[3,7]] and d['world']['groups']['dp'] == [[0,2],[1,3],[4,6],[5,7]] \
