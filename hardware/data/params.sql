@@ -16,7 +16,9 @@
 --   attn_flash2_*, attn_flash3_*, attn_seq_ramp_*  fused attention kernels' rate over the dense
 --                     peak (FlashAttention-2 class; the architecture's fastest: FA3/cuDNN on
 --                     Hopper, cuDNN/FA4 on Blackwell) and its ramp with key length.
---   gemm_k_ramp, kernel_launch_us  conventions of the model, not measurements.
+--   gemm_k_ramp, kernel_launch_us  conventions of the model, not measurements; but the H100's and
+--                     H200's GEMM efficiencies, k ramp and hbm_eff are paraplan's own measurements
+--                     (calibrate/measured, docs/calibration.md section 6).
 -- Per system:
 --   coll_eff_intra             ring busbw / scaleup_gbps, large messages (NCCL_ALGO=RING).
 --   coll_eff_intra_all_reduce  all_reduce busbw / scaleup_gbps with NCCL's default algorithm:
@@ -41,10 +43,10 @@ INSERT INTO param(scope, subject, key, value, origin, method, source) VALUES
 ('gpu', 'a100-pcie-80gb', 'gemm_eff_fp16', 0.81, 'default', 'BF16 MAMF maximum 252.9 of 312 applied to FP16 (same dense peak); optimistic', 'ml-engineering https://github.com/stas00/ml-engineering/blob/master/compute/accelerator/README.md (hardware.md 4.4)'),
 ('gpu', 'a100-pcie-80gb', 'hbm_eff', 0.80, 'default', 'no measurement: hardware.md default for streaming kernels, ~80% of HBM peak on A100', 'hardware.md 4.5'),
 -- h100-sxm
-('gpu', 'h100-sxm', 'gemm_eff_bf16', 0.80, 'default', 'MAMF best-shape maximum BF16 794.5 of 989.4 (2048x2048x13312, torch 2.7); no cuBLASLt BF16 large-shape figure', 'ml-engineering https://github.com/stas00/ml-engineering/blob/master/compute/accelerator/README.md (hardware.md 4.4)'),
-('gpu', 'h100-sxm', 'gemm_eff_fp16', 0.80, 'default', 'BF16 MAMF maximum 794.5 of 989.4 applied to FP16 (same dense peak)', 'ml-engineering https://github.com/stas00/ml-engineering/blob/master/compute/accelerator/README.md (hardware.md 4.4)'),
-('gpu', 'h100-sxm', 'gemm_eff_fp8', 0.70, 'default', 'FP8 e4m3 cuBLASLt 1377 (16384^3), 1382 (32768^3) of 1978.9; 1290 at 8192^3; MAMF maximum 1402.6 (0.71)', 'https://github.com/Azure/AI-benchmarking-guide/blob/main/Azure%20Results/ND_H100_v5_results.md ; ml-engineering (hardware.md 4.4)'),
-('gpu', 'h100-sxm', 'hbm_eff', 0.88, 'default', 'BabelStream copy 2.90, triad 2.97 TB/s of 3.35 (87%, 89%): their mean', 'https://github.com/Azure/AI-benchmarking-guide/blob/main/Azure%20Results/ND_H100_v5_results.md (hardware.md 4.5)'),
+('gpu', 'h100-sxm', 'gemm_eff_bf16', 0.791, 'default', 'fit of the GEMM shape model over 530 bf16 cuBLASLt shapes (k_ramp 229, launch 5.57 us; rms 10.5% over 1,590 rows); MAMF best shape 794.5 of 989.4 (0.80) agrees', 'paraplan calibrate on one H100 80GB HBM3, 2026-11-28 (calibrate/measured/dgx-h100-1gpu-2026-11-28.json, docs/calibration.md section 6)'),
+('gpu', 'h100-sxm', 'gemm_eff_fp16', 0.791, 'default', 'the bf16 figure (the same tensor path; fp16 measured 0.742, last, on a warm GPU)', 'paraplan calibrate on one H100 80GB HBM3, 2026-11-28 (calibrate/measured/dgx-h100-1gpu-2026-11-28.json, docs/calibration.md section 6)'),
+('gpu', 'h100-sxm', 'gemm_eff_fp8', 0.689, 'default', 'fit of the GEMM shape model over 530 fp8 cuBLASLt shapes (k_ramp 229, launch 5.57 us); cuBLASLt 1377 TFLOP/s at 16384^3 (0.70) agrees', 'paraplan calibrate on one H100 80GB HBM3, 2026-11-28 (calibrate/measured/dgx-h100-1gpu-2026-11-28.json, docs/calibration.md section 6)'),
+('gpu', 'h100-sxm', 'hbm_eff', 0.904, 'default', 'device-to-device copy 3,027 GB/s (least squares over 5 buffers of 256 MiB-4 GiB) of 3,350; BabelStream 2.90-2.97 TB/s', 'paraplan calibrate on one H100 80GB HBM3, 2026-11-28 (calibrate/measured/dgx-h100-1gpu-2026-11-28.json, docs/calibration.md section 6)'),
 -- h100-pcie, h100-nvl: no measurements
 ('gpu', 'h100-pcie', 'gemm_eff_bf16', 0.80, 'default', 'no measurement: hardware.md default for A100/H100 BF16 large GEMMs (0.80-0.87), low end (power-capped PCIe card)', 'hardware.md 4.4'),
 ('gpu', 'h100-pcie', 'gemm_eff_fp16', 0.80, 'default', 'no measurement: hardware.md default for A100/H100 BF16 large GEMMs (0.80-0.87), low end, applied to FP16', 'hardware.md 4.4'),
@@ -54,10 +56,10 @@ INSERT INTO param(scope, subject, key, value, origin, method, source) VALUES
 ('gpu', 'h100-nvl', 'gemm_eff_fp8', 0.70, 'default', 'no measurement: hardware.md default for Hopper/Blackwell FP8 large GEMMs (0.70-0.76), low end', 'hardware.md 4.4'),
 ('gpu', 'h100-nvl', 'hbm_eff', 0.85, 'default', 'no measurement: hardware.md default for streaming kernels on HBM3/3e (85-90% of peak), low end', 'hardware.md 4.5'),
 -- h200-sxm
-('gpu', 'h200-sxm', 'gemm_eff_bf16', 0.80, 'default', 'no H200 BF16 figure: H100 SXM MAMF maximum 794.5 of 989.4 applied (compute identical, hardware.md 1.1)', 'ml-engineering https://github.com/stas00/ml-engineering/blob/master/compute/accelerator/README.md (hardware.md 4.4)'),
-('gpu', 'h200-sxm', 'gemm_eff_fp16', 0.80, 'default', 'no H200 figure: H100 SXM BF16 MAMF maximum 794.5 of 989.4 applied to FP16 (compute identical)', 'ml-engineering https://github.com/stas00/ml-engineering/blob/master/compute/accelerator/README.md (hardware.md 4.4)'),
-('gpu', 'h200-sxm', 'gemm_eff_fp8', 0.69, 'default', 'FP8 cuBLASLt 1366 (16384^3) of 1979; MAMF maximum 1453.4 (0.73) not used', 'Azure AI-benchmarking-guide ND H200 v5 results; ml-engineering (hardware.md 4.4)'),
-('gpu', 'h200-sxm', 'hbm_eff', 0.85, 'default', 'BabelStream copy 4.01, triad 4.15 TB/s of 4.8 (84%, 86%): their mean', 'Azure AI-benchmarking-guide ND H200 v5 results https://github.com/Azure/AI-benchmarking-guide (hardware.md 4.5)'),
+('gpu', 'h200-sxm', 'gemm_eff_bf16', 0.788, 'default', 'fit of the GEMM shape model over 530 bf16 cuBLASLt shapes (k_ramp 192, launch 5.62 us; rms 11.2% over 2,120 rows)', 'paraplan calibrate on one H200, 2026-11-28 (calibrate/measured/hgx-h200-1gpu-2026-11-28.json, docs/calibration.md section 6)'),
+('gpu', 'h200-sxm', 'gemm_eff_fp16', 0.788, 'default', 'the bf16 figure (the same tensor path; fp16 measured 0.748, after the replays, on a warm GPU)', 'paraplan calibrate on one H200, 2026-11-28 (calibrate/measured/hgx-h200-1gpu-2026-11-28.json, docs/calibration.md section 6)'),
+('gpu', 'h200-sxm', 'gemm_eff_fp8', 0.698, 'default', 'fit of the GEMM shape model over 530 fp8 cuBLASLt shapes (k_ramp 192, launch 5.62 us); cuBLASLt 1366 TFLOP/s at 16384^3 (0.69) agrees', 'paraplan calibrate on one H200, 2026-11-28 (calibrate/measured/hgx-h200-1gpu-2026-11-28.json, docs/calibration.md section 6)'),
+('gpu', 'h200-sxm', 'hbm_eff', 0.893, 'default', 'device-to-device copy 4,287 GB/s (best of 5 buffers of 256 MiB-4 GiB) of 4,800; BabelStream 4.01-4.15 TB/s', 'paraplan calibrate on one H200, 2026-11-28 (calibrate/measured/hgx-h200-1gpu-2026-11-28.json, docs/calibration.md section 6)'),
 -- b200
 ('gpu', 'b200', 'gemm_eff_bf16', 0.78, 'default', 'MAMF best-shape maximum BF16 1745 of 2250 (torch 2.7.1+cu128); no cuBLASLt large-shape figure', 'ml-engineering https://github.com/stas00/ml-engineering/blob/master/compute/accelerator/README.md (hardware.md 4.4)'),
 ('gpu', 'b200', 'gemm_eff_fp16', 0.78, 'default', 'BF16 MAMF maximum 1745 of 2250 applied to FP16 (same dense peak)', 'ml-engineering https://github.com/stas00/ml-engineering/blob/master/compute/accelerator/README.md (hardware.md 4.4)'),
@@ -85,10 +87,10 @@ INSERT INTO param(scope, subject, key, value, origin, method, source) VALUES
 ('gpu', 't4', 'gemm_k_ramp', 128, 'default', 'convention: tile prologue/epilogue charged as 128 extra k-steps; hardware.md has no per-k measurements', 'hardware/cost.c'),
 ('gpu', 'l4', 'gemm_k_ramp', 128, 'default', 'convention: tile prologue/epilogue charged as 128 extra k-steps; hardware.md has no per-k measurements', 'hardware/cost.c'),
 ('gpu', 'l40s', 'gemm_k_ramp', 128, 'default', 'convention: tile prologue/epilogue charged as 128 extra k-steps; hardware.md has no per-k measurements', 'hardware/cost.c'),
-('gpu', 'h100-sxm', 'gemm_k_ramp', 128, 'default', 'convention: tile prologue/epilogue charged as 128 extra k-steps; hardware.md has no per-k measurements', 'hardware/cost.c'),
+('gpu', 'h100-sxm', 'gemm_k_ramp', 229, 'default', 'fit of the GEMM shape model over 1,590 cuBLASLt shapes (bf16, fp8, fp16; k 128-16384): rms 10.5%', 'paraplan calibrate on one H100 80GB HBM3, 2026-11-28 (calibrate/measured/dgx-h100-1gpu-2026-11-28.json, docs/calibration.md section 6)'),
 ('gpu', 'h100-pcie', 'gemm_k_ramp', 128, 'default', 'convention: tile prologue/epilogue charged as 128 extra k-steps; hardware.md has no per-k measurements', 'hardware/cost.c'),
 ('gpu', 'h100-nvl', 'gemm_k_ramp', 128, 'default', 'convention: tile prologue/epilogue charged as 128 extra k-steps; hardware.md has no per-k measurements', 'hardware/cost.c'),
-('gpu', 'h200-sxm', 'gemm_k_ramp', 128, 'default', 'convention: tile prologue/epilogue charged as 128 extra k-steps; hardware.md has no per-k measurements', 'hardware/cost.c'),
+('gpu', 'h200-sxm', 'gemm_k_ramp', 192, 'default', 'fit of the GEMM shape model over 2,120 cuBLASLt shapes (bf16, fp8, fp16, tf32; k 128-16384): rms 11.2%', 'paraplan calibrate on one H200, 2026-11-28 (calibrate/measured/hgx-h200-1gpu-2026-11-28.json, docs/calibration.md section 6)'),
 ('gpu', 'b200', 'gemm_k_ramp', 128, 'default', 'convention: tile prologue/epilogue charged as 128 extra k-steps; hardware.md has no per-k measurements', 'hardware/cost.c'),
 ('gpu', 'gb200', 'gemm_k_ramp', 128, 'default', 'convention: tile prologue/epilogue charged as 128 extra k-steps; hardware.md has no per-k measurements', 'hardware/cost.c'),
 ('gpu', 'mi250x-gcd', 'gemm_k_ramp', 128, 'default', 'convention: tile prologue/epilogue charged as 128 extra k-steps; hardware.md has no per-k measurements', 'hardware/cost.c'),
@@ -102,10 +104,10 @@ INSERT INTO param(scope, subject, key, value, origin, method, source) VALUES
 ('gpu', 't4', 'kernel_launch_us', 3, 'default', 'convention: a few microseconds per kernel launch; not a published measurement', 'hardware/cost.c'),
 ('gpu', 'l4', 'kernel_launch_us', 3, 'default', 'convention: a few microseconds per kernel launch; not a published measurement', 'hardware/cost.c'),
 ('gpu', 'l40s', 'kernel_launch_us', 3, 'default', 'convention: a few microseconds per kernel launch; not a published measurement', 'hardware/cost.c'),
-('gpu', 'h100-sxm', 'kernel_launch_us', 3, 'default', 'convention: a few microseconds per kernel launch; not a published measurement', 'hardware/cost.c'),
+('gpu', 'h100-sxm', 'kernel_launch_us', 3, 'default', 'convention, what a kernel adds in a stream: in a CUDA graph an H100 GEMM took 2.7-2.9 us beyond its compute (h100-launch-2026-11-28.json); 5.57 us timed alone', 'calibrate/measured/dgx-h100-1gpu-2026-11-28.json'),
 ('gpu', 'h100-pcie', 'kernel_launch_us', 3, 'default', 'convention: a few microseconds per kernel launch; not a published measurement', 'hardware/cost.c'),
 ('gpu', 'h100-nvl', 'kernel_launch_us', 3, 'default', 'convention: a few microseconds per kernel launch; not a published measurement', 'hardware/cost.c'),
-('gpu', 'h200-sxm', 'kernel_launch_us', 3, 'default', 'convention: a few microseconds per kernel launch; not a published measurement', 'hardware/cost.c'),
+('gpu', 'h200-sxm', 'kernel_launch_us', 3, 'default', 'convention, what a kernel adds in a stream: in a CUDA graph an H100 GEMM took 2.7-2.9 us beyond its compute (h100-launch-2026-11-28.json); 5.62 us timed alone', 'calibrate/measured/hgx-h200-1gpu-2026-11-28.json'),
 ('gpu', 'b200', 'kernel_launch_us', 3, 'default', 'convention: a few microseconds per kernel launch; not a published measurement', 'hardware/cost.c'),
 ('gpu', 'gb200', 'kernel_launch_us', 3, 'default', 'convention: a few microseconds per kernel launch; not a published measurement', 'hardware/cost.c'),
 ('gpu', 'mi250x-gcd', 'kernel_launch_us', 3, 'default', 'convention: a few microseconds per kernel launch; not a published measurement', 'hardware/cost.c'),
