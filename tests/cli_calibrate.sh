@@ -56,7 +56,7 @@ M="$top_srcdir/calibrate/measured"
 run 0 hw import "$M/dgx-h100-1gpu-2026-11-28.json" --db "$TMPD/own.db"
 run 0 hw import "$M/hgx-h200-1gpu-2026-11-28.json" --db "$TMPD/own.db"
 run 0 hw validations --db "$TMPD/own.db" --json
-json_check "$TMPD/out" "len(d['validations']) == 10 and sum(r['system'] == 'hgx-h200' for r in d['validations']) == 6"
+json_check "$TMPD/out" "len(d['validations']) == 14 and sum(r['system'] == 'hgx-h200' for r in d['validations']) == 10"
 run 0 calibrate --fit --system dgx-h100 --db "$TMPD/own.db" --json
 json_check "$TMPD/out" "(lambda p: d['gemm_rows'] == 1590 and abs(p['gemm_eff_bf16'] - 0.791) < 0.005 \
 and abs(p['gemm_eff_fp8'] - 0.689) < 0.005 and abs(p['gemm_eff_fp16'] - 0.742) < 0.005 \
