@@ -117,6 +117,7 @@ int cal_fit_alpha_beta(const double *wire_bytes, const double *time_s, size_t n,
 enum {
 	CAL_SHAPE_TRANSFORMER = 1 << 0, /* a GEMM of a transformer layer (forward, dgrad, wgrad) */
 	CAL_SHAPE_GRID = 1 << 1,        /* a point of the log grid */
+	CAL_SHAPE_MODEL = 1 << 2,       /* a GEMM of a named model's layers (--model) */
 };
 typedef struct cal_gemm_shape {
 	int64_t m, n, k;
@@ -126,9 +127,14 @@ typedef struct cal_gemm_shape {
 /* The GEMM sweep's shapes (docs/calibration.md lists the rules): for hidden sizes 2048, 4096,
  * 5120, 8192, 12288, 16384, tensor-parallel degrees 1, 2, 4, 8 and token counts 2048, 8192,
  * 16384, the QKV, attention-output, MLP-up and MLP-down GEMMs of a Megatron layer with their
- * dgrad and wgrad GEMMs; plus the log grid {128, 512, 2048, 8192}^3 and 64^3.  Deduplicated,
- * sorted by (m, n, k); *out is malloc'd. */
-int cal_gemm_shapes(cal_gemm_shape **out, size_t *n, char *err, size_t errlen);
+ * dgrad and wgrad GEMMs; plus the log grid {128, 512, 2048, 8192}^3 and 64^3; plus, for each of
+ * the `nmodels` models given, the same GEMMs of its own layers at the same TP degrees and token
+ * counts: QKV ((heads + 2 kv_heads) head_dim / tp, h; not for latent attention), attention
+ * output, MLP up (twice the width when gated) and down, and a routed expert's up and down (at
+ * the token counts of a dense layer), every dimension rounded up to a multiple of 16.
+ * Deduplicated, sorted by (m, n, k); *out is malloc'd. */
+int cal_gemm_shapes(const model_tf *const *models, size_t nmodels, cal_gemm_shape **out, size_t *n, char *err,
+		    size_t errlen);
 
 /* Collective message sizes: 1 KiB, 2 KiB, ... up to max_bytes (at most 4 GiB).  Returns the
  * count written (at most cap). */
@@ -166,6 +172,8 @@ typedef struct cal_gpu_opts {
 	unsigned dtypes;         /* GEMM dtypes as 1 << hw_dtype bits; 0: every supported one */
 	int64_t max_coll_bytes;  /* largest collective size; 0: 4 GiB (less when memory is short) */
 	bool fit;                /* run cal_fit on the new run after committing it */
+	const model_tf *const *models; /* --model: their layers' GEMMs join the sweep (not owned) */
+	size_t nmodels;
 	/* Progress lines (never NULL-terminated by us: one line per call, no newline). */
 	void (*progress)(void *ctx, const char *line);
 	void *progress_ctx;

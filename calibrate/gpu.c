@@ -173,7 +173,7 @@ run_gemm(gctx *x)
 	cudaEvent_t e0 = NULL, e1 = NULL;
 	void *A = NULL, *B = NULL, *C = NULL, *ws = NULL, *flush = NULL;
 	int cc = x->prop.major * 10 + x->prop.minor;
-	CHECK(cal_gemm_shapes(&sh, &nsh, x->err, x->errlen));
+	CHECK(cal_gemm_shapes(x->o->models, x->o->nmodels, &sh, &nsh, x->err, x->errlen));
 	CU(cudaSetDevice(x->dev));
 	BL(cublasLtCreate(&lt));
 	CU(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));

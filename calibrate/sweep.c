@@ -41,8 +41,56 @@ add(cal_gemm_shape **v, size_t *n, size_t *cap, int64_t m, int64_t nn, int64_t k
 	return 0;
 }
 
+/* A linear layer of N output and K input features at every token count: forward Y = X W^T,
+ * dgrad dX = dY W, wgrad dW = dY^T X. */
+static int
+linear(cal_gemm_shape **v, size_t *n, size_t *cap, int64_t N, int64_t K, unsigned kind)
+{
+	int rc = 0;
+	for (size_t c = 0; c < sizeof tokens / sizeof tokens[0] && rc == 0; c++) {
+		int64_t T = tokens[c];
+		rc = add(v, n, cap, T, N, K, kind);
+		if (rc == 0)
+			rc = add(v, n, cap, T, K, N, kind);
+		if (rc == 0)
+			rc = add(v, n, cap, N, K, T, kind);
+	}
+	return rc;
+}
+
+/* A dimension as the sweep launches it: a multiple of 16 (FP8 cuBLASLt needs them), at least 16. */
+static int64_t
+pad16(int64_t x)
+{
+	return x < 16 ? 16 : (x + 15) / 16 * 16;
+}
+
+/* A model's linear layers at TP t, sharded as Megatron shards them. */
+static int
+model_linears(cal_gemm_shape **v, size_t *n, size_t *cap, const model_tf *m, int64_t t)
+{
+	int64_t h = m->hidden, gate = m->mlp == MODEL_MLP_SWIGLU ? 2 : 1;
+	int rc = 0;
+	if (m->kv_lora_rank == 0 && m->heads > 0 && m->head_dim > 0) {
+		int64_t q = m->heads * m->head_dim, kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
+		rc = linear(v, n, cap, pad16((q + 2 * kv * m->head_dim) / t), pad16(h), CAL_SHAPE_MODEL);
+		if (rc == 0)
+			rc = linear(v, n, cap, pad16(h), pad16(q / t), CAL_SHAPE_MODEL);
+	}
+	const int64_t widths[2] = {m->ffn, m->experts > 0 ? m->expert_ffn : 0};
+	for (int i = 0; i < 2 && rc == 0; i++) {
+		if (widths[i] <= 0)
+			continue;
+		rc = linear(v, n, cap, pad16(gate * widths[i] / t), pad16(h), CAL_SHAPE_MODEL);
+		if (rc == 0)
+			rc = linear(v, n, cap, pad16(h), pad16(widths[i] / t), CAL_SHAPE_MODEL);
+	}
+	return rc;
+}
+
 int
-cal_gemm_shapes(cal_gemm_shape **out, size_t *nout, char *err, size_t errlen)
+cal_gemm_shapes(const model_tf *const *models, size_t nmodels, cal_gemm_shape **out, size_t *nout, char *err,
+		size_t errlen)
 {
 	cal_gemm_shape *v = NULL;
 	size_t n = 0, cap = 0;
@@ -52,20 +100,13 @@ cal_gemm_shapes(cal_gemm_shape **out, size_t *nout, char *err, size_t errlen)
 			int64_t h = hidden[a], t = tp[b];
 			/* Megatron's column- and row-parallel linears: (output features, input features). */
 			const int64_t lin[4][2] = {{3 * h / t, h}, {h, h / t}, {4 * h / t, h}, {h, 4 * h / t}};
-			for (size_t c = 0; c < sizeof tokens / sizeof tokens[0] && rc == 0; c++) {
-				int64_t T = tokens[c];
-				for (int l = 0; l < 4 && rc == 0; l++) {
-					int64_t N = lin[l][0], K = lin[l][1];
-					/* forward Y = X W^T; dgrad dX = dY W; wgrad dW = dY^T X */
-					rc = add(&v, &n, &cap, T, N, K, CAL_SHAPE_TRANSFORMER);
-					if (rc == 0)
-						rc = add(&v, &n, &cap, T, K, N, CAL_SHAPE_TRANSFORMER);
-					if (rc == 0)
-						rc = add(&v, &n, &cap, N, K, T, CAL_SHAPE_TRANSFORMER);
-				}
-			}
+			for (int l = 0; l < 4 && rc == 0; l++)
+				rc = linear(&v, &n, &cap, lin[l][0], lin[l][1], CAL_SHAPE_TRANSFORMER);
 		}
 	}
+	for (size_t i = 0; i < nmodels && rc == 0; i++)
+		for (size_t b = 0; b < sizeof tp / sizeof tp[0] && rc == 0; b++)
+			rc = model_linears(&v, &n, &cap, models[i], tp[b]);
 	size_t ng = sizeof grid / sizeof grid[0];
 	for (size_t i = 0; i < ng && rc == 0; i++)
 		for (size_t j = 0; j < ng && rc == 0; j++)

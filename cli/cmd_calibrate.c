@@ -130,6 +130,38 @@ parse_dtypes(const char *list, unsigned *out)
 	return 0;
 }
 
+/* --model LIST: each a transformer of the catalog or a config file; usage errors name it. */
+static int
+load_models(const char *list, model **models, const model_tf **tfs, size_t *n)
+{
+	char buf[4096];
+	if (!pp_strlcpy(buf, list, sizeof buf))
+		return cli_usage("calibrate", "--model: the list is too long");
+	*n = 0;
+	int st = 0;
+	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t != NULL && st == 0; t = strtok_r(NULL, ",", &save)) {
+		char err[512];
+		model *m = NULL;
+		if (*n == 16)
+			st = cli_usage("calibrate", "--model: at most 16 models");
+		else if (cli_load_model(t, &m, err, sizeof err) != 0)
+			st = cli_usage("calibrate", "--model \"%s\": %s", t, err);
+		else if (model_transformer(m) == NULL) {
+			st = cli_usage("calibrate", "--model \"%s\": not a transformer (the sweep adds linear layers)", t);
+			model_free(m);
+		} else {
+			models[*n] = m;
+			tfs[(*n)++] = model_transformer(m);
+		}
+	}
+	if (st == 0 && *n == 0)
+		st = cli_usage("calibrate", "--model needs at least one model");
+	if (st != 0)
+		for (size_t i = 0; i < *n; i++)
+			model_free(models[i]);
+	return st;
+}
+
 static int
 run_fit(const char *db_path, const char *system, long long run, bool json)
 {
@@ -186,12 +218,12 @@ cmd_calibrate(int argc, char **argv)
 {
 	static const cli_cmd cmd = {"calibrate",
 				    "calibrate [--gemm] [--membw] [--collectives] [--system-name NAME]\n"
-				    "                   [--dtype LIST] [--max-bytes SIZE] [--no-fit] [--note TEXT]\n"
+				    "                   [--dtype LIST] [--model LIST] [--max-bytes SIZE] [--no-fit] [--note TEXT]\n"
 				    "                   [--json] [--quiet] [--db FILE]\n"
 				    "calibrate --fit --system NAME [--run ID] [--json] [--db FILE]\n",
 				    about_text, examples_text};
 	cal_gpu_opts g = {.fit = true};
-	const char *db_path = NULL, *system = NULL, *system_name = NULL, *dtype_s = NULL;
+	const char *db_path = NULL, *system = NULL, *system_name = NULL, *dtype_s = NULL, *model_s = NULL;
 	bool fit = false, json = false, quiet = false, gemm = false, membw = false, coll = false, nofit = false;
 	int64_t run = 0;
 	double maxb = 0;
@@ -204,6 +236,9 @@ cmd_calibrate(int argc, char **argv)
 			"count match, if there is one"),
 		OPT_STR("system", "NAME", &system, "the same as --system-name"),
 		OPT_STR("dtype", "LIST", &dtype_s, "GEMM dtypes, comma-separated (fp32,tf32,fp16,bf16,fp8)"),
+		OPT_STR("model", "LIST", &model_s,
+			"add the GEMMs of these models' layers to the sweep (catalog names or config files, "
+			"comma-separated; at most 16): the widths you will train at TP 1, 2, 4 and 8"),
 		OPT_NUM("max-bytes", "SIZE", &maxb, 1024, 4294967296.0, "largest collective (default 4Gi, less when GPU memory is short)"),
 		OPT_SWITCH("no-fit", &nofit, "do not fit the cost-model parameters to the new run"),
 		OPT_STR("note", "TEXT", &g.note, "a note stored with the run"),
@@ -224,7 +259,7 @@ cmd_calibrate(int argc, char **argv)
 		return cli_usage("calibrate", "--system and --system-name are the same option: give one");
 	if (system == NULL)
 		system = system_name;
-	bool measure_flags = nofit || maxb > 0 || dtype_s != NULL;
+	bool measure_flags = nofit || maxb > 0 || dtype_s != NULL || model_s != NULL;
 	if (gemm)
 		g.what |= CAL_GEMM;
 	if (membw)
@@ -238,13 +273,23 @@ cmd_calibrate(int argc, char **argv)
 	if (fit) {
 		if (g.what != 0 || measure_flags || g.note != NULL)
 			return cli_usage("calibrate", "--fit fits stored measurements: it takes no measurement options "
-						      "(--gemm, --membw, --collectives, --dtype, --max-bytes, --no-fit, --note)");
+						      "(--gemm, --membw, --collectives, --dtype, --model, --max-bytes, --no-fit, "
+						      "--note)");
 		if (system == NULL)
 			return cli_usage("calibrate", "--fit needs --system NAME");
 		return run_fit(db_path, system, run, json);
 	}
 	if (run != 0)
 		return cli_usage("calibrate", "--run applies to --fit only");
+	if (model_s != NULL && g.what != 0 && !(g.what & CAL_GEMM))
+		return cli_usage("calibrate", "--model adds GEMM shapes to the sweep: it needs --gemm (or no selection)");
+	model *models[16];
+	const model_tf *tfs[16];
+	size_t nm = 0;
+	if (model_s != NULL && (st = load_models(model_s, models, tfs, &nm)) != 0)
+		return st;
+	g.models = tfs;
+	g.nmodels = nm;
 	g.db_path = db_path;
 	g.system = system;
 	g.max_coll_bytes = (int64_t)maxb;
@@ -254,6 +299,8 @@ cmd_calibrate(int argc, char **argv)
 	bool root = true;
 	char err[1024] = "";
 	int rc = cal_gpu_run(&g, &rep, &root, err, sizeof err);
+	for (size_t i = 0; i < nm; i++)
+		model_free(models[i]);
 	if (rc != 0) {
 		st = root ? cli_fail(rc, err) : cli_status(rc);
 		cJSON_Delete(rep);

@@ -801,7 +801,7 @@ add_gemms(hw_run *run, const hw_gpu *gpu, hw_dtype t, double eff, double kr, dou
 {
 	cal_gemm_shape *sh;
 	size_t n;
-	ck_assert_int_eq(cal_gemm_shapes(&sh, &n, err, sizeof err), 0);
+	ck_assert_int_eq(cal_gemm_shapes(NULL, 0, &sh, &n, err, sizeof err), 0);
 	for (size_t i = 0; i < n; i++) {
 		double m = (double)sh[i].m, nn = (double)sh[i].n, k = (double)sh[i].k;
 		if (large_only && (k != 8192 || m < 2048 || nn < 2048))
@@ -944,7 +944,7 @@ START_TEST(gemm_shapes_are_the_documented_ones)
 {
 	cal_gemm_shape *sh;
 	size_t n;
-	ck_assert_int_eq(cal_gemm_shapes(&sh, &n, err, sizeof err), 0);
+	ck_assert_int_eq(cal_gemm_shapes(NULL, 0, &sh, &n, err, sizeof err), 0);
 	/* The rules of docs/calibration.md, written out again: every listed shape is in the sweep. */
 	static const long hidden[] = {2048, 4096, 5120, 8192, 12288, 16384}, tp[] = {1, 2, 4, 8}, tokens[] = {2048, 8192, 16384},
 			  grid[] = {128, 512, 2048, 8192};
@@ -997,6 +997,60 @@ START_TEST(gemm_shapes_are_the_documented_ones)
 		llama = llama || (sh[i].m == 8192 && sh[i].n == 16384 && sh[i].k == 4096 && (sh[i].kinds & CAL_SHAPE_TRANSFORMER));
 	ck_assert(llama);
 	free(sh);
+}
+END_TEST
+
+static bool
+has_shape(const cal_gemm_shape *sh, size_t n, int64_t m, int64_t nn, int64_t k, unsigned kind)
+{
+	for (size_t i = 0; i < n; i++)
+		if (sh[i].m == m && sh[i].n == nn && sh[i].k == k && (sh[i].kinds & kind))
+			return true;
+	return false;
+}
+
+/* --model adds a model's own linear layers.  Llama 2 13B (h 5120, 40 heads of 128, MLP 13,824
+ * gated): at TP 1 the QKV is 15,360 x 5,120 and the MLP up 27,648 x 5,120; at TP 8 the MLP down
+ * takes 1,728 inputs, and none of these is in the generic sweep (its MLPs are 4h wide).  GPT-2
+ * XL (h 1600, 25 heads of 64) at TP 8: QKV 600 outputs, launched as 608 (a multiple of 16).
+ * Mixtral's routed experts (14,336 wide, gated) at TP 2: 14,336 x 4,096. */
+START_TEST(gemm_shapes_of_named_models)
+{
+	model *m[3];
+	const char *names[3] = {"llama-2-13b", "gpt2-xl", "mixtral-8x7b"};
+	const model_tf *t[3];
+	for (int i = 0; i < 3; i++) {
+		ck_assert_msg(model_load(names[i], &m[i], err, sizeof err) == 0, "%s", err);
+		t[i] = model_transformer(m[i]);
+	}
+	cal_gemm_shape *base, *sh;
+	size_t nb, n;
+	ck_assert_int_eq(cal_gemm_shapes(NULL, 0, &base, &nb, err, sizeof err), 0);
+	ck_assert_int_eq(cal_gemm_shapes(t, 3, &sh, &n, err, sizeof err), 0);
+	ck_assert_uint_gt(n, nb);
+	for (size_t i = 0; i < nb; i++) /* the generic sweep stays */
+		ck_assert(has_shape(sh, n, base[i].m, base[i].n, base[i].k, base[i].kinds));
+	for (int64_t T = 2048; T <= 16384; T *= 4 /* 2048, 8192 */) {
+		ck_assert(has_shape(sh, n, T, 15360, 5120, CAL_SHAPE_MODEL));  /* QKV forward */
+		ck_assert(has_shape(sh, n, T, 27648, 5120, CAL_SHAPE_MODEL));  /* MLP up */
+		ck_assert(has_shape(sh, n, T, 13824, 5120, CAL_SHAPE_MODEL));  /* MLP down's dgrad at TP 1 */
+		ck_assert(has_shape(sh, n, T, 5120, 1728, CAL_SHAPE_MODEL));   /* MLP down at TP 8 */
+		ck_assert(has_shape(sh, n, 5120, 1728, T, CAL_SHAPE_MODEL));   /* its wgrad */
+		ck_assert(!has_shape(base, nb, T, 27648, 5120, ~0u));
+		ck_assert(has_shape(sh, n, T, 608, 1600, CAL_SHAPE_MODEL));    /* GPT-2 XL QKV at TP 8 */
+		ck_assert(has_shape(sh, n, T, 14336, 4096, CAL_SHAPE_MODEL));  /* a Mixtral expert's up at TP 2 */
+	}
+	ck_assert(has_shape(sh, n, 16384, 27648, 5120, CAL_SHAPE_MODEL));
+	for (size_t i = 0; i < n; i++) {
+		ck_assert(sh[i].m % 16 == 0 && sh[i].n % 16 == 0 && sh[i].k % 16 == 0);
+		if (i > 0)
+			ck_assert(sh[i - 1].m < sh[i].m || (sh[i - 1].m == sh[i].m && (sh[i - 1].n < sh[i].n ||
+											  (sh[i - 1].n == sh[i].n && sh[i - 1].k < sh[i].k))));
+	}
+	free(base);
+	free(sh);
+	for (int i = 0; i < 3; i++)
+		model_free(m[i]);
 }
 END_TEST
 
@@ -1235,6 +1289,7 @@ cal_suite(void)
 	tc = tcase_create("calibrate");
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, gemm_shapes_are_the_documented_ones);
+	tcase_add_test(tc, gemm_shapes_of_named_models);
 	tcase_add_test(tc, collective_and_membw_sizes);
 	tcase_add_test(tc, nccl_tests_layout_and_busbw);
 	tcase_add_test(tc, interrupted_run_leaves_nothing);

@@ -70,6 +70,19 @@ and abs(p['gemm_k_ramp'] - 192) < 3 and abs(p['kernel_launch_us'] - 5.62) < 0.05
 and 0.88 < p['hbm_eff'] < 0.91 and d['gemm']['rms_rel_err'] < 0.12)\
 ({x['key']: x['value'] for x in d['parameters']})"
 
+# --model: the named models' layers join the GEMM sweep; a name that is no transformer of the
+# catalog or no file, and a model without --gemm, are usage errors (the shapes: tests/check_cal.c)
+run 2 calibrate --gemm --model llama-3-8b,no-such-model --db "$TMPD/never.db"
+expect_err "--model \"no-such-model\": unknown model"
+run 2 calibrate --gemm --model resnet-101 --db "$TMPD/never.db"
+expect_err "--model \"resnet-101\": not a transformer"
+run 2 calibrate --membw --model llama-3-8b --db "$TMPD/never.db"
+expect_err "--model adds GEMM shapes to the sweep: it needs --gemm"
+run 2 calibrate --fit --system dgx-h100 --model llama-3-8b --db "$TMPD/never.db"
+expect_err "it takes no measurement options"
+CUDA_VISIBLE_DEVICES= run 1 calibrate --gemm --model llama-2-13b --system-name dgx-h100 --db "$TMPD/never.db"
+[ ! -e "$TMPD/never.db" ] || fail "calibrate --model created a database without a GPU"
+
 # Measuring without a GPU: an error naming the cause, and no database opened for writing.
 CUDA_VISIBLE_DEVICES= run 1 calibrate --system-name dgx-h100 --db "$TMPD/never.db"
 if grep -q "built without CUDA and NCCL" "$TMPD/err"; then :; else expect_err "no GPU found: "; fi
