@@ -524,7 +524,6 @@ cal_replay_buffer_dim(hw_dtype t, int64_t v)
 	return t == HW_FP8 ? (v + 15) / 16 * 16 : v;
 }
 
-
 typedef struct lctx {
 	cal_replay_prog *p;
 	const sim_train_cfg *c;

@@ -489,8 +489,7 @@ print_validation(const cJSON *doc)
 	const cJSON *v = cJSON_GetObjectItem(doc, "validation");
 	if (v == NULL || strcmp(cli_str(v, "status"), "measured") != 0)
 		return;
-	char a[32], b[32];
-	char k[32];
+	char a[32], b[32], k[32];
 	printf("\nValidation on %s: measured %s (median of %.0f steps), predicted %s, error %+.1f%%; its kernels alone "
 	       "predicted %s, error %+.1f%%; validation run %.0f\n",
 	       cli_str(v, "gpu_name"), cli_seconds(cli_num(v, "measured_s"), a, sizeof a), cli_num(v, "steps"),

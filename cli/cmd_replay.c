@@ -257,9 +257,8 @@ dry_run(const cal_replay_plan *plan, const char *plan_path, const char *db_path,
 		cJSON_AddItemToObject(doc, "world", world_json(c));
 		ranks = cJSON_AddArrayToObject(doc, "ranks");
 	} else {
-		char a[32];
+		char a[32], k[32];
 		long long micro = (long long)(c->global_batch / ((int64_t)c->dp * c->micro_batch));
-		char k[32];
 		printf("replay of %s on %d x %s: tp %d, pp %d, dp %d, cp %d, ep %d, %s, %lld micro-batch%s of %lld; predicted "
 		       "step %s, its kernels alone %s\n",
 		       plan->model, c->gpus, plan->system, c->tp, c->pp, c->dp, c->cp, c->ep, sim_schedule_name(c->schedule),
