@@ -1788,7 +1788,22 @@ extend(int64_t x, int64_t y, int64_t z, int64_t n, int64_t *out)
 	return __builtin_mul_overflow(n, d, &nd) || __builtin_add_overflow(z, nd, out) ? -1 : 1;
 }
 
-/* The same over every time of a rank: 0 where any disagrees, else -1 where any overflows. */
+/* The verdict over several extend() results: 0 where any disagrees, else -1 where any
+ * overflows, else 1. */
+static int
+agreement(const int *r, size_t n)
+{
+	int a = 1;
+	for (size_t i = 0; i < n; i++) {
+		if (r[i] == 0)
+			return 0;
+		if (r[i] < 0)
+			a = -1;
+	}
+	return a;
+}
+
+/* The same over every time of a rank. */
 static int
 extend_stats(const sim_rank_stats *x, const sim_rank_stats *y, const sim_rank_stats *z, int64_t n, sim_rank_stats *out)
 {
@@ -1800,12 +1815,7 @@ extend_stats(const sim_rank_stats *x, const sim_rank_stats *y, const sim_rank_st
 	};
 	for (int k = 0; k < HW_NPROV; k++)
 		r[4 + k] = extend(x->prov_ps[k], y->prov_ps[k], z->prov_ps[k], n, &out->prov_ps[k]);
-	bool disagree = false, overflow = false;
-	for (int k = 0; k < 4 + HW_NPROV; k++) {
-		disagree |= r[k] == 0;
-		overflow |= r[k] < 0;
-	}
-	return disagree ? 0 : overflow ? -1 : 1;
+	return agreement(r, sizeof r / sizeof r[0]);
 }
 
 /* Adds log entries [from, to) of each count to acc, in order. */
@@ -1937,7 +1947,7 @@ fold_steady(const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t
 		int r[3] = {extend(s[0].now, s[1].now, s[2].now, n, &out->now),
 			    extend(s[0].events, s[1].events, s[2].events, n, &out->events),
 			    extend(s[0].ops, s[1].ops, s[2].ops, n, &out->ops)};
-		agree = r[0] == 0 || r[1] == 0 || r[2] == 0 ? 0 : r[0] < 0 || r[1] < 0 || r[2] < 0 ? -1 : 1;
+		agree = agreement(r, 3);
 		if (agree == 0)
 			continue;
 		if ((out->st = malloc((size_t)nranks * sizeof *out->st)) == NULL) {
@@ -1945,9 +1955,8 @@ fold_steady(const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t
 			break;
 		}
 		for (int rk = 0; agree != 0 && rk < nranks; rk++) {
-			int x = extend_stats(&s[0].st[rk], &s[1].st[rk], &s[2].st[rk], n, &out->st[rk]);
-			if (x <= 0)
-				agree = x == 0 ? 0 : -1;
+			int v[2] = {agree, extend_stats(&s[0].st[rk], &s[1].st[rk], &s[2].st[rk], n, &out->st[rk])};
+			agree = agreement(v, 2);
 		}
 		if (agree != 1) {
 			free(out->st);
