@@ -29,7 +29,8 @@ static const char about_text[] =
 	"\n"
 	"With --scenario offline|server|interactive, runs an MLPerf Inference scenario on one\n"
 	"deployment (--system, --tp, [--pp], [--replicas], [--weights]) instead: Offline issues\n"
-	"every request at once and reports the throughput; Server and Interactive find by bisection\n"
+	"every request at once, as many as last ten minutes at the rate a first run of --requests\n"
+	"reaches, and reports the throughput; Server and Interactive find by bisection\n"
 	"over seeded Poisson runs the highest rate whose P99 TTFT and P99 TPOT stay within the\n"
 	"limits, to within --tolerance (default 0.01: the answer is at most 1% below the threshold).\n"
 	"--dataset NAME sets both lengths and MLPerf's limits for the scenario (loadgen/mlperf.conf);\n"
@@ -224,7 +225,7 @@ cmd_plan_serve(int argc, char **argv)
 		OPT_INT("pp", "P", &so.cfg.pp, 1, 1024, "with --scenario: pipeline stages of a replica"),
 		OPT_INT("replicas", "R", &so.cfg.replicas, 1, 100000, "with --scenario: replicas behind the router"),
 		OPT_NUM("tolerance", "F", &so.tolerance, 1e-4, 0.5, "with --scenario: the rate search's relative tolerance"),
-		OPT_I64("requests", "N", &so.offline_requests, 1, 1e7, "with --scenario: requests of the Offline run"),
+		OPT_I64("requests", "N", &so.offline_requests, 1, 1e7, "with --scenario: the Offline run's requests at least (it issues 600 s of them)"),
 		OPT_JSON(&json),
 		OPT_DB(&db_path),
 		OPT_END,

@@ -198,6 +198,10 @@ static const hw_pdef defs[HW_NPKEYS] = {
 	[HW_P_EN_ALLREDUCE_US] = {"allreduce_us", HW_SCOPE_ENGINE, 0.0, 0.0, 10000.0, "us", NULL,
 				  "latency of the engine's one-shot all-reduce for small TP messages inside the NVLink "
 				  "domain (0: NCCL's)", NULL},
+	[HW_P_EN_KV_RESERVE] = {"kv_reserve", HW_SCOPE_ENGINE, 0.0, 0.0, 1.0, "fraction", NULL,
+				"a request is admitted only while the KV cache keeps room for this fraction of every "
+				"running and admitted request's remaining output up to its max_tokens (1: TensorRT-LLM's "
+				"GUARANTEED_NO_EVICT; 0: vLLM, which preempts when the cache runs out)", NULL},
 	[HW_P_EN_GEMM_SCALE] = {"serve_gemm_scale", HW_SCOPE_ENGINE, 1.0, 0.3, 1.3, "fraction", NULL,
 				"the engine's GEMMs (its kernel choices and epilogues) as a fraction of the GPU's measured rate", NULL},
 	[HW_P_EN_ATTN_SCALE] = {"serve_attn_scale", HW_SCOPE_ENGINE, 1.0, 0.2, 1.5, "fraction", NULL,

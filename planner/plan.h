@@ -316,7 +316,8 @@ typedef struct plan_scenario_opts {
 	plan_scenario scenario;
 	sim_serve_cfg cfg;          /* the deployment: tp, pp, replicas, engine, weights, lengths, seed */
 	double ttft_p99_s, tpot_p99_s; /* the limits (Server, Interactive) */
-	int64_t offline_requests;   /* requests of the Offline run (and of the throughput bound) */
+	int64_t offline_requests;   /* the Offline run's first query; the run issues at least duration_s of
+	                             * requests at its rate (sim_serve_offline) */
 	double duration_s;          /* simulated arrivals per evaluation: at least 1000 requests, at most 8192 */
 	double tolerance;           /* the search's relative tolerance (default 0.01) */
 } plan_scenario_opts;

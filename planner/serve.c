@@ -725,7 +725,9 @@ plan_serve_scenario(const model *m, const hw_cost *cost, const plan_scenario_opt
 	c.arrival = SIM_ARR_BATCH;
 	c.requests = o->offline_requests;
 	sim_serve_metrics off;
-	int rc = scen_run(&x, &c, &off, err, errlen);
+	int64_t issued;
+	int rc = sim_serve_offline(m, cost, &c, o->duration_s, SIM_SERVE_OFFLINE_MAX_PER_REPLICA, &off, &issued, err,
+				   errlen);
 	if (rc != 0)
 		return rc;
 	cJSON *d = cJSON_CreateObject();
@@ -738,7 +740,7 @@ plan_serve_scenario(const model *m, const hw_cost *cost, const plan_scenario_opt
 	cJSON_AddNumberToObject(d, "replicas", o->cfg.replicas);
 	cJSON_AddNumberToObject(d, "seed", (double)o->cfg.seed);
 	add_metrics(d, "offline", &off);
-	cJSON_AddNumberToObject(d, "offline_requests", (double)o->offline_requests);
+	cJSON_AddNumberToObject(d, "offline_requests", (double)issued);
 	if (o->scenario == PLAN_SCEN_OFFLINE) {
 		cJSON_AddNumberToObject(d, "rate", off.requests_per_s);
 		*out = d;

@@ -336,6 +336,7 @@ engine_fill(sim_engine *e, const hw_profile *p)
 	e->fp8_attention = en_get(p, HW_P_EN_FP8_ATTENTION) != 0;
 	e->fp8_scaling = (int)en_get(p, HW_P_EN_FP8_SCALING);
 	e->allreduce_us = en_get(p, HW_P_EN_ALLREDUCE_US);
+	e->kv_reserve = en_get(p, HW_P_EN_KV_RESERVE);
 	e->gemm_scale = en_get(p, HW_P_EN_GEMM_SCALE);
 	e->attn_scale = en_get(p, HW_P_EN_ATTN_SCALE);
 	e->decode_scale = en_get(p, HW_P_EN_DECODE_SCALE);
@@ -825,6 +826,7 @@ typedef struct seqst {
 	int64_t done;      /* of target, prefilled */
 	int64_t generated; /* output tokens emitted */
 	int64_t blocks;
+	int64_t resv;      /* blocks admission reserved for it that it has not taken yet */
 	int64_t sched;     /* tokens scheduled this iteration */
 	int64_t proposed;  /* speculative tokens it verifies this iteration */
 	bool decode;       /* scheduled as a decode token */
@@ -840,6 +842,7 @@ typedef struct replica {
 	seqst *run;
 	size_t nrun, rcap;
 	int64_t free_blocks, blocks;
+	int64_t reserved;  /* of the free blocks, those reserved for running sequences (resv) */
 	bool busy;
 	double iter_start;
 	int64_t outstanding;
@@ -1118,7 +1121,37 @@ static void
 drop_seq(replica *p, size_t i)
 {
 	p->free_blocks += p->run[i].blocks;
+	p->reserved -= p->run[i].resv;
 	p->run[i] = p->run[--p->nrun];
+}
+
+/* Gives sequence s n more blocks, out of its reservation first. */
+static void
+take_blocks(replica *p, seqst *s, int64_t n)
+{
+	int64_t k = n < s->resv ? n : s->resv;
+	p->free_blocks -= n;
+	p->reserved -= k;
+	s->blocks += n;
+	s->resv -= k;
+}
+
+/* Admission: the blocks request q must have reserved beyond the `need` it takes now (the rest
+ * of its context, and the engine's kv_reserve of its output still to come up to its max_tokens:
+ * the output distribution's cap, else its own length); -1 when the free blocks that no running
+ * sequence has reserved cannot hold both. */
+static int64_t
+admit_reserve(const run *r, const replica *p, const reqst *q, int64_t need)
+{
+	double f = r->c->engine.kv_reserve;
+	int64_t resv = 0;
+	if (f > 0) {
+		int64_t maxout = r->c->output.max > (double)q->output ? (int64_t)r->c->output.max : q->output;
+		int64_t left = maxout > q->generated ? maxout - q->generated : 0;
+		int64_t total = blocks_for(r, q->prompt + q->generated + (int64_t)ceil(f * (double)left));
+		resv = total > need ? total - need : 0;
+	}
+	return need + resv <= p->free_blocks - p->reserved ? resv : -1;
 }
 
 /* The token count an iteration of T tokens runs at: a graph-captured one is padded to the
@@ -1200,7 +1233,8 @@ start_iteration(run *r, int k)
 		reqst *q = &r->req[id];
 		/* a sequence preempted here prefills its context again, chunk by chunk */
 		int64_t need = q->recompute ? 0 : blocks_for(r, q->prompt + q->generated);
-		if (need > p->free_blocks)
+		int64_t resv = admit_reserve(r, p, q, need);
+		if (resv < 0)
 			break;
 		p->whead = (p->whead + 1) % p->wcap;
 		p->wlen--;
@@ -1217,8 +1251,9 @@ start_iteration(run *r, int k)
 		s->prompt = q->prompt;
 		s->output = q->output;
 		q->recompute = false;
-		s->blocks = need;
-		p->free_blocks -= need;
+		take_blocks(p, s, need);
+		s->resv = resv;
+		p->reserved += resv;
 	}
 	for (size_t i = 0; i < p->nrun; i++)
 		p->run[i].sched = 0, p->run[i].proposed = 0;
@@ -1230,7 +1265,7 @@ start_iteration(run *r, int k)
 		if (!prefill_only && p->wlen > 0 && p->nrun < (size_t)seqs) {
 			const reqst *q = &r->req[p->wait[p->whead]];
 			int64_t target = q->prompt + q->generated;
-			prefill_only = blocks_for(r, target < budget ? target : budget) <= p->free_blocks;
+			prefill_only = admit_reserve(r, p, q, blocks_for(r, target < budget ? target : budget)) >= 0;
 		}
 	}
 	int64_t nchunks = 0;
@@ -1275,8 +1310,7 @@ schedule:
 			continue; /* this very sequence was preempted */
 		if (need > p->free_blocks)
 			break;
-		p->free_blocks -= need;
-		s->blocks += need;
+		take_blocks(p, s, need);
 		s->sched = 1 + kp;
 		s->proposed = kp;
 		s->decode = true;
@@ -1302,8 +1336,7 @@ schedule:
 				continue;
 			need = blocks_for(r, s->done + chunk) - s->blocks;
 		}
-		p->free_blocks -= need;
-		s->blocks += need;
+		take_blocks(p, s, need);
 		s->sched = chunk;
 		s->decode = false;
 		budget -= chunk;
@@ -1335,7 +1368,8 @@ schedule:
 			chunk = left;
 		}
 		int64_t need = blocks_for(r, cached + chunk);
-		if (need > p->free_blocks)
+		int64_t resv = admit_reserve(r, p, q, need);
+		if (resv < 0)
 			break;
 		p->whead = (p->whead + 1) % p->wcap;
 		p->wlen--;
@@ -1351,9 +1385,10 @@ schedule:
 		s->generated = q->generated;
 		s->prompt = q->prompt;
 		s->output = q->output;
-		s->blocks = need;
+		take_blocks(p, s, need);
+		s->resv = resv;
+		p->reserved += resv;
 		s->sched = chunk;
-		p->free_blocks -= need;
 		budget -= chunk;
 		npre_tokens += chunk;
 		nchunks++;
@@ -2146,6 +2181,44 @@ sim_serve_speed(const model *m, const hw_cost *cost, const sim_serve_cfg *c, con
 	out->requests_per_s *= f, out->output_tokens_per_s *= f, out->total_tokens_per_s *= f;
 	out->output_tokens_per_s_per_gpu *= f, out->goodput_requests_per_s *= f;
 	out->usd_per_million_output_tokens *= k, out->usd_per_million_tokens *= k;
+	return 0;
+}
+
+int
+sim_serve_offline(const model *m, const hw_cost *cost, const sim_serve_cfg *c, double min_s, int64_t max_per_replica,
+		  sim_serve_metrics *out, int64_t *requests, char *err, size_t errlen)
+{
+	if (c->arrival != SIM_ARR_BATCH || c->replicas < 1 || c->requests < 1 || !(min_s >= 0) || max_per_replica < 1)
+		return pp_err(err, errlen, PP_EUSAGE, "an Offline run is a batch of at least one request");
+	/* Every request arrives at once and the router deals them out in turn, so each replica
+	 * runs its share alone: one replica is simulated, and the deployment's rates are its own
+	 * times the replicas (prefill and decode replicas hand sequences over: they run together). */
+	bool split = c->prefill_replicas == 0 && c->decode_replicas == 0;
+	int64_t nrep = split ? c->replicas : 1;
+	sim_serve_cfg one = *c;
+	one.replicas = (int)(split ? 1 : c->replicas);
+	one.requests = (c->requests + nrep - 1) / nrep;
+	if (one.requests > max_per_replica)
+		one.requests = max_per_replica;
+	for (int pass = 0;; pass++) {
+		sim_serve_result *r;
+		int rc = sim_serve(m, cost, &one, &r, err, errlen);
+		if (rc != 0)
+			return rc;
+		*out = *sim_serve_get_metrics(r);
+		sim_serve_result_free(r);
+		/* the query holds at least min_s of requests at the rate the first run reaches */
+		double want = ceil(out->requests_per_s * min_s);
+		if (pass > 0 || !(want > (double)one.requests) || one.requests >= max_per_replica)
+			break;
+		one.requests = want < (double)max_per_replica ? (int64_t)want : max_per_replica;
+	}
+	double k = (double)nrep;
+	out->requests_per_s *= k, out->output_tokens_per_s *= k, out->total_tokens_per_s *= k;
+	out->goodput_requests_per_s *= k, out->concurrency_mean *= k;
+	out->preemptions *= nrep, out->completed *= nrep, out->offered *= nrep, out->iterations *= nrep;
+	out->gpus *= (int)nrep;
+	*requests = one.requests * nrep;
 	return 0;
 }
 

@@ -83,6 +83,7 @@ typedef struct sim_engine {
 	bool fp8_attention;         /* with an fp8 KV cache, attention computes in fp8 */
 	int fp8_scaling;            /* HW_EN_FP8_STATIC, _DYNAMIC or _TOKEN */
 	double allreduce_us;        /* one-shot all-reduce latency (0: NCCL's) */
+	double kv_reserve;          /* KV room admission keeps for the remaining outputs (fraction) */
 	double gemm_scale, attn_scale, decode_scale; /* fractions of the GPU's measured rates */
 	double iv[3][2];            /* the 80% intervals' log ratios per sim_iv_kind (NAN: none) */
 	double cap[2];              /* the capacity band's log ratios, as iv's throughput (NAN: none) */
@@ -250,6 +251,15 @@ void sim_serve_result_free(sim_serve_result *r);
  * c's metrics from sim_serve. */
 int sim_serve_speed(const model *m, const hw_cost *cost, const sim_serve_cfg *c, const sim_serve_metrics *base,
 		    double f, sim_serve_metrics *out, char *err, size_t errlen);
+/* An Offline run as MLPerf's LoadGen issues it (c: SIM_ARR_BATCH): every request at once, and at
+ * least min_s seconds of them at the rate a first run of c->requests reaches, so the drain at the
+ * end weighs what it weighs in a run that long (LoadGen's Offline query holds min_duration's worth
+ * of samples at the expected rate).  The router deals the batch out evenly, so one replica is
+ * simulated with its share (at most max_per_replica requests) and the rates are its own times the
+ * replicas; disaggregated replicas run together.  *requests: the requests the run issued in all. */
+#define SIM_SERVE_OFFLINE_MAX_PER_REPLICA 32768 /* past this the drain moves the rate by under 2% */
+int sim_serve_offline(const model *m, const hw_cost *cost, const sim_serve_cfg *c, double min_s, int64_t max_per_replica,
+		      sim_serve_metrics *out, int64_t *requests, char *err, size_t errlen);
 /* The run again on engines as fast as the ends of its engine's capacity interval
  * (sim_engine_speeds, sim_serve_speed), for the intervals sim_serve_json writes; nothing when the
  * engine has no interval. */

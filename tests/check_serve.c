@@ -731,6 +731,89 @@ START_TEST(preemption)
 }
 END_TEST
 
+/* The same squeezed cache under an engine that admits a request only with room for its whole
+ * output (kv_reserve 1, TensorRT-LLM's GUARANTEED_NO_EVICT): each of the 100 + 400-token
+ * requests holds ceil(500 / 16) = 32 blocks at most, so floor(B / 32) run at once and none is
+ * ever preempted; the cache's peak is at most those sequences' blocks. */
+START_TEST(admission_reserve)
+{
+	fixture f;
+	fx_open(&f, "llama-3-8b");
+	sim_serve_cfg c;
+	cfg_init(&c);
+	c.arrival = SIM_ARR_BATCH;
+	c.requests = 64;
+	c.prompt.mean = 100;
+	c.output.mean = 400;
+	c.gpu_memory_utilization = 0.22;
+	c.engine.kv_reserve = 1.0;
+	sim_serve_result *r = serve(&f, &c);
+	const sim_serve_metrics *mt = sim_serve_get_metrics(r);
+	int64_t blocks = mt->mem.kv_blocks, fit = blocks / 32;
+	ck_assert(fit >= 2 && fit < 64);
+	ck_assert_int_eq(mt->preemptions, 0);
+	ck_assert_int_eq(mt->completed, 64);
+	ck_assert_msg(mt->kv_utilization_peak <= (double)(fit * 32) / (double)blocks + 1e-12 &&
+			      mt->kv_utilization_peak > (double)((fit - 1) * 32) / (double)blocks,
+		      "peak %g with %lld blocks", mt->kv_utilization_peak, (long long)blocks);
+	sim_serve_result_free(r);
+	/* the output distribution's cap is what the engine knows (max_tokens): reserving for 800
+	 * output tokens, ceil(900 / 16) = 57 blocks a request */
+	c.output.max = 800;
+	r = serve(&f, &c);
+	mt = sim_serve_get_metrics(r);
+	ck_assert_int_eq(mt->preemptions, 0);
+	ck_assert(mt->kv_utilization_peak <= (double)(blocks / 57 * 32) / (double)blocks + 1e-12);
+	sim_serve_result_free(r);
+	fx_close(&f);
+}
+END_TEST
+
+/* An Offline run deals its batch out to the replicas in turn: four replicas of fixed-length
+ * requests run what one runs, four times over, and the query grows to min_s seconds of the
+ * first run's rate. */
+START_TEST(offline_by_replica)
+{
+	fixture f;
+	fx_open(&f, "llama-3-8b");
+	sim_serve_cfg c;
+	cfg_init(&c);
+	c.arrival = SIM_ARR_BATCH;
+	c.prompt.mean = 100;
+	c.output.mean = 50;
+	c.replicas = 1;
+	c.requests = 100;
+	sim_serve_result *one = serve(&f, &c);
+	const sim_serve_metrics *m1 = sim_serve_get_metrics(one);
+	c.replicas = 4;
+	c.requests = 400;
+	sim_serve_result *all = serve(&f, &c);
+	const sim_serve_metrics *m4 = sim_serve_get_metrics(all);
+	sim_serve_metrics off;
+	int64_t issued;
+	ck_assert_msg(sim_serve_offline(f.m, f.cost, &c, 0.0, 1000, &off, &issued, err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(issued, 400);
+	ck_assert_rel(off.requests_per_s, 4.0 * m1->requests_per_s, 1e-12);
+	ck_assert_rel(off.output_tokens_per_s, 4.0 * m1->output_tokens_per_s, 1e-12);
+	ck_assert_rel(off.output_tokens_per_s, m4->output_tokens_per_s, 1e-9);
+	ck_assert_rel(off.ttft.p99, m4->ttft.p99, 1e-9);
+	ck_assert_int_eq(off.gpus, 4);
+	ck_assert_int_eq(off.completed, 400);
+	/* a minute's worth at the first run's rate, up to the cap per replica */
+	double want = ceil(m1->requests_per_s * 60.0);
+	ck_assert(want > 100 && want < 100000);
+	ck_assert(sim_serve_offline(f.m, f.cost, &c, 60.0, 100000, &off, &issued, err, sizeof err) == 0);
+	ck_assert_int_eq(issued, 4 * (int64_t)want);
+	ck_assert(sim_serve_offline(f.m, f.cost, &c, 60.0, 150, &off, &issued, err, sizeof err) == 0);
+	ck_assert_int_eq(issued, 600);
+	c.arrival = SIM_ARR_POISSON;
+	ck_assert_int_eq(sim_serve_offline(f.m, f.cost, &c, 60.0, 150, &off, &issued, err, sizeof err), PP_EUSAGE);
+	sim_serve_result_free(one);
+	sim_serve_result_free(all);
+	fx_close(&f);
+}
+END_TEST
+
 /* With prefill and decode on separate replicas, a lone request's end-to-end time grows by the
  * hand-over of its KV cache: 2048 tokens x 128 KiB over the NVLink of the node. */
 START_TEST(disaggregation_adds_kv_transfer)
@@ -1372,6 +1455,8 @@ suite(void)
 	tcase_add_test(tc, littles_law);
 	tcase_add_test(tc, saturation);
 	tcase_add_test(tc, preemption);
+	tcase_add_test(tc, admission_reserve);
+	tcase_add_test(tc, offline_by_replica);
 	tcase_add_test(tc, disaggregation_adds_kv_transfer);
 	tcase_add_test(tc, replicas_scale);
 	tcase_add_test(tc, percentiles);

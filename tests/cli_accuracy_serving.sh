@@ -30,11 +30,16 @@ for g in ('engines', 'kinds'):
 bad = []
 # the guards: the figures of docs/validation.md, a little slack for the platform's last bits.
 # Throughput is what the serving model gets right; the latencies are far off (docs/validation.md),
-# so the overall MAPE is guarded only against getting worse.
+# and their MAPE is a handful of runs that saturate in the simulation (TTFT 50 to 190 times the
+# measured), so each kind's median absolute error is guarded against getting worse instead.
 if o['predicted_share'] < 0.90: bad.append("predicted share %.3f < 0.90" % o['predicted_share'])
-if o['mape'] > 2.0: bad.append("overall MAPE %.3f > 2.0" % o['mape'])
 tput = [k for k in d['kinds'] if k['kind'] == 'throughput'][0]
-if tput['mape'] > 0.22: bad.append("throughput MAPE %.3f > 0.22" % tput['mape'])
+if tput['mape'] > 0.21: bad.append("throughput MAPE %.3f > 0.21" % tput['mape'])
+for kind, most in (('throughput', 0.13), ('tpot', 0.42), ('ttft', 0.72)):
+    e = sorted(abs(r['error']) for r in d['rows'] if r['kind'] == kind)
+    med = (e[(len(e) - 1) // 2] + e[len(e) // 2]) / 2 if e else float('inf')
+    print("  %-10s median absolute error %.1f%%" % (kind, 100 * med))
+    if med > most: bad.append("%s median absolute error %.3f > %.2f" % (kind, med, most))
 # the 80% intervals' coverage, each family against the others' errors, within the 70-90% band
 iv = d['intervals']
 print("80%% intervals: %.1f%% of %d measured values inside" % (100 * iv['coverage'], iv['rows']))

@@ -47,8 +47,11 @@ json_check "$TMPD/out" "d['limits']['ttft_p99_s'] == 0.5 and d['limits']['tpot_p
 # the tighter limits pass a lower rate (or the same, within the tolerance)
 python3 -c "import json,sys; a=json.load(open('$TMPD/server.json')); b=json.load(open('$TMPD/out')); sys.exit(0 if b['rate'] <= a['rate'] * 1.01 else 1)" ||
 	fail "interactive passes a higher rate than server"
-run 0 $P --scenario offline --dataset mlperf-llama3.1-8b --output-len 128 --requests 500
+# Offline: the first query, grown to --duration seconds at the rate it reached
+run 0 $P --scenario offline --dataset mlperf-llama3.1-8b --output-len 128 --requests 500 --duration 1
 expect_out "offline (500 requests at once)"
+run 0 $P --scenario offline --dataset mlperf-llama3.1-8b --output-len 128 --requests 500 --json
+json_check "$TMPD/out" "d['offline_requests'] > 500 and abs(d['offline_requests'] / (600 * d['rate']) - 1) < 0.2"
 # seeded: the same search twice gives the same answer byte for byte
 run 0 $P --scenario server --dataset mlperf-llama3.1-8b --output-len 128 --duration 60 --json
 cmp -s "$TMPD/out" "$TMPD/server.json" || fail "the same scenario search gave different output"

@@ -115,6 +115,7 @@ INSERT INTO param(scope, subject, key, value, origin, method, source) VALUES
 ('engine', 'sglang', 'overlap_schedule', 1, 'default', 'the zero-overhead overlap scheduler is on by default from 0.4', 'LMSYS blog 2024-12-04'),
 ('engine', 'sglang', 'prefill_attention', 2, 'default', 'flash3: attention_backend fa3 on Hopper (FlashInfer otherwise)', 'Krai v5.1 READMEs (attention_backend=fa3)'),
 ('engine', 'sglang', 'fp8_scaling', 1, 'default', 'quantization=fp8 computes activation scales at run time', 'sglang quantization/fp8.py'),
+('engine', 'sglang', 'kv_reserve', 0.098, 'default', 'admission keeps room for new_token_ratio of each request''s max_new_tokens; the ratio decays from 0.7 to its floor 0.7 x 0.14 in 600 steps', 'sglang global_config.py (default_init_new_token_ratio, default_min_new_token_ratio_factor)'),
 ('engine', 'sglang', 'allreduce_us', 8, 'default', 'judgement: custom one-shot all-reduce (vLLM''s kernel) over NVLink', 'sglang distributed/device_communicators'),
 -- TensorRT-LLM
 ('engine', 'trtllm', 'max_num_seqs', 2048, 'default', 'max_batch_size 2048 (BuildConfig and the PyTorch backend)', 'TensorRT-LLM tensorrt_llm/builder.py BuildConfig'),
