@@ -1129,7 +1129,7 @@ drop_seq(replica *p, size_t i)
 static void
 take_blocks(replica *p, seqst *s, int64_t n)
 {
-	int64_t k = n < s->resv ? n : s->resv;
+	int64_t k = n <= 0 ? 0 : n < s->resv ? n : s->resv;
 	p->free_blocks -= n;
 	p->reserved -= k;
 	s->blocks += n;

@@ -550,6 +550,11 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 			c.weights = HW_FP8;
 		if (val_has(prec, "FP4 weights") && !weights_mxfp4)
 			c.weights = HW_FP4;
+		/* "FP4 (selected linear/MLP layers) + FP8": a run has one weight format, and the MLP's
+		 * is the larger part (Llama 2 70B: 705 M of each layer's 856 M linear weights) */
+		bool fp4_mlp = val_has(prec, "FP4 (selected");
+		if (fp4_mlp)
+			c.weights = HW_FP4;
 		if (val_has(prec, "int4") || val_has(prec, "AWQ") || val_has(prec, "GPTQ"))
 			c.weights = HW_INT4;
 		/* MoE layouts as the notes state them ("MoE EP8, enable_attention_dp True") */
@@ -786,7 +791,8 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 		snprintf(tp_why, sizeof tp_why, "TP not stated: TP %d x %d, the best of TP 1 to %lld for the run", c.tp,
 			 c.replicas, (long long)gpus);
 		cJSON_AddStringToObject(x, "assumptions",
-					!tp_stated && gpus > 1 ? tp_why
+					fp4_mlp ? "FP4 for the MLP's linear layers and FP8 for the rest, run as FP4 throughout"
+					: !tp_stated && gpus > 1 ? tp_why
 					: mlperf && !val_has(mname, "Llama-2") && ds == sim_dataset_find("mlperf-llama2-70b")
 						? "prompt lengths counted in Llama 2 tokens (the dataset's); output: the run's tokens per sample"
 					: mlperf && run_out > 0 ? "output mean: the run's tokens per sample"
