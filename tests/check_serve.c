@@ -701,6 +701,17 @@ START_TEST(saturation)
 }
 END_TEST
 
+/* A batch of 64 requests of 100 prompt and 400 output tokens. */
+static void
+batch64(sim_serve_cfg *c)
+{
+	cfg_init(c);
+	c->arrival = SIM_ARR_BATCH;
+	c->requests = 64;
+	c->prompt.mean = 100;
+	c->output.mean = 400;
+}
+
 /* A KV cache too small for a batch's growing sequences preempts (recomputation) and still
  * finishes every request; a large one never preempts. */
 START_TEST(preemption)
@@ -708,11 +719,7 @@ START_TEST(preemption)
 	fixture f;
 	fx_open(&f, "llama-3-8b");
 	sim_serve_cfg c;
-	cfg_init(&c);
-	c.arrival = SIM_ARR_BATCH;
-	c.requests = 64;
-	c.prompt.mean = 100;
-	c.output.mean = 400;
+	batch64(&c);
 	sim_serve_result *r = serve(&f, &c);
 	ck_assert_int_eq(sim_serve_get_metrics(r)->preemptions, 0);
 	ck_assert_int_eq(sim_serve_get_metrics(r)->completed, 64);
@@ -740,11 +747,7 @@ START_TEST(admission_reserve)
 	fixture f;
 	fx_open(&f, "llama-3-8b");
 	sim_serve_cfg c;
-	cfg_init(&c);
-	c.arrival = SIM_ARR_BATCH;
-	c.requests = 64;
-	c.prompt.mean = 100;
-	c.output.mean = 400;
+	batch64(&c);
 	c.gpu_memory_utilization = 0.22;
 	c.engine.kv_reserve = 1.0;
 	sim_serve_result *r = serve(&f, &c);
