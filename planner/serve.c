@@ -141,18 +141,6 @@ meets(const plan_serve_opts *o, const sim_serve_metrics *m)
 	return true;
 }
 
-static int
-simulate(const model *m, const scand *x, const sim_serve_cfg *c, sim_serve_metrics *out, char *err, size_t errlen)
-{
-	sim_serve_result *r;
-	int rc = sim_serve(m, x->cost, c, &r, err, errlen);
-	if (rc != 0)
-		return rc;
-	*out = *sim_serve_get_metrics(r);
-	sim_serve_result_free(r);
-	return 0;
-}
-
 /* Requests of one evaluation: `duration_s` of arrivals, at least 100 (for a P99 of its own)
  * and at most 4000 (a P99 within a few percent; saturation shows in the queue long before). */
 static int64_t
@@ -178,7 +166,7 @@ eval(spool *p, scand *x)
 	sim_serve_metrics mt;
 	c.arrival = SIM_ARR_BATCH;
 	c.requests = 4 * (int64_t)c.max_num_seqs * (x->attention_dp ? x->tp : 1); /* max_num_seqs is per attention rank */
-	if (simulate(p->m, x, &c, &mt, err, sizeof err) != 0) {
+	if (sim_serve_metrics_of(p->m, x->cost, &c, &mt, err, sizeof err) != 0) {
 		pp_strlcpy(x->why, err, sizeof x->why);
 		return;
 	}
@@ -188,7 +176,7 @@ eval(spool *p, scand *x)
 		double mid = (lo + hi) / 2;
 		c.rate = mid;
 		c.requests = eval_requests(&c);
-		if (simulate(p->m, x, &c, &mt, err, sizeof err) != 0) {
+		if (sim_serve_metrics_of(p->m, x->cost, &c, &mt, err, sizeof err) != 0) {
 			pp_strlcpy(x->why, err, sizeof x->why);
 			return;
 		}
@@ -210,7 +198,7 @@ eval(spool *p, scand *x)
 		units(&c, x, reps);
 		c.rate = o->rate;
 		c.requests = eval_requests(&c);
-		if (simulate(p->m, x, &c, &mt, err, sizeof err) != 0) {
+		if (sim_serve_metrics_of(p->m, x->cost, &c, &mt, err, sizeof err) != 0) {
 			pp_strlcpy(x->why, err, sizeof x->why);
 			return;
 		}
@@ -657,18 +645,6 @@ typedef struct scen_ctx {
 	double last_rate;
 } scen_ctx;
 
-static int
-scen_run(scen_ctx *x, sim_serve_cfg *c, sim_serve_metrics *out, char *err, size_t errlen)
-{
-	sim_serve_result *r;
-	int rc = sim_serve(x->m, x->cost, c, &r, err, errlen);
-	if (rc != 0)
-		return rc;
-	*out = *sim_serve_get_metrics(r);
-	sim_serve_result_free(r);
-	return 0;
-}
-
 /* A Poisson run at `rate` passes when not saturated and within both P99 limits. */
 static int
 scen_pass(void *arg, double rate, bool *ok, char *err, size_t errlen)
@@ -680,7 +656,7 @@ scen_pass(void *arg, double rate, bool *ok, char *err, size_t errlen)
 	double n = ceil(rate * x->o->duration_s);
 	c.requests = n < 1000 ? 1000 : n > 8192 ? 8192 : (int64_t)n;
 	sim_serve_metrics mt;
-	int rc = scen_run(x, &c, &mt, err, errlen);
+	int rc = sim_serve_metrics_of(x->m, x->cost, &c, &mt, err, errlen);
 	if (rc != 0)
 		return rc;
 	*ok = !mt.saturated && mt.ttft.p99 <= x->o->ttft_p99_s && mt.tpot.p99 <= x->o->tpot_p99_s;

@@ -2137,6 +2137,19 @@ done:
 
 /* ---- the run on a faster or slower engine ------------------------------------------------- */
 
+int
+sim_serve_metrics_of(const model *m, const hw_cost *cost, const sim_serve_cfg *c, sim_serve_metrics *out, char *err,
+		     size_t errlen)
+{
+	sim_serve_result *r;
+	int rc = sim_serve(m, cost, c, &r, err, errlen);
+	if (rc != 0)
+		return rc;
+	*out = *sim_serve_get_metrics(r);
+	sim_serve_result_free(r);
+	return 0;
+}
+
 static void
 scale_pct(sim_pct *p, double k)
 {
@@ -2165,15 +2178,12 @@ sim_serve_speed(const model *m, const hw_cost *cost, const sim_serve_cfg *c, con
 				tr[i] = c->trace[i], tr[i].arrival_s *= f;
 			s.trace = tr;
 		}
-		sim_serve_result *r;
 		char e2[256];
-		int rc = sim_serve(m, cost, &s, &r, e2, sizeof e2);
+		int rc = sim_serve_metrics_of(m, cost, &s, out, e2, sizeof e2);
 		free(tr);
 		if (rc != 0)
 			return pp_err(err, errlen, rc, "the run on an engine %.3g times as fast (the capacity band, the engine's "
 				      "cap_err_p10 and cap_err_p90): %s", f, e2);
-		*out = *sim_serve_get_metrics(r);
-		sim_serve_result_free(r);
 	}
 	double k = 1.0 / f;
 	scale_pct(&out->ttft, k), scale_pct(&out->tpot, k), scale_pct(&out->itl, k), scale_pct(&out->e2e, k);
@@ -2201,12 +2211,9 @@ sim_serve_offline(const model *m, const hw_cost *cost, const sim_serve_cfg *c, d
 	if (one.requests > max_per_replica)
 		one.requests = max_per_replica;
 	for (int pass = 0;; pass++) {
-		sim_serve_result *r;
-		int rc = sim_serve(m, cost, &one, &r, err, errlen);
+		int rc = sim_serve_metrics_of(m, cost, &one, out, err, errlen);
 		if (rc != 0)
 			return rc;
-		*out = *sim_serve_get_metrics(r);
-		sim_serve_result_free(r);
 		/* the query holds at least min_s of requests at the rate the first run reaches */
 		double want = ceil(out->requests_per_s * min_s);
 		if (pass > 0 || !(want > (double)one.requests) || one.requests >= max_per_replica)

@@ -236,6 +236,9 @@ int sim_serve(const model *m, const hw_cost *cost, const sim_serve_cfg *c, sim_s
 int sim_serve_check(const model *m, const hw_system *sys, sim_serve_cfg *c, int64_t *nreq, sim_serve_mem *mem,
 		    char *err, size_t errlen);
 const sim_serve_metrics *sim_serve_get_metrics(const sim_serve_result *r);
+/* sim_serve keeping only the metrics: the search loops' and the fits' run. */
+int sim_serve_metrics_of(const model *m, const hw_cost *cost, const sim_serve_cfg *c, sim_serve_metrics *out, char *err,
+			 size_t errlen);
 struct cJSON *sim_serve_json(const sim_serve_result *r);
 /* A Chrome/Perfetto trace of the iterations (keep_iterations): one track per replica. */
 int sim_serve_trace(const sim_serve_result *r, const char *path, char *err, size_t errlen);

@@ -548,12 +548,10 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 		bool weights_mxfp4 = val_has(prec, "mxfp4");
 		if (val_has(prec, "fp8") && !val_has(prec, "weights not stated") && !val_has(prec, "BF16 weights"))
 			c.weights = HW_FP8;
-		if (val_has(prec, "FP4 weights") && !weights_mxfp4)
-			c.weights = HW_FP4;
 		/* "FP4 (selected linear/MLP layers) + FP8": a run has one weight format, and the MLP's
 		 * is the larger part (Llama 2 70B: 705 M of each layer's 856 M linear weights) */
 		bool fp4_mlp = val_has(prec, "FP4 (selected");
-		if (fp4_mlp)
+		if ((val_has(prec, "FP4 weights") && !weights_mxfp4) || fp4_mlp)
 			c.weights = HW_FP4;
 		if (val_has(prec, "int4") || val_has(prec, "AWQ") || val_has(prec, "GPTQ"))
 			c.weights = HW_INT4;
@@ -689,25 +687,14 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 				cc.requests = offline_requests(&cc);
 			if (!o->simulate) {
 				rc = sim_serve_check(m, hw_cost_system(cost), &cc, NULL, NULL, e2, sizeof e2);
-			} else if (offline_sized) {
-				sim_serve_metrics x;
-				int64_t issued;
-				rc = sim_serve_offline(m, cost, &cc, SERVE_MLPERF_RUN_S, SIM_SERVE_OFFLINE_MAX_PER_REPLICA, &x,
-						       &issued, e2, sizeof e2);
-				if (rc == 0) {
-					cc.requests = issued;
-					if (!have || serve_better(&cc, &x, &mtv))
-						mtv = x, best = cc, have = true;
-				}
 			} else {
-				sim_serve_result *res = NULL;
-				rc = sim_serve(m, cost, &cc, &res, e2, sizeof e2);
-				if (rc == 0) {
-					const sim_serve_metrics *x = sim_serve_get_metrics(res);
-					if (!have || serve_better(&cc, x, &mtv))
-						mtv = *x, best = cc, have = true;
-					sim_serve_result_free(res);
-				}
+				sim_serve_metrics x;
+				rc = offline_sized ? sim_serve_offline(m, cost, &cc, SERVE_MLPERF_RUN_S,
+								       SIM_SERVE_OFFLINE_MAX_PER_REPLICA, &x, &cc.requests, e2,
+								       sizeof e2)
+						   : sim_serve_metrics_of(m, cost, &cc, &x, e2, sizeof e2);
+				if (rc == 0 && (!have || serve_better(&cc, &x, &mtv)))
+					mtv = x, best = cc, have = true;
 			}
 			if (rc == PP_EUSAGE) {
 				rc = 0; /* does not fit or divide: the next degree, else the row is skipped */
