@@ -36,6 +36,13 @@ json_check "$TMPD/out" "(lambda p: abs(p['output tokens/s'] / p['requests/s'] / 
 json_check "$TMPD/out" "(lambda p: p['TTFT p99'] >= p['TTFT mean'] > 0 and p['TPOT p99'] >= p['TPOT mean'] > 0)({r['metric']: r['predicted'] for r in d['rows'] if 'Server' in r['source']})"
 json_check "$TMPD/out" "all(\"tokens per sample\" in r['assumptions'] for r in d['rows'])"
 
+# a row that states no precision runs at the one its submission's other scenarios state (the
+# same result directory), exactly as if it stated it, and says so; where they state two, none
+run 0 validate --set serving --data "$top_srcdir/tests/data/mlperf/blank-precision.csv" --json
+json_check "$TMPD/out" "len(d['rows']) == 6 and not d['skipped']"
+json_check "$TMPD/out" "(lambda r: r[3]['assumptions'].startswith('precision not stated: FP8 weights; KV cache FP8, as the submission') and r[3]['predicted'] == r[4]['predicted'] != r[7]['predicted'])({x['line']: x for x in d['rows']})"
+json_check "$TMPD/out" "(lambda r: 'precision' not in r[2]['assumptions'] + r[7]['assumptions'] and r[7]['predicted'] == r[6]['predicted'])({x['line']: x for x in d['rows']})"
+
 # plan serve --scenario: one deployment, the highest rate within MLPerf's limits
 P="plan serve --model llama-3-8b --system dgx-h100 --tp 1"
 run 0 $P --scenario server --dataset mlperf-llama3.1-8b --output-len 128 --duration 60 --json

@@ -330,6 +330,50 @@ serve_run_output_len(const pp_csv *t, int srccol, int metcol, int valcol, const 
 	return tok > 0 && req > 0 ? tok / req : 0.0;
 }
 
+/* The length of an MLPerf result path up to its scenario directory ("...results/SYSTEM/
+ * BENCHMARK/"), which the runs of every scenario of one submission share; 0 when src names no
+ * scenario directory. */
+static size_t
+submission_len(const char *src)
+{
+	static const char *const scen[] = {"/Offline/", "/Server/", "/Interactive/", "/SingleStream/"};
+	if (strstr(src, "/results/") == NULL)
+		return 0;
+	for (size_t i = 0; i < sizeof scen / sizeof scen[0]; i++) {
+		const char *at = strstr(src, scen[i]);
+		if (at != NULL)
+			return (size_t)(at - src) + 1;
+	}
+	return 0;
+}
+
+/* The precision an MLPerf row that states none ran at: the one the rows of its other scenarios
+ * state (the same submission's result directory, model, GPU count and engine), where they state
+ * exactly one; else "".  A submitter quantizes a model once for every scenario of a benchmark
+ * (NVIDIA's GB200 Llama 2 70B Interactive run, whose row is blank, beside its FP4 Offline and
+ * Server runs). */
+static const char *
+submission_precision(const pp_csv *t, const int *col, int ecol, size_t row)
+{
+	const char *src = pp_csv_get(t, row, col[0]);
+	size_t n = submission_len(src);
+	if (n == 0)
+		return "";
+	const char *found = "";
+	for (size_t r = 1; r < t->nrows; r++) {
+		const char *p = pp_csv_get(t, r, col[5]), *s = pp_csv_get(t, r, col[0]);
+		if (r == row || p[0] == '\0' || submission_len(s) != n || strncmp(s, src, n) != 0 ||
+		    strcmp(pp_csv_get(t, r, col[1]), pp_csv_get(t, row, col[1])) != 0 ||
+		    strcmp(pp_csv_get(t, r, col[3]), pp_csv_get(t, row, col[3])) != 0 ||
+		    (ecol >= 0 && strcmp(pp_csv_get(t, r, ecol), pp_csv_get(t, row, ecol)) != 0))
+			continue;
+		if (found[0] != '\0' && strcmp(found, p) != 0)
+			return ""; /* two precisions: no telling which */
+		found = p;
+	}
+	return found;
+}
+
 /* The value of a row's metric in a run's metrics (ms for latencies).  server_qps: an MLPerf
  * Server run's rate (0: none). */
 static double
@@ -409,6 +453,9 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 		const char *src = pp_csv_get(&t, r, col[0]), *mname = pp_csv_get(&t, r, col[1]);
 		const char *gpu = pp_csv_get(&t, r, col[2]), *metric = pp_csv_get(&t, r, col[9]);
 		const char *scen = pp_csv_get(&t, r, col[6]), *prec = pp_csv_get(&t, r, col[5]);
+		const char *prec_from = ""; /* the precision of the submission's other runs, for a blank */
+		if (prec[0] == '\0' && (prec_from = submission_precision(&t, col, ecol, r))[0] != '\0')
+			prec = prec_from;
 		const char *ecell = ecol >= 0 ? pp_csv_get(&t, r, ecol) : "";
 		const char *rate_s = rcol >= 0 ? pp_csv_get(&t, r, rcol) : "";
 		const char *scell = pp_csv_get(&t, r, scol);
@@ -777,13 +824,19 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 		char tp_why[96];
 		snprintf(tp_why, sizeof tp_why, "TP not stated: TP %d x %d, the best of TP 1 to %lld for the run", c.tp,
 			 c.replicas, (long long)gpus);
-		cJSON_AddStringToObject(x, "assumptions",
-					fp4_mlp ? "FP4 for the MLP's linear layers and FP8 for the rest, run as FP4 throughout"
-					: !tp_stated && gpus > 1 ? tp_why
-					: mlperf && !val_has(mname, "Llama-2") && ds == sim_dataset_find("mlperf-llama2-70b")
-						? "prompt lengths counted in Llama 2 tokens (the dataset's); output: the run's tokens per sample"
-					: mlperf && run_out > 0 ? "output mean: the run's tokens per sample"
-					: "");
+		const char *why_row = fp4_mlp ? "FP4 for the MLP's linear layers and FP8 for the rest, run as FP4 throughout"
+				      : !tp_stated && gpus > 1 ? tp_why
+				      : mlperf && !val_has(mname, "Llama-2") && ds == sim_dataset_find("mlperf-llama2-70b")
+					      ? "prompt lengths counted in Llama 2 tokens (the dataset's); output: the run's tokens per sample"
+				      : mlperf && run_out > 0 ? "output mean: the run's tokens per sample"
+							      : "";
+		char as[512];
+		if (prec_from[0] != '\0')
+			snprintf(as, sizeof as, "precision not stated: %.200s, as the submission's other scenarios state%s%s",
+				 prec_from, why_row[0] ? "; " : "", why_row);
+		else
+			pp_strlcpy(as, why_row, sizeof as);
+		cJSON_AddStringToObject(x, "assumptions", as);
 		cJSON_AddItemToArray(rows, x);
 	}
 	pp_csv_free(&t);
