@@ -14,7 +14,9 @@
  *   - sim_engine_reserve sizes the arrays before a graph is built.  (Transparent huge pages
  *     for them were tried: the kernel's compaction cost more system time than the faults saved,
  *     and the resident size grew.)
- * Events are ordered by (time, insertion): a radix heap of FIFO buckets (see "events").
+ * Events are ordered by (time, insertion): a radix heap of FIFO buckets (see "events").  A
+ * flow no other flow can share a link with (a TP collective inside its node) has its end known
+ * when it starts: one event, not one at the end of its latency and another at its end.
  * Flow rates are recomputed only over the connected component (flows linked through shared
  * links) of the flow that started or ended; a stale completion event is recognised by its
  * version number and dropped.
@@ -681,15 +683,21 @@ node_new(sim_engine *e)
  * 1T-parameter step on one GPU printed one) or a double too large for int64_t.  Every event is
  * scheduled through it or through later_ps. */
 static inline int64_t
-later(sim_engine *e, double dt_ps)
+later_at(sim_engine *e, int64_t base, double dt_ps)
 {
 	if (!(dt_ps >= 0))
 		dt_ps = isnan(dt_ps) ? (double)SIM_CLOCK_MAX_PS : 0.0;
-	if (dt_ps > (double)(SIM_CLOCK_MAX_PS - e->now)) {
+	if (dt_ps > (double)(SIM_CLOCK_MAX_PS - base)) {
 		e->overflow = true;
 		return SIM_CLOCK_MAX_PS;
 	}
-	return e->now + (int64_t)dt_ps;
+	return base + (int64_t)dt_ps;
+}
+
+static inline int64_t
+later(sim_engine *e, double dt_ps)
+{
+	return later_at(e, e->now, dt_ps);
 }
 
 /* The same for a duration already in whole picoseconds (an op's fixed time), in integers: a
@@ -1221,28 +1229,37 @@ recompute(sim_engine *e, const int32_t *seed_links, int nseed, int32_t seed_flow
 	}
 }
 
-/* A flow alone on its links moves at its own limit (f->alone, computed when it was made). */
+/* A flow alone on its links moves at its own limit (f->alone, computed when it was made) from
+ * time `from` (now, or the end of its latency) to its end.  It is just starting: the last
+ * completion event of its record (an op before it on the same streams) has fired, and none is
+ * left to drop. */
 static inline void
-flow_alone(sim_engine *e, eflow *f)
+flow_alone(sim_engine *e, eflow *f, int64_t from)
 {
 	f->rate = f->alone;
-	drop_event(e, f->evn, f->op, f->version);
 	f->version++;
-	f->evn = push_event(e, later(e, ceil(f->work / f->rate * 1e12)), f->op, f->version, EV_END);
+	f->evn = push_event(e, later_at(e, from, ceil(f->work / f->rate * 1e12)), f->op, f->version, EV_END);
+}
+
+/* Flow f starts moving for op `op` at time `from`. */
+static inline void
+flow_begin(eflow *f, int32_t op, int64_t from)
+{
+	f->op = op;
+	f->work = f->work0;
+	f->active = true;
+	f->last = from;
+	f->rate = 0;
 }
 
 static inline void
 flow_join(sim_engine *e, int32_t fi, int32_t op)
 {
 	eflow *f = &e->flows[fi];
-	f->op = op;
-	f->work = f->work0;
-	f->active = true;
-	f->last = e->now;
-	f->rate = 0;
+	flow_begin(f, op, e->now);
 	if (f->excl) {
 		/* no other flow can be on its links now: the link lists need not know it */
-		flow_alone(e, f);
+		flow_alone(e, f, e->now);
 		return;
 	}
 	if (f->nlinks > 64 && f->shared == NULL &&
@@ -1258,7 +1275,7 @@ flow_join(sim_engine *e, int32_t fi, int32_t op)
 	}
 	if (alone) {
 		/* the common case: no other flow on its links */
-		flow_alone(e, f);
+		flow_alone(e, f, e->now);
 		return;
 	}
 	recompute(e, &e->flow_link[f->links], f->nlinks, fi);
@@ -1308,10 +1325,18 @@ op_start(sim_engine *e, int32_t id)
 	rank_count(e, o, +1);
 	int64_t dur = e->dur[id];
 	if (o->kind == OP_FLOW && o->flow >= 0) {
-		if (dur > 0)
+		eflow *f = &e->flows[o->flow];
+		if (f->excl && dur > 0) {
+			/* alone on its links, its rate is known now: one event at its end, not one at the
+			 * end of its latency and another at the end of its transfer */
+			int64_t from = later_ps(e, dur);
+			flow_begin(f, id, from);
+			flow_alone(e, f, from);
+		} else if (dur > 0) {
 			push_event(e, later_ps(e, dur), id, 0, EV_LATENCY);
-		else
+		} else {
 			flow_join(e, o->flow, id);
+		}
 	} else if (o->kind == OP_COMPUTE) {
 		estream *st = &e->streams[o->streams];
 		st->rem_ps = (double)dur;

@@ -227,6 +227,9 @@ START_TEST(latency_and_rendezvous)
 	ck_assert_int_eq(sim_run(e, err, sizeof err), 0);
 	ck_assert_int_eq(sim_op_start(e, f), S(3));
 	ck_assert_double_eq_tol(secs(sim_op_end(e, f)), 5.0, 1e-9);
+	/* alone on its links, the flow's end is known when it starts: three events (x, y and f
+	 * ending), none at the end of f's latency */
+	ck_assert_int_eq(sim_engine_events(e), 3);
 	/* rank 1: busy 1 s, idle 2 s waiting, then 2 s of exposed communication */
 	sim_rank_stats st;
 	sim_engine_rank_stats(e, 1, &st);
