@@ -513,7 +513,7 @@ simulate_serve(int argc, char **argv)
 		OPT_MODEL(&model_spec),
 		OPT_SYSTEM(&system),
 		OPT_INT("tp", "T", &c.tp, 1, 1024, "tensor-parallel degree of a replica"),
-		OPT_INT("pp", "P", &c.pp, 1, 1024, "pipeline stages of a replica"),
+		OPT_INT("pp", "P", &c.pp, 1, 1024, "pipeline stages of a replica, a batch in each"),
 		OPT_INT("replicas", "R", &c.replicas, 1, 100000, "replicas behind the router"),
 		OPT_NUM("rate", "QPS", &c.rate, 1e-6, 1e7, "requests per second"),
 		OPT_FN("arrival", "KIND", opt_arrival, &arr,

@@ -1810,8 +1810,7 @@ compute_metrics(run *r)
 		m->goodput_requests_per_s = (double)good / span;
 	}
 	m->slo_attainment = done > 0 ? (double)good / (double)done : 0.0;
-	int gpus_per = c->tp * c->pp;
-	m->gpus = r->nrep * gpus_per;
+	m->gpus = c->replicas * c->tp * c->pp;
 	m->output_tokens_per_s_per_gpu = m->output_tokens_per_s / (double)m->gpus;
 	double kvw = 0, kvp = 0;
 	for (int k = 0; k < r->nrep; k++) {
@@ -2012,7 +2011,12 @@ sim_serve(const model *m, const hw_cost *cost, const sim_serve_cfg *cin, sim_ser
 	r.m = m;
 	r.c = c;
 	r.nreq = nreq;
-	r.nrep = c->replicas;
+	/* A replica of pp stages keeps a batch in each stage, as the engines run pipeline
+	 * parallelism: each stage works on a different one, and a batch's iteration passes every
+	 * stage.  It runs as pp replicas of the full iteration, each with a pp-th of its KV cache
+	 * (disaggregated prefill and decode replicas keep one batch a replica). */
+	int ways = c->prefill_replicas == 0 ? c->pp : 1;
+	r.nrep = c->replicas * ways;
 	r.req = calloc((size_t)nreq, sizeof *r.req);
 	r.rep = calloc((size_t)r.nrep, sizeof *r.rep);
 	r.res = calloc(1, sizeof *r.res);
@@ -2044,16 +2048,18 @@ sim_serve(const model *m, const hw_cost *cost, const sim_serve_cfg *cin, sim_ser
 	for (int64_t i = 0; i < nreq; i++)
 		if (r.req[i].prompt + r.req[i].output > maxlen)
 			maxlen = r.req[i].prompt + r.req[i].output;
-	if (maxlen > mem.kv_tokens) {
+	int64_t way_blocks = mem.kv_blocks / ways;
+	if (maxlen > way_blocks * c->block_size) {
 		rc = pp_err(err, errlen, PP_EUSAGE,
-			    "a request of %lld tokens exceeds one replica's KV cache (%lld tokens): use more GPUs per replica",
-			    (long long)maxlen, (long long)mem.kv_tokens);
+			    "a request of %lld tokens exceeds one replica's KV cache (%lld tokens%s): use more GPUs per replica",
+			    (long long)maxlen, (long long)(way_blocks * c->block_size),
+			    ways > 1 ? ", a share of one of its pipeline's batches" : "");
 		goto done;
 	}
 	for (int k = 0; k < r.nrep; k++) {
 		replica *p = &r.rep[k];
 		p->kind = c->prefill_replicas > 0 ? (k < c->prefill_replicas ? R_PREFILL : R_DECODE) : R_UNIFIED;
-		p->blocks = p->free_blocks = mem.kv_blocks * att_dp(c); /* each attention rank's own cache */
+		p->blocks = p->free_blocks = way_blocks * att_dp(c); /* each attention rank's own cache */
 	}
 	r.res->cfg = *c;
 	pp_strlcpy(r.res->model, model_name(m), sizeof r.res->model);

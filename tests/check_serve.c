@@ -775,6 +775,45 @@ END_TEST
 /* An Offline run deals its batch out to the replicas in turn: four replicas of fixed-length
  * requests run what one runs, four times over, and the query grows to min_s seconds of the
  * first run's rate. */
+/* Pipeline parallelism as the engines run it: a batch in each stage.  Two stages of one GPU each
+ * serve about as much as two replicas of a GPU (their iterations differ by the stages' hand-off
+ * alone), and so much more than one replica; one batch through both stages at a time served
+ * what one replica serves. */
+START_TEST(pipeline_batches_in_flight)
+{
+	fixture f;
+	fx_open(&f, "llama-3-8b");
+	sim_serve_cfg c;
+	cfg_init(&c);
+	c.arrival = SIM_ARR_BATCH;
+	c.prompt.mean = 100;
+	c.output.mean = 50;
+	c.requests = 200;
+	c.max_num_seqs = 32; /* the batch limit binds, not the cache */
+	c.replicas = 1;
+	sim_serve_result *one = serve(&f, &c);
+	c.replicas = 2;
+	sim_serve_result *two = serve(&f, &c);
+	c.replicas = 1;
+	c.pp = 2;
+	sim_serve_result *piped = serve(&f, &c);
+	const sim_serve_metrics *m1 = sim_serve_get_metrics(one), *m2 = sim_serve_get_metrics(two),
+				*mp = sim_serve_get_metrics(piped);
+	ck_assert_int_eq(mp->gpus, 2);
+	ck_assert_int_eq(mp->completed, 200);
+	double r = mp->output_tokens_per_s / m2->output_tokens_per_s;
+	ck_assert_msg(r > 0.97 && r <= 1.0, "two stages serve %g of two replicas", r);
+	ck_assert_msg(mp->output_tokens_per_s > 1.5 * m1->output_tokens_per_s, "two stages serve %g, one replica %g",
+		      mp->output_tokens_per_s, m1->output_tokens_per_s);
+	/* a batch's iteration passes both stages: a replica's time per token and the hand-off */
+	ck_assert(mp->tpot.mean >= m2->tpot.mean);
+	sim_serve_result_free(one);
+	sim_serve_result_free(two);
+	sim_serve_result_free(piped);
+	fx_close(&f);
+}
+END_TEST
+
 START_TEST(offline_by_replica)
 {
 	fixture f;
@@ -1460,6 +1499,7 @@ suite(void)
 	tcase_add_test(tc, preemption);
 	tcase_add_test(tc, admission_reserve);
 	tcase_add_test(tc, offline_by_replica);
+	tcase_add_test(tc, pipeline_batches_in_flight);
 	tcase_add_test(tc, disaggregation_adds_kv_transfer);
 	tcase_add_test(tc, replicas_scale);
 	tcase_add_test(tc, percentiles);

@@ -43,6 +43,12 @@ json_check "$TMPD/out" "len(d['rows']) == 6 and not d['skipped']"
 json_check "$TMPD/out" "(lambda r: r[3]['assumptions'].startswith('precision not stated: FP8 weights; KV cache FP8, as the submission') and r[3]['predicted'] == r[4]['predicted'] != r[7]['predicted'])({x['line']: x for x in d['rows']})"
 json_check "$TMPD/out" "(lambda r: 'precision' not in r[2]['assumptions'] + r[7]['assumptions'] and r[7]['predicted'] == r[6]['predicted'])({x['line']: x for x in d['rows']})"
 
+# a stated PP degree: replicas of tp x pp GPUs, a batch in each stage (about what as many
+# GPUs in replicas of one stage serve); a blank one is 1; one that is not a degree is skipped
+run 0 validate --set serving --data "$top_srcdir/tests/data/mlperf/pipeline.csv" --json
+json_check "$TMPD/out" "(lambda r: r[2]['config']['pp'] == 2 and r[2]['config']['dp'] == 4 and r[3]['config']['pp'] == 1 and r[3]['config']['dp'] == 8 and 0.97 < r[2]['predicted'] / r[3]['predicted'] <= 1.0)({x['line']: x for x in d['rows']})"
+json_check "$TMPD/out" "sorted(x['line'] for x in d['skipped']) == [4, 5] and all('PP degree' in x['reason'] for x in d['skipped'])"
+
 # plan serve --scenario: one deployment, the highest rate within MLPerf's limits
 P="plan serve --model llama-3-8b --system dgx-h100 --tp 1"
 run 0 $P --scenario server --dataset mlperf-llama3.1-8b --output-len 128 --duration 60 --json

@@ -80,7 +80,9 @@ def main():
                                                                        r["usd_per_million_output_tokens"]))
     rows.append(("08 70B at 100 req/s, P99 under 500 ms", "cheapest: " + "; ".join(best)))
     rows.append(("09 175B fault-tolerant serving",
-                 "; ".join("N+%d: %d replicas of TP %d (%d GPUs)" % (k, x["replicas"], x["tp"], x["gpus"])
+                 "; ".join("N+%d: %d replicas of TP %d%s (%d GPUs)" % (k, x["replicas"], x["tp"],
+                                                                       " PP %d" % x["pp"] if x.get("pp", 1) > 1 else "",
+                                                                       x["gpus"])
                            for k, x in ((k, d("gpt175b-n%d" % k)["deployments"][0]) for k in (0, 1, 2)))))
     rows.append(("10 ResNet-152 inference, batch 8192 on T4s",
                  "one T4 %s; images/s: PP 2 %.0f, PP 4 %.0f, 4 replicas of micro-batch 512 %.0f"

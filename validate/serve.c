@@ -436,6 +436,7 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 			return pp_err(err, errlen, PP_EINPUT, "%s: missing column \"%s\"", origin, sc[i]);
 		}
 	int ecol = pp_csv_column(&t, "engine"), rcol = pp_csv_column(&t, "concurrency_or_rate");
+	int pcol = pp_csv_column(&t, "pp"); /* optional: pipeline stages a replica */
 	int ncol = pp_csv_column(&t, "notes");
 	/* a file of one's own runs may name the system they ran on ('paraplan hw list'); else the
 	 * GPU's usual server */
@@ -494,8 +495,13 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 		const char *system = scell[0] != '\0' ? scell : serve_system_of(gpu);
 		pp_parse_i64(pp_csv_get(&t, r, col[3]), &gpus);
 		bool tp_stated = pp_parse_i64(pp_csv_get(&t, r, col[4]), &tp) == 0;
+		int64_t pp = 1;
+		const char *pcell = pcol >= 0 ? pp_csv_get(&t, r, pcol) : "";
+		bool pp_bad = pcell[0] != '\0' && (pp_parse_i64(pcell, &pp) != 0 || pp < 1 || pp > 1024);
+		if (pp_bad)
+			pp = 1;
 		if (!tp_stated)
-			tp = gpus;
+			tp = gpus / pp;
 		bool tput = val_has(metric, "output tokens/s"), e2e = val_has(metric, "end-to-end");
 		bool reqs = !strcmp(metric, "requests/s"), dur = val_has(metric, "benchmark duration");
 		bool ttft = val_has(metric, "TTFT"), tpot = val_has(metric, "TPOT") || val_has(metric, "ITL");
@@ -512,12 +518,15 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 			snprintf(why, sizeof why, "the GPU is not in the hardware database");
 		else if (!(in > 0) || !(outl > 0))
 			snprintf(why, sizeof why, "the dataset's mean prompt or output length is not stated in the sources");
+		else if (pp_bad || pp > gpus)
+			snprintf(why, sizeof why, "the PP degree is not a number from 1 to the GPUs");
 		else if (tp < 1)
 			snprintf(why, sizeof why, "the TP degree is not stated");
 		else if (tp > 1024 || in > 10000000 || outl > 10000000)
 			snprintf(why, sizeof why, "the TP degree or lengths are out of range");
 		sim_serve_cfg c;
 		sim_serve_cfg_init(&c);
+		c.pp = (int)pp; /* part of the key of the run before (below) */
 		int64_t conc = 0;
 		double qps = 0;
 		const char *bp = strstr(scen, "batch ");
@@ -713,11 +722,11 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 		 * tunes it (the training rows that name no layout run the framework's fastest). */
 		int64_t cand[12];
 		int ncand = 0;
-		if (tp_stated || gpus <= 1)
+		if (tp_stated || gpus <= pp)
 			cand[ncand++] = tp;
 		else
-			for (int64_t v = 1; v <= gpus && ncand < 12; v *= 2)
-				if (gpus % v == 0)
+			for (int64_t v = 1; v * pp <= gpus && ncand < 12; v *= 2)
+				if (gpus % (v * pp) == 0)
 					cand[ncand++] = v;
 		sim_serve_cfg best = c;
 		bool have = false;
@@ -729,7 +738,7 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 			else if (weights_unstated)
 				cc.weights = sim_serve_released_weights(m, &hw_cost_system(cost)->gpu);
 			cc.tp = (int)cand[k];
-			cc.replicas = gpus > cand[k] ? (int)(gpus / cand[k]) : 1;
+			cc.replicas = gpus > cand[k] * pp ? (int)(gpus / (cand[k] * pp)) : 1;
 			if (offline_sized)
 				cc.requests = offline_requests(&cc);
 			if (!o->simulate) {
@@ -817,7 +826,7 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 		cJSON *cf = cJSON_AddObjectToObject(x, "config");
 		cJSON_AddNumberToObject(cf, "gpus", (double)gpus);
 		cJSON_AddNumberToObject(cf, "tp", (double)tp);
-		cJSON_AddNumberToObject(cf, "pp", 1);
+		cJSON_AddNumberToObject(cf, "pp", (double)c.pp);
 		cJSON_AddNumberToObject(cf, "dp", (double)c.replicas);
 		cJSON_AddNumberToObject(cf, "vpp", 1);
 		cJSON_AddNumberToObject(cf, "micro_batch", (double)conc);
