@@ -518,7 +518,7 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 			snprintf(why, sizeof why, "the GPU is not in the hardware database");
 		else if (!(in > 0) || !(outl > 0))
 			snprintf(why, sizeof why, "the dataset's mean prompt or output length is not stated in the sources");
-		else if (pp_bad || pp > gpus)
+		else if (pp_bad || (pp > 1 && pp > gpus))
 			snprintf(why, sizeof why, "the PP degree is not a number from 1 to the GPUs");
 		else if (tp < 1)
 			snprintf(why, sizeof why, "the TP degree is not stated");
