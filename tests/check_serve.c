@@ -63,6 +63,17 @@ cfg_init(sim_serve_cfg *c)
 	e->max_batched_tokens = 8192;
 }
 
+/* cfg_init for a batch of n requests of fixed lengths, all arriving at once. */
+static void
+batch_init(sim_serve_cfg *c, double prompt, double output, int64_t n)
+{
+	cfg_init(c);
+	c->arrival = SIM_ARR_BATCH;
+	c->prompt.mean = prompt;
+	c->output.mean = output;
+	c->requests = n;
+}
+
 typedef struct fixture {
 	hw_db *db;
 	hw_cost *cost;
@@ -501,12 +512,8 @@ START_TEST(speed_scales_the_clock)
 	fixture f;
 	fx_open(&f, "llama-3-8b");
 	sim_serve_cfg c;
-	cfg_init(&c);
+	batch_init(&c, 512, 128, 256);
 	c.tp = 1;
-	c.prompt.mean = 512;
-	c.output.mean = 128;
-	c.arrival = SIM_ARR_BATCH;
-	c.requests = 256;
 	sim_serve_result *b = serve(&f, &c);
 	const sim_serve_metrics *bm = sim_serve_get_metrics(b);
 	sim_serve_metrics x;
@@ -775,56 +782,13 @@ END_TEST
 /* An Offline run deals its batch out to the replicas in turn: four replicas of fixed-length
  * requests run what one runs, four times over, and the query grows to min_s seconds of the
  * first run's rate. */
-/* Pipeline parallelism as the engines run it: a batch in each stage.  Two stages of one GPU each
- * serve about as much as two replicas of a GPU (their iterations differ by the stages' hand-off
- * alone), and so much more than one replica; one batch through both stages at a time served
- * what one replica serves. */
-START_TEST(pipeline_batches_in_flight)
-{
-	fixture f;
-	fx_open(&f, "llama-3-8b");
-	sim_serve_cfg c;
-	cfg_init(&c);
-	c.arrival = SIM_ARR_BATCH;
-	c.prompt.mean = 100;
-	c.output.mean = 50;
-	c.requests = 200;
-	c.max_num_seqs = 32; /* the batch limit binds, not the cache */
-	c.replicas = 1;
-	sim_serve_result *one = serve(&f, &c);
-	c.replicas = 2;
-	sim_serve_result *two = serve(&f, &c);
-	c.replicas = 1;
-	c.pp = 2;
-	sim_serve_result *piped = serve(&f, &c);
-	const sim_serve_metrics *m1 = sim_serve_get_metrics(one), *m2 = sim_serve_get_metrics(two),
-				*mp = sim_serve_get_metrics(piped);
-	ck_assert_int_eq(mp->gpus, 2);
-	ck_assert_int_eq(mp->completed, 200);
-	double r = mp->output_tokens_per_s / m2->output_tokens_per_s;
-	ck_assert_msg(r > 0.97 && r <= 1.0, "two stages serve %g of two replicas", r);
-	ck_assert_msg(mp->output_tokens_per_s > 1.5 * m1->output_tokens_per_s, "two stages serve %g, one replica %g",
-		      mp->output_tokens_per_s, m1->output_tokens_per_s);
-	/* a batch's iteration passes both stages: a replica's time per token and the hand-off */
-	ck_assert(mp->tpot.mean >= m2->tpot.mean);
-	sim_serve_result_free(one);
-	sim_serve_result_free(two);
-	sim_serve_result_free(piped);
-	fx_close(&f);
-}
-END_TEST
-
 START_TEST(offline_by_replica)
 {
 	fixture f;
 	fx_open(&f, "llama-3-8b");
 	sim_serve_cfg c;
-	cfg_init(&c);
-	c.arrival = SIM_ARR_BATCH;
-	c.prompt.mean = 100;
-	c.output.mean = 50;
+	batch_init(&c, 100, 50, 100);
 	c.replicas = 1;
-	c.requests = 100;
 	sim_serve_result *one = serve(&f, &c);
 	const sim_serve_metrics *m1 = sim_serve_get_metrics(one);
 	c.replicas = 4;
@@ -852,6 +816,41 @@ START_TEST(offline_by_replica)
 	ck_assert_int_eq(sim_serve_offline(f.m, f.cost, &c, 60.0, 150, &off, &issued, err, sizeof err), PP_EUSAGE);
 	sim_serve_result_free(one);
 	sim_serve_result_free(all);
+	fx_close(&f);
+}
+END_TEST
+
+/* Pipeline parallelism as the engines run it: a batch in each stage.  Two stages of one GPU each
+ * serve about as much as two replicas of a GPU (their iterations differ by the stages' hand-off
+ * alone), and so much more than one replica; one batch through both stages at a time served
+ * what one replica serves. */
+START_TEST(pipeline_batches_in_flight)
+{
+	fixture f;
+	fx_open(&f, "llama-3-8b");
+	sim_serve_cfg c;
+	batch_init(&c, 100, 50, 200);
+	c.max_num_seqs = 32; /* the batch limit binds, not the cache */
+	c.replicas = 1;
+	sim_serve_result *one = serve(&f, &c);
+	c.replicas = 2;
+	sim_serve_result *two = serve(&f, &c);
+	c.replicas = 1;
+	c.pp = 2;
+	sim_serve_result *piped = serve(&f, &c);
+	const sim_serve_metrics *m1 = sim_serve_get_metrics(one), *m2 = sim_serve_get_metrics(two),
+				*mp = sim_serve_get_metrics(piped);
+	ck_assert_int_eq(mp->gpus, 2);
+	ck_assert_int_eq(mp->completed, 200);
+	double r = mp->output_tokens_per_s / m2->output_tokens_per_s;
+	ck_assert_msg(r > 0.97 && r <= 1.0, "two stages serve %g of two replicas", r);
+	ck_assert_msg(mp->output_tokens_per_s > 1.5 * m1->output_tokens_per_s, "two stages serve %g, one replica %g",
+		      mp->output_tokens_per_s, m1->output_tokens_per_s);
+	/* a batch's iteration passes both stages: a replica's time per token and the hand-off */
+	ck_assert(mp->tpot.mean >= m2->tpot.mean);
+	sim_serve_result_free(one);
+	sim_serve_result_free(two);
+	sim_serve_result_free(piped);
 	fx_close(&f);
 }
 END_TEST
