@@ -203,6 +203,7 @@ parse_cfg(const pctx *x, const cJSON *o, sim_train_cfg *c)
 	c->ep_deepep = dispatch == HW_EP_DEEPEP;
 	if ((rc = get_bool(x, o, "sequence_parallel", true, &c->sequence_parallel)) != 0 ||
 	    (rc = get_bool(x, o, "fsdp", false, &c->fsdp)) != 0 ||
+	    (rc = get_bool(x, o, "zero3_regather", false, &c->zero3_regather)) != 0 ||
 	    (rc = get_bool(x, o, "offload_optimizer", false, &c->offload_optimizer)) != 0 ||
 	    (rc = get_bool(x, o, "tp_comm_overlap", false, &c->tp_comm_overlap)) != 0 ||
 	    (rc = get_bool(x, o, "overlap_grad_reduce", false, &c->overlap_grad_reduce)) != 0 ||
@@ -357,6 +358,8 @@ cal_replay_plan_json(const cal_replay_plan *p)
 		cJSON_AddStringToObject(x, "ep_dispatch", "deepep");
 	if (c->zero >= 3 && c->zero3_gather != HW_Z3_LAYER)
 		cJSON_AddStringToObject(x, "zero3_gather", hw_pdef_choice_name(hw_pdef_get(HW_P_FW_ZERO3_GATHER), c->zero3_gather));
+	if (c->zero >= 3 && c->zero3_regather)
+		cJSON_AddBoolToObject(x, "zero3_regather", true);
 	if (p->framework[0])
 		cJSON_AddStringToObject(x, "framework", p->framework);
 	cJSON_AddStringToObject(x, "schedule", sim_schedule_name(c->schedule));

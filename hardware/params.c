@@ -130,6 +130,10 @@ static const hw_pdef defs[HW_NPKEYS] = {
 				  "how ZeRO-3 gathers a layer's parameters: layer (one collective), module (one per linear "
 				  "module and norm) or tensor (one per parameter tensor); each pays the ring's latency",
 				  z3_gathers},
+	[HW_P_FW_ZERO3_REGATHER] = {"zero3_regather", HW_SCOPE_FRAMEWORK, 0.0, 0.0, 1.0, "choice", NULL,
+				    "ZeRO-3 with full recomputation: the recompute gathers a layer's parameters and releases "
+				    "them, and its backward gathers them again (off: one gather serves both)",
+				    onoff},
 	[HW_P_FW_GEMM_SCALE] = {"gemm_scale", HW_SCOPE_FRAMEWORK, 1.0, 0.3, 1.2, "fraction", NULL,
 				"the framework's GEMMs (its kernel choices, epilogues, clocks under its load) as a fraction of the "
 				"GPU's measured rate", NULL},

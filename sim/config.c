@@ -107,6 +107,7 @@ sim_train_cfg_framework(sim_train_cfg *c, const hw_profile *fw)
 	c->fp8_recipe = (int)hw_profile_get(fw, HW_P_FW_FP8_RECIPE);
 	c->ep_deepep = hw_profile_get(fw, HW_P_FW_EP_DISPATCH) == HW_EP_DEEPEP;
 	c->zero3_gather = (int)hw_profile_get(fw, HW_P_FW_ZERO3_GATHER);
+	c->zero3_regather = hw_profile_get(fw, HW_P_FW_ZERO3_REGATHER) != 0.0;
 }
 
 /* Each block's parameters in one collective, or its two linear modules and norm apart, or each

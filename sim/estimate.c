@@ -120,7 +120,8 @@ sim_train_estimate(const model *m, const hw_cost *cost, const sim_train_cfg *cin
 					ag += ka * hw_cost_coll_time(cost, HW_ALL_GATHER, grp, pl.grad_per_node, lc.attn.wbytes / ka, NULL) +
 					      kb * hw_cost_coll_time(cost, HW_ALL_GATHER, grp, pl.grad_per_node, lc.mlp.wbytes / kb, NULL);
 				double rs = hw_cost_coll_time(cost, HW_REDUCE_SCATTER, grp, pl.grad_per_node, (lp + le) * gb, NULL);
-				double comm = 2.0 * ag + rs;
+				double gathers = c->recompute == SIM_RECOMPUTE_FULL && c->zero3_regather ? 3.0 : 2.0;
+				double comm = gathers * ag + rs;
 				zexp += comm > fwd + bwd ? comm - (fwd + bwd) : 0.0;
 			} else if (c->zero == 2) {
 				double rs = hw_cost_coll_time(cost, HW_REDUCE_SCATTER, grp, pl.grad_per_node, (lp + le) * gb, NULL);

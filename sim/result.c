@@ -40,8 +40,10 @@ sim_train_cfg_json(const sim_train_cfg *c, int64_t seq)
 	cJSON_AddStringToObject(o, "dtype", hw_dtype_name(c->dtype));
 	if (c->dtype == HW_FP8)
 		cJSON_AddStringToObject(o, "fp8_recipe", hw_pdef_choice_name(hw_pdef_get(HW_P_FW_FP8_RECIPE), c->fp8_recipe));
-	if (c->zero >= 3)
+	if (c->zero >= 3) {
 		cJSON_AddStringToObject(o, "zero3_gather", hw_pdef_choice_name(hw_pdef_get(HW_P_FW_ZERO3_GATHER), c->zero3_gather));
+		cJSON_AddBoolToObject(o, "zero3_regather", c->zero3_regather);
+	}
 	if (c->fw != NULL)
 		cJSON_AddStringToObject(o, "framework", hw_profile_name(c->fw));
 	cJSON_AddStringToObject(o, "attention", sim_attention_name(c->attention));

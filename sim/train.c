@@ -845,9 +845,17 @@ static void
 layer_bwd(bld *b, int s, int64_t layer, int64_t mb)
 {
 	const layer_cost *lc = &b->lc[layer];
-	if (b->c->recompute == SIM_RECOMPUTE_FULL)
+	bool z3 = b->c->zero >= 3;
+	/* ZeRO-3 gathers the layer's parameters before its recompute, which needs them; one gather
+	 * serves the recompute and the backward (FSDP), or the recompute releases them as a forward
+	 * does and the backward gathers again (zero3_regather: DeepSpeed's module hooks) */
+	if (b->c->recompute == SIM_RECOMPUTE_FULL) {
+		if (z3)
+			zero_gather(b, s, layer, mb, &lc->attn, &lc->mlp);
 		layer_fwd(b, s, layer, mb, true);
-	if (b->c->zero >= 3)
+		z3 = z3 && b->c->zero3_regather;
+	}
+	if (z3)
 		zero_gather(b, s, layer, mb, &lc->attn, &lc->mlp);
 	block(b, s, &lc->mlp, true, false, layer, mb, false);
 	block(b, s, &lc->attn, true, true, layer, mb, false);

@@ -842,6 +842,65 @@ START_TEST(zero3_gather_granularity)
 }
 END_TEST
 
+/* ZeRO-3 with full recomputation, counted by hand for gpt2-xl (48 layers, one gather a layer)
+ * on 32 ranks, 2 micro-batches of 1: a layer's recompute waits for a gather of its parameters.
+ * Without zero3_regather (FSDP) that gather serves the recompute and the backward: 2 a layer a
+ * micro-batch, 192 a step.  With it (DeepSpeed) the recompute releases them and the backward
+ * gathers again: 3 a layer a micro-batch, 288 a step, and the step only grows. */
+START_TEST(zero3_gathers_for_the_recompute)
+{
+	hw_db *db;
+	ck_assert_int_eq(hw_open(":memory:", 0, &db, err, sizeof err), 0);
+	hw_cost *cost;
+	ck_assert_int_eq(hw_cost_new(db, "dgx-a100", &cost, err, sizeof err), 0);
+	model *m;
+	ck_assert_int_eq(model_load("gpt2-xl", &m, err, sizeof err), 0);
+	double step[2];
+	for (int regather = 0; regather <= 1; regather++) {
+		sim_train_cfg cfg;
+		sim_train_cfg_init(&cfg);
+		cfg.gpus = 32;
+		cfg.zero = 3;
+		cfg.micro_batch = 1;
+		cfg.global_batch = 64;
+		cfg.seq = 1024;
+		cfg.recompute = SIM_RECOMPUTE_FULL;
+		cfg.zero3_regather = regather;
+		cfg.record_ops = true;
+		sim_train_result *r = run_train(m, cost, &cfg);
+		step[regather] = sim_train_metrics(r)->step_time_s;
+		sim_rank_ops *o;
+		ck_assert_msg(sim_train_rank_ops(r, 0, &o, err, sizeof err) == 0, "%s", err);
+		int gathers = 0, recomputes = 0;
+		for (size_t i = 0; i < o->nops; i++) {
+			const sim_rop *op = &o->ops[i];
+			if (op->kind == SIM_OP_COLL && op->coll == HW_ALL_GATHER && op->group == SIM_G_DP)
+				gathers++;
+			char lab[64];
+			if (op->kind != SIM_OP_COMPUTE || strncmp(sim_op_label(op->tag, lab, sizeof lab), "recompute", 9) != 0)
+				continue;
+			/* the layer's first recompute kernel waits for a gather of that layer */
+			bool waits = false;
+			for (size_t d = op->d0; d < op->d0 + op->nd; d++) {
+				const sim_rop *w = &o->ops[o->deps[d]];
+				waits = waits || (w->kind == SIM_OP_COLL && w->coll == HW_ALL_GATHER && w->layer == op->layer &&
+						  w->mb == op->mb);
+			}
+			if (waits)
+				recomputes++;
+		}
+		ck_assert_int_eq(gathers, 48 * 2 * (2 + regather));
+		ck_assert_int_eq(recomputes, 48 * 2);
+		sim_rank_ops_free(o);
+		sim_train_result_free(r);
+	}
+	ck_assert(step[1] >= step[0]);
+	model_free(m);
+	hw_cost_free(cost);
+	hw_close(db);
+}
+END_TEST
+
 /* ZeRO-3 with GPT-530B at micro-batch 4 does not fit on 560 A100s, fits on 640, and fits at
  * micro-batch 1 on 2240, as Narayanan 2021 Table 2 reports. */
 START_TEST(zero3_530b_fit)
@@ -1278,6 +1337,7 @@ main(void)
 	tcase_add_test(tt, activation_memory_formulas);
 	tcase_add_test(tt, zero3_530b_fit);
 	tcase_add_test(tt, zero3_gather_granularity);
+	tcase_add_test(tt, zero3_gathers_for_the_recompute);
 	tcase_add_test(tt, invalid_configurations);
 	tcase_add_test(tt, uneven_interleaved_runs);
 	tcase_add_test(tt, infer_memory_by_hand);

@@ -154,4 +154,17 @@ json_check "$TMPD/out" "abs(d['predicted_step_s'] / d['plan_step_s'] - 1) < 1e-9
 sed 's/"zero3_gather":[^,]*/"zero3_gather": "bucket"/' "$TMPD/z3.json" > "$TMPD/bad-z3.json"
 run 2 replay --plan "$TMPD/bad-z3.json" --dry-run
 expect_err "bad-z3.json: config.zero3_gather must be layer, module or tensor, got \"bucket\""
+# So does its gathering again after a full recompute (zero3_regather): the replay of the plan
+# predicts its step, a plan without it the shorter step of one gather for both.
+run 0 simulate train --model gpt2-xl --system dgx-a100 --gpus 16 --zero 3 --micro-batch 1 --global-batch 32 --framework deepspeed --recompute full --json
+cp "$TMPD/out" "$TMPD/z3rc.json"
+json_check "$TMPD/z3rc.json" "d['config']['zero3_regather'] is True"
+run 0 replay --plan "$TMPD/z3rc.json" --dry-run --json
+json_check "$TMPD/out" "abs(d['predicted_step_s'] / d['plan_step_s'] - 1) < 1e-9"
+sed 's/"zero3_regather":[[:space:]]*true/"zero3_regather": false/' "$TMPD/z3rc.json" > "$TMPD/z3once.json"
+run 0 replay --plan "$TMPD/z3once.json" --dry-run --json
+json_check "$TMPD/out" "d['predicted_step_s'] < d['plan_step_s']"
+sed 's/"zero3_regather":[[:space:]]*true/"zero3_regather": "yes"/' "$TMPD/z3rc.json" > "$TMPD/bad-z3rc.json"
+run 2 replay --plan "$TMPD/bad-z3rc.json" --dry-run
+expect_err "bad-z3rc.json: config.zero3_regather must be true or false, got \"yes\""
 finish

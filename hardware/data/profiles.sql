@@ -51,6 +51,7 @@ INSERT INTO param(scope, subject, key, value, origin, method, source) VALUES
 ('framework', 'llm-foundry', 'attention', 1, 'default', 'flash2: Triton FlashAttention (MPT attn_impl) in the benchmark scripts', 'llm-foundry submit_benchmarks.py attn_impl'),
 ('framework', 'llm-foundry', 'overlap_grad_reduce', 1, 'default', 'FSDP reduce-scatters gradients during the backward pass', 'PyTorch FSDP'),
 ('framework', 'torchtitan', 'attention', 1, 'default', 'flash2: PyTorch SDPA chooses its FlashAttention-2 backend on Hopper', 'torchtitan/models/attention.py'),
+('framework', 'deepspeed', 'zero3_regather', 1, 'default', 'on: a checkpointed layer''s recompute fires its forward hooks (fetch, then release) and its backward hooks fetch again', 'deepspeed/runtime/zero/parameter_offload.py (pre_sub_module_forward_function, post_sub_module_forward_function, pre_sub_module_backward_function); deepspeedai/DeepSpeed issue 4784'),
 ('framework', 'deepspeed', 'zero3_gather', 1, 'default', 'module: a submodule''s parameters in one coalesced all-gather (all_gather_coalesced, from 0.5; the 2021 releases gathered each parameter apart)', 'deepspeed/runtime/zero/partitioned_param_coordinator.py, partition_parameters.py'),
 ('framework', 'deepspeed', 'attention', 2, 'default', 'flash3: HF attn_implementation flash_attention_3 on H200 (FA4 on B200)', 'stas00/ml-engineering when-to-upgrade-gpus benchmark.py'),
 ('framework', 'pytorch', 'attention', 1, 'default', 'flash2: PyTorch SDPA', 'PyTorch scaled_dot_product_attention backends'),
