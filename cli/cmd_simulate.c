@@ -198,11 +198,12 @@ simulate_train(int argc, char **argv)
 	static const char *const attns[] = {"flash2", "unfused", "flash3", NULL};
 	static const char *const recipes[] = {"delayed", "tensorwise", "rowwise", "mxfp8", NULL};
 	static const char *const gathers[] = {"layer", "module", "tensor", NULL};
+	static const char *const onoff[] = {"off", "on", NULL};
 	sim_train_cfg c;
 	sim_train_cfg_init(&c);
 	const char *model_spec = NULL, *system = NULL, *db_path = NULL, *trace = NULL, *framework = HW_DEFAULT_FRAMEWORK;
 	bool json = false;
-	int gpn = 0, attn = 0, recipe = 0, gather = 0;
+	int gpn = 0, attn = 0, recipe = 0, gather = 0, regather = 0;
 	bool sp_on = false, sp_off = false, no_tp_overlap = false;
 	double bucket_mb = 0;
 	c.gpus = 0; /* required */
@@ -224,6 +225,9 @@ simulate_train(int argc, char **argv)
 		OPT_CHOICE("zero3-gather", "G", &gather, gathers,
 			   "ZeRO-3's parameter gathers: one collective a layer, one a module or one a tensor (default: "
 			   "the framework's)"),
+		OPT_CHOICE("zero3-regather", "on|off", &regather, onoff,
+			   "ZeRO-3 with full recomputation: the backward gathers again what the recompute gathered and "
+			   "released (default: the framework's; DeepSpeed on)"),
 		OPT_SWITCH("offload-optimizer", &c.offload_optimizer,
 			   "ZeRO-Offload: optimizer states and the optimizer step on the CPU (over PCIe)"),
 		OPT_SCHEDULE("schedule", "NAME", &c.schedule, "pipeline schedule: gpipe, 1f1b (default), interleaved or zb-h1"),
@@ -312,6 +316,8 @@ simulate_train(int argc, char **argv)
 		c.fp8_recipe = recipe;
 	if (cli_given(opts, "zero3-gather"))
 		c.zero3_gather = gather;
+	if (cli_given(opts, "zero3-regather"))
+		c.zero3_regather = regather == 1;
 	hw_cost *cost;
 	rc = hw_cost_new(db, system, &cost, err, sizeof err);
 	if (rc == 0 && gpn > 0 && (rc = hw_cost_use_gpus_per_node(cost, gpn, err, sizeof err)) != 0)

@@ -98,6 +98,14 @@ sys.exit(0 if t[0] < t[1] < t[2] else 1)
 PY
 run 2 simulate train --model gpt3-175b --system dgx-a100 --gpus 8 --zero 3 --micro-batch 1 --global-batch 8 --zero3-gather bucket
 expect_err "--zero3-gather must be layer, module or tensor"
+# DeepSpeed's recompute releases what it gathered, so its backward gathers again: off by the
+# flag, the same run is one gather a layer shorter.
+json_check "$TMPD/z3-tensor.json" "d['config']['zero3_regather'] is True"
+run 0 simulate train --model gpt3-175b --system dgx-a100 --gpus 1536 --zero 3 --micro-batch 1 \
+	--global-batch 1536 --recompute full --framework deepspeed --zero3-gather tensor --zero3-regather off --json
+json_check "$TMPD/out" "d['config']['zero3_regather'] is False and d['step_time_s'] < $(python3 -c "import json; print(json.load(open('$TMPD/z3-tensor.json'))['step_time_s'])")"
+run 2 simulate train --model gpt3-175b --system dgx-a100 --gpus 8 --zero 3 --micro-batch 1 --global-batch 8 --zero3-regather yes
+expect_err "--zero3-regather must be off or on"
 # Ring attention: the CP exchange of KV chunks travels while the attention core computes on the
 # chunks already there, so the core starts with the exchange (not after it) and the block's
 # closing segment waits for both.
