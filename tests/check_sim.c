@@ -808,6 +808,17 @@ END_TEST
  * before its forward and again before its backward, once per micro-batch: 2 micro-batches of
  * 1 on 32 ranks of batch 64.  Each extra collective pays the ring's latency, so the step only
  * grows. */
+static void
+zero3_gpt2xl_cfg(sim_train_cfg *cfg)
+{
+	sim_train_cfg_init(cfg);
+	cfg->gpus = 32;
+	cfg->zero = 3;
+	cfg->micro_batch = 1;
+	cfg->global_batch = 64;
+	cfg->seq = 1024;
+}
+
 START_TEST(zero3_gather_granularity)
 {
 	hw_db *db;
@@ -820,12 +831,7 @@ START_TEST(zero3_gather_granularity)
 	double step[3];
 	for (int g = HW_Z3_LAYER; g <= HW_Z3_TENSOR; g++) {
 		sim_train_cfg cfg;
-		sim_train_cfg_init(&cfg);
-		cfg.gpus = 32;
-		cfg.zero = 3;
-		cfg.micro_batch = 1;
-		cfg.global_batch = 64;
-		cfg.seq = 1024;
+		zero3_gpt2xl_cfg(&cfg);
 		cfg.zero3_gather = g;
 		sim_train_result *r = run_train(m, cost, &cfg);
 		ops[g] = sim_train_metrics(r)->ops;
@@ -858,12 +864,7 @@ START_TEST(zero3_gathers_for_the_recompute)
 	double step[2];
 	for (int regather = 0; regather <= 1; regather++) {
 		sim_train_cfg cfg;
-		sim_train_cfg_init(&cfg);
-		cfg.gpus = 32;
-		cfg.zero = 3;
-		cfg.micro_batch = 1;
-		cfg.global_batch = 64;
-		cfg.seq = 1024;
+		zero3_gpt2xl_cfg(&cfg);
 		cfg.recompute = SIM_RECOMPUTE_FULL;
 		cfg.zero3_regather = regather;
 		cfg.record_ops = true;
