@@ -206,6 +206,7 @@ parse_cfg(const pctx *x, const cJSON *o, sim_train_cfg *c)
 	    (rc = get_bool(x, o, "zero3_regather", false, &c->zero3_regather)) != 0 ||
 	    (rc = get_bool(x, o, "offload_optimizer", false, &c->offload_optimizer)) != 0 ||
 	    (rc = get_bool(x, o, "tp_comm_overlap", false, &c->tp_comm_overlap)) != 0 ||
+	    (rc = get_bool(x, o, "tp_wgrad_overlap", false, &c->tp_wgrad_overlap)) != 0 ||
 	    (rc = get_bool(x, o, "overlap_grad_reduce", false, &c->overlap_grad_reduce)) != 0 ||
 	    (rc = get_bool(x, o, "overlap_param_gather", false, &c->overlap_param_gather)) != 0 ||
 	    (rc = get_bool(x, o, "pp_scatter_gather", false, &c->pp_scatter_gather)) != 0)
@@ -354,6 +355,8 @@ cal_replay_plan_json(const cal_replay_plan *p)
 		cJSON_AddBoolToObject(x, "offload_optimizer", true);
 	if (c->tp_comm_overlap)
 		cJSON_AddBoolToObject(x, "tp_comm_overlap", true);
+	if (c->tp_wgrad_overlap && c->tp > 1)
+		cJSON_AddBoolToObject(x, "tp_wgrad_overlap", true);
 	if (c->ep_deepep)
 		cJSON_AddStringToObject(x, "ep_dispatch", "deepep");
 	if (c->zero >= 3 && c->zero3_gather != HW_Z3_LAYER)

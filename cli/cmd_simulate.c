@@ -204,7 +204,7 @@ simulate_train(int argc, char **argv)
 	const char *model_spec = NULL, *system = NULL, *db_path = NULL, *trace = NULL, *framework = HW_DEFAULT_FRAMEWORK;
 	bool json = false;
 	int gpn = 0, attn = 0, recipe = 0, gather = 0, regather = 0;
-	bool sp_on = false, sp_off = false, no_tp_overlap = false;
+	bool sp_on = false, sp_off = false, no_tp_overlap = false, no_wgrad_overlap = false;
 	double bucket_mb = 0;
 	c.gpus = 0; /* required */
 	const cli_opt opts[] = {
@@ -239,6 +239,9 @@ simulate_train(int argc, char **argv)
 		OPT_SWITCH("no-sequence-parallel", &sp_off, "no sequence parallelism"),
 		OPT_SWITCH("no-tp-comm-overlap", &no_tp_overlap,
 			   "do not overlap TP collectives with the GEMMs (default: as the framework does)"),
+		OPT_SWITCH("no-tp-wgrad-overlap", &no_wgrad_overlap,
+			   "do not run a block's backward TP all-reduce beside its first linear's weight gradient "
+			   "(default: as the framework does; Megatron-Core does)"),
 		OPT_CHOICE("fp8-recipe", "R", &recipe, recipes,
 			   "how fp8 GEMMs are scaled: delayed, tensorwise, rowwise or mxfp8 (default: the framework's)"),
 		OPT_DTYPE("dtype", "D", &c.dtype, "bf16 (default), fp16, fp8 (fp8 GEMMs, bf16 elsewhere) or fp32"),
@@ -312,6 +315,8 @@ simulate_train(int argc, char **argv)
 		c.sequence_parallel = sp_on;
 	if (no_tp_overlap)
 		c.tp_comm_overlap = false;
+	if (no_wgrad_overlap)
+		c.tp_wgrad_overlap = false;
 	if (cli_given(opts, "fp8-recipe"))
 		c.fp8_recipe = recipe;
 	if (cli_given(opts, "zero3-gather"))

@@ -121,6 +121,11 @@ static const hw_pdef defs[HW_NPKEYS] = {
 				     "tensor-parallel collectives overlapped with the GEMMs beside them (Megatron's "
 				     "--tp-comm-overlap, async TP)",
 				     onoff},
+	[HW_P_FW_TP_WGRAD_OVERLAP] = {"tp_wgrad_overlap", HW_SCOPE_FRAMEWORK, 0.0, 0.0, 1.0, "choice", NULL,
+				      "with TP, the all-reduce (or reduce-scatter) of a block's input gradient runs beside "
+				      "the weight gradient of its first linear layer (Megatron's asynchronous dgrad "
+				      "all-reduce)",
+				      onoff},
 	[HW_P_FW_FP8_RECIPE] = {"fp8_recipe", HW_SCOPE_FRAMEWORK, HW_FP8_DELAYED, 0.0, 3.0, "choice", NULL,
 				"how FP8 GEMMs get their scales: delayed, tensorwise (current), rowwise or mxfp8", fp8_recipes},
 	[HW_P_FW_EP_DISPATCH] = {"ep_dispatch", HW_SCOPE_FRAMEWORK, HW_EP_ALLTOALL, 0.0, 1.0, "choice", NULL,

@@ -104,6 +104,7 @@ sim_train_cfg_framework(sim_train_cfg *c, const hw_profile *fw)
 	c->overlap_param_gather = hw_profile_get(fw, HW_P_FW_OVERLAP_PARAM_GATHER) != 0.0;
 	c->sequence_parallel = hw_profile_get(fw, HW_P_FW_SEQUENCE_PARALLEL) != 0.0;
 	c->tp_comm_overlap = hw_profile_get(fw, HW_P_FW_TP_COMM_OVERLAP) != 0.0;
+	c->tp_wgrad_overlap = hw_profile_get(fw, HW_P_FW_TP_WGRAD_OVERLAP) != 0.0;
 	c->fp8_recipe = (int)hw_profile_get(fw, HW_P_FW_FP8_RECIPE);
 	c->ep_deepep = hw_profile_get(fw, HW_P_FW_EP_DISPATCH) == HW_EP_DEEPEP;
 	c->zero3_gather = (int)hw_profile_get(fw, HW_P_FW_ZERO3_GATHER);

@@ -82,7 +82,8 @@ sim_train_estimate(const model *m, const hw_cost *cost, const sim_train_cfg *cin
 			 * the rank's own shard: none) */
 			double ntp = (lc.attn.no_tp ? 0.0 : 1.0) + (lc.mlp.no_tp ? 0.0 : 1.0);
 			double fwd = block_t(&lc.attn, false) + block_t(&lc.mlp, false) + ntp * tp_block;
-			double bwd = block_t(&lc.attn, true) + block_t(&lc.mlp, true) + ntp * tp_block;
+			double bwd = block_t(&lc.attn, true) + block_t(&lc.mlp, true) +
+				     sim_block_bwd_tp(c, &lc.attn, tp_block) + sim_block_bwd_tp(c, &lc.mlp, tp_block);
 			if (c->recompute == SIM_RECOMPUTE_FULL)
 				bwd += fwd;
 			for (int b = 0; b < 2; b++) {

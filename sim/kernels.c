@@ -204,7 +204,9 @@ static void
 linear(const bctx *x, int f, int b, double M, double N, double K, double batch)
 {
 	const sim_kspec *s = x->s;
-	int w = s->zb && x->w != SIM_W_HEAD && x->w != SIM_W_MLM ? SLOT_W : b;
+	bool first = x->w == SIM_W_QKV || x->w == SIM_W_Q_DOWN || x->w == SIM_W_Q_UP || x->w == SIM_W_KV_DOWN ||
+		     x->w == SIM_W_KV_UP || x->w == SIM_W_FC1 || x->w == SIM_W_SSM_IN;
+	int w = (s->zb && x->w != SIM_W_HEAD && x->w != SIM_W_MLM) || (s->wbeside && first) ? SLOT_W : b;
 	hw_dtype dt = linear_dtype(x);
 	bool fp8 = dt == HW_FP8 || dt == HW_FP4; /* an fp4 GEMM's activations are quantized the same way */
 	bool nf4 = quantized(x);

@@ -32,6 +32,9 @@ typedef struct sim_kspec {
 	bool backward;       /* the backward kernels too (training) */
 	bool opsac;          /* per-op selective recomputation (SIM_RECOMPUTE_OP) into SLOT_RC */
 	bool zb;             /* weight gradients into SLOT_W (zero-bubble) instead of the backward */
+	bool wbeside;        /* the weight gradient of a block's first linear layer (QKV or the MLA
+	                      * projections, FC1, a Mamba block's input projection) into SLOT_W: it runs
+	                      * beside the block's backward TP collective (tp_wgrad_overlap) */
 	bool flash;          /* fused attention; else batched products and softmax kernels */
 	hw_attn_impl attn;   /* the fused attention's generation */
 	bool dropout;        /* attention and hidden dropout (models with biases train with it) */

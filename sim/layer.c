@@ -94,6 +94,7 @@ train_spec(const model *m, const sim_train_cfg *c, sim_kspec *s)
 	s->backward = true;
 	s->opsac = c->recompute == SIM_RECOMPUTE_OP;
 	s->zb = c->schedule == SIM_ZB_H1;
+	s->wbeside = sim_w_beside(c);
 	s->flash = c->attention != SIM_ATTN_UNFUSED;
 	s->attn = c->attention == SIM_ATTN_FLASH3 ? HW_ATTN_FLASH3 : HW_ATTN_FLASH2;
 	/* Attention and hidden dropout for models with linear biases (GPT-2/3, BERT, Megatron GPT),
@@ -364,6 +365,21 @@ block_time(const block_cost *bc, bool bwd)
 	return t;
 }
 
+bool
+sim_w_beside(const sim_train_cfg *c)
+{
+	return c->schedule != SIM_ZB_H1 && c->tp > 1 && c->tp_wgrad_overlap &&
+	       !(c->tp_comm_overlap && c->sequence_parallel);
+}
+
+double
+sim_block_bwd_tp(const sim_train_cfg *c, const block_cost *bc, double tp)
+{
+	if (bc->no_tp)
+		return 0.0;
+	return sim_w_beside(c) ? fmax(0.0, tp - bc->w.t) : tp;
+}
+
 double
 sim_layer_time(const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t layer)
 {
@@ -384,7 +400,8 @@ sim_layer_time(const model *m, const hw_cost *cost, const sim_train_cfg *c, int6
 	}
 	double ntp = (lc.attn.no_tp ? 0.0 : 1.0) + (lc.mlp.no_tp ? 0.0 : 1.0);
 	double fwd = block_time(&lc.attn, false) + block_time(&lc.mlp, false) + ntp * tp;
-	double bwd = block_time(&lc.attn, true) + block_time(&lc.mlp, true) + ntp * tp;
+	double bwd = block_time(&lc.attn, true) + block_time(&lc.mlp, true) + sim_block_bwd_tp(c, &lc.attn, tp) +
+		     sim_block_bwd_tp(c, &lc.mlp, tp);
 	if (c->recompute == SIM_RECOMPUTE_FULL)
 		bwd += fwd;
 	return fwd + bwd;

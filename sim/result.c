@@ -28,6 +28,8 @@ sim_train_cfg_json(const sim_train_cfg *c, int64_t seq)
 		cJSON_AddBoolToObject(o, "offload_optimizer", true);
 	if (c->tp_comm_overlap)
 		cJSON_AddBoolToObject(o, "tp_comm_overlap", true);
+	if (c->tp_wgrad_overlap && c->tp > 1)
+		cJSON_AddBoolToObject(o, "tp_wgrad_overlap", true);
 	if (c->ep_deepep && c->ep > 1)
 		cJSON_AddStringToObject(o, "ep_dispatch", "deepep");
 	cJSON_AddStringToObject(o, "schedule", sim_schedule_name(c->schedule));

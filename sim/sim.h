@@ -71,6 +71,8 @@ typedef struct sim_train_cfg {
 	int64_t seq;           /* 0: the model's default */
 	sim_recompute recompute;
 	bool sequence_parallel;
+	bool tp_wgrad_overlap; /* with TP: a block's backward collective runs beside its first linear's weight
+	                        * gradient (HW_P_FW_TP_WGRAD_OVERLAP) */
 	bool tp_comm_overlap;  /* with sequence parallelism: TP all-gathers and reduce-scatters run
 	                        * beside the GEMMs of the block (Megatron's --tp-comm-overlap) */
 	hw_dtype dtype;        /* bf16, fp16 or fp8 (fp8 GEMMs, bf16 elsewhere); fp32 for CNNs */

@@ -548,6 +548,37 @@ tp_coll_enter(bld *b, int s, int inst)
 }
 
 /* before[j]: member j's compute op before the block's last one. */
+/* Whether a block's backward runs its first linear's weight gradient (SLOT_W) beside the TP
+ * collective that leaves it (tp_wgrad_overlap; the kernel builder put it there). */
+static bool
+w_beside(const bld *b, const block_cost *bc, bool bwd)
+{
+	return bwd && sim_w_beside(b->c) && bc->w.t > 0;
+}
+
+/* The end of a block's backward with w_beside: the weight gradient after the block's other
+ * kernels, and the collective leaving the block (the input gradient's all-reduce, or SP's
+ * reduce-scatter) beside it: it waits for the op before the weight gradient, and the next op
+ * waits for it.  Megatron's linear layers launch that collective asynchronously after the
+ * input gradient and wait for it after the weight gradient. */
+static void
+leave_beside(bld *b, int s, int inst, const block_cost *bc, uint32_t tag, int64_t layer)
+{
+	int32_t mid[64];
+	for (int j = 0; j < b->tpm; j++) {
+		int rk = rank_of(b, s, inst, j);
+		mid[j] = b->r[rk].last;
+		compute(b, rk, &bc->w, tag, klist(bc, SLOT_W), layer);
+	}
+	if (bc->no_tp)
+		return;
+	bool sp = b->c->sequence_parallel && b->c->tp > 1;
+	int mem[64];
+	int n = tp_members(b, s, inst, mem);
+	collective(b, mem, n, S_TP, SIM_G_TP, sp ? HW_REDUCE_SCATTER : HW_ALL_REDUCE, b->c->tp, b->pl.tp_per_node,
+		   b->act_msg, b->cur_tag, mid, false, true);
+}
+
 static void
 tp_coll_leave(bld *b, int s, int inst, const int32_t *before)
 {
@@ -748,7 +779,9 @@ block(bld *b, int s, const block_cost *bc, bool bwd, bool attn, int64_t layer, i
 			}
 			/* Leaving the block: all-reduce, or SP's reduce-scatter (none around a block a
 			 * hybrid model's layer lacks) */
-			if (!bc->no_tp)
+			if (w_beside(b, bc, bwd))
+				leave_beside(b, s, i, bc, tag, layer);
+			else if (!bc->no_tp)
 				tp_coll_leave(b, s, i, before);
 		} else {
 			for (int j = 0; j < b->tpm; j++)
@@ -801,7 +834,9 @@ block(bld *b, int s, const block_cost *bc, bool bwd, bool attn, int64_t layer, i
 			compute(b, rank_of(b, s, i, j), &sg[2], tag, klist(bc, s0 + 2), layer);
 		}
 		/* Leaving the block: all-reduce, or SP's reduce-scatter. */
-		if (!bc->no_tp)
+		if (w_beside(b, bc, bwd))
+			leave_beside(b, s, i, bc, tag, layer);
+		else if (!bc->no_tp)
 			tp_coll_leave(b, s, i, before);
 	}
 }

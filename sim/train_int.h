@@ -184,6 +184,15 @@ void sim_rec_rank(sim_rec *r, int rk, const int *streams, int stage, int inst, i
 
 /* layer.c */
 void sim_layer_cost(const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t layer, layer_cost *out);
+/* Whether a block's backward TP collective runs beside its first linear's weight gradient, which
+ * the kernel builder then puts in SLOT_W (tp_wgrad_overlap; a zero-bubble schedule keeps every
+ * weight gradient there for its W jobs instead; under TP communication overlap the
+ * reduce-scatter runs beside the whole block already). */
+bool sim_w_beside(const sim_train_cfg *c);
+/* The time a block's backward TP collective (tp, its whole time) adds to the block in the
+ * closed forms: none around a block without one; with tp_wgrad_overlap, what the first
+ * linear's weight gradient (bc->w) does not hide. */
+double sim_block_bwd_tp(const sim_train_cfg *c, const block_cost *bc, double tp);
 /* The same, also recording each segment's kernels into lists of rec (blocks' klist). */
 void sim_layer_cost_rec(const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t layer, layer_cost *out,
 			sim_rec *rec);

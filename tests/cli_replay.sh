@@ -167,4 +167,17 @@ json_check "$TMPD/out" "d['predicted_step_s'] < d['plan_step_s']"
 sed 's/"zero3_regather":[[:space:]]*true/"zero3_regather": "yes"/' "$TMPD/z3rc.json" > "$TMPD/bad-z3rc.json"
 run 2 replay --plan "$TMPD/bad-z3rc.json" --dry-run
 expect_err "bad-z3rc.json: config.zero3_regather must be true or false, got \"yes\""
+# Megatron's TP all-reduce beside the weight gradient travels too: without it (the flag, or a
+# plan that drops it) the step is longer, and the replay of each plan predicts its own step.
+run 0 simulate train --model llama-3-8b --system dgx-h100 --gpus 8 --tp 8 --micro-batch 1 --global-batch 4 --no-sequence-parallel --json
+cp "$TMPD/out" "$TMPD/tpw.json"
+json_check "$TMPD/tpw.json" "d['config']['tp_wgrad_overlap'] is True"
+run 0 replay --plan "$TMPD/tpw.json" --dry-run --json
+json_check "$TMPD/out" "abs(d['predicted_step_s'] / d['plan_step_s'] - 1) < 1e-9"
+run 0 simulate train --model llama-3-8b --system dgx-h100 --gpus 8 --tp 8 --micro-batch 1 --global-batch 4 --no-sequence-parallel --no-tp-wgrad-overlap --json
+cp "$TMPD/out" "$TMPD/tpw-off.json"
+json_check "$TMPD/tpw-off.json" "'tp_wgrad_overlap' not in d['config'] and d['step_time_s'] > $(python3 -c "import json; print(json.load(open('$TMPD/tpw.json'))['step_time_s'])")"
+grep -v '"tp_wgrad_overlap"' "$TMPD/tpw.json" > "$TMPD/tpw-dropped.json"
+run 0 replay --plan "$TMPD/tpw-dropped.json" --dry-run --json
+json_check "$TMPD/out" "d['predicted_step_s'] > d['plan_step_s']"
 finish

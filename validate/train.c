@@ -494,6 +494,11 @@ row_config(vrow *w, const hw_profile *fw)
 		c->zero3_gather = HW_Z3_TENSOR;
 		pp_strlcpy(w->note, "DeepSpeed ZeRO-3 of early 2021: one all-gather per parameter tensor", sizeof w->note);
 	}
+	/* Korthikanti 2022's Megatron-LM launched the input gradient's all-reduce before the weight
+	 * gradient and waited after it (its Table 4: "baseline backward overlaps all-reduce with
+	 * weight-grad GEMM"); the 2019-2021 releases megatron-2021 describes did not */
+	if (val_has(get(w, C_SOURCE), "Korthikanti"))
+		c->tp_wgrad_overlap = true;
 	const char *prec = get(w, C_PREC);
 	c->dtype = val_has(prec, "fp8") ? HW_FP8 : val_has(prec, "bf16") ? HW_BF16 : val_has(prec, "fp32") ? HW_FP32 : HW_FP16;
 	const char *rc = get(w, C_RECOMP);

@@ -39,8 +39,10 @@ INSERT INTO profile(kind, name, base, version, description, source) VALUES
 INSERT INTO param(scope, subject, key, value, origin, method, source) VALUES
 ('framework', 'megatron', 'sequence_parallel', 1, 'default', 'sequence_parallel = (tp > 1) in the NeMo performance recipes and dgxc yamls', 'NeMo scripts/performance/utils.py set_primary_perf_configs; dgxc llama3.1_70b.yaml'),
 ('framework', 'megatron', 'tp_comm_overlap', 1, 'default', 'ub_tp_comm_overlap / tp_comm_overlap=True in the dgxc recipes with TP > 1 (DeepSeek-V3 excepted)', 'dgxc-benchmarking llama3.1, nemotron, gpt3, grok1 configs (docs/profiles.md)'),
+('framework', 'megatron', 'tp_wgrad_overlap', 1, 'default', 'on: the input gradient''s all-reduce (reduce-scatter with SP) launched before the weight gradient, awaited after it', 'megatron/core/tensor_parallel/layers.py LinearWithGradAccumulationAndAsyncCommunication'),
 ('framework', 'megatron', 'fp8_recipe', 0, 'default', 'Transformer Engine delayed scaling (hybrid E4M3/E5M2, amax history 1024)', 'NeMo recipes precision/mixed_precision.py; dgxc configure.sh'),
 ('framework', 'megatron-2021', 'sequence_parallel', 0, 'default', 'sequence parallelism came with Korthikanti 2022; the rows that use it say so', 'Korthikanti et al. 2022'),
+('framework', 'megatron-2021', 'tp_wgrad_overlap', 0, 'default', 'off: synchronous TP all-reduces in Shoeybi 2019 and Narayanan 2021; Korthikanti 2022''s rows say theirs overlapped (validate)', 'Narayanan et al. 2021 section 3.3; Korthikanti et al. 2022 Table 4'),
 ('framework', 'megatron-2021', 'tp_comm_overlap', 0, 'default', 'synchronous TP all-reduces', 'Narayanan et al. 2021 section 3.3'),
 ('framework', 'torchtitan', 'fp8_recipe', 1, 'default', 'torchao float8 tensorwise (dynamic) scaling, the torchtitan default; rows name rowwise or MXFP8', 'pytorch/ao torchao/float8/README.md'),
 ('framework', 'megatron', 'attention', 2, 'default', 'flash3: TE fused attention, cuDNN backend preferred on Hopper and later', 'dgxc-benchmarking llama3.1/configure.sh NVTE_FUSED_ATTN=1; TE backend selection'),
