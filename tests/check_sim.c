@@ -902,6 +902,52 @@ START_TEST(zero3_gathers_for_the_recompute)
 }
 END_TEST
 
+/* ZeRO-Offload (Ren et al. 2021), worked by hand: with ZeRO-3 over 32 ranks each rank owns
+ * P / 32 of gpt2-xl's P parameters; the offloaded step sends their 16-bit gradients to the host
+ * and brings the 16-bit weights back (2 x 2 bytes a parameter over the host link), and the CPU
+ * runs Adam over the fp32 states (28 bytes a parameter at host_optim_gbps).  The optimizer op is
+ * exactly that long, with each system's own host link: dgx-h100's measured 51 GB/s (kernels.csv,
+ * nvbandwidth), dgx-a100's the registry default. */
+START_TEST(zero_offload_step_by_hand)
+{
+	hw_db *db;
+	ck_assert_int_eq(hw_open(":memory:", 0, &db, err, sizeof err), 0);
+	model *m;
+	ck_assert_int_eq(model_load("gpt2-xl", &m, err, sizeof err), 0);
+	const char *systems[] = {"dgx-h100", "dgx-a100"};
+	const double pcie[] = {51.0, 25.0};
+	for (int i = 0; i < 2; i++) {
+		hw_cost *cost;
+		ck_assert_int_eq(hw_cost_new(db, systems[i], &cost, err, sizeof err), 0);
+		ck_assert(fabs(hw_cost_param(cost, HW_P_PCIE_GBPS) - pcie[i]) < 1e-12);
+		ck_assert(fabs(hw_cost_param(cost, HW_P_HOST_OPTIM_GBPS) - 25.0) < 1e-12);
+		sim_train_cfg cfg;
+		zero3_gpt2xl_cfg(&cfg);
+		cfg.dtype = HW_BF16;
+		cfg.offload_optimizer = true;
+		cfg.record_ops = true;
+		sim_train_result *r = run_train(m, cost, &cfg);
+		sim_rank_ops *o;
+		ck_assert_msg(sim_train_rank_ops(r, 0, &o, err, sizeof err) == 0, "%s", err);
+		double t = -1.0;
+		for (size_t k = 0; k < o->nops; k++) {
+			char lab[64];
+			const sim_rop *op = &o->ops[k];
+			if (op->kind == SIM_OP_COMPUTE && !strcmp(sim_op_label(op->tag, lab, sizeof lab), "optimizer"))
+				t = (double)(op->end_ps - op->start_ps) * 1e-12;
+		}
+		double shard = model_params(m) / 32.0;
+		double want = shard * 2.0 * 2.0 / (pcie[i] * 1e9) + shard * 28.0 / (25.0 * 1e9);
+		ck_assert_msg(fabs(t - want) < 1e-6 * want, "%s: optimizer %.9f s, by hand %.9f s", systems[i], t, want);
+		sim_rank_ops_free(o);
+		sim_train_result_free(r);
+		hw_cost_free(cost);
+	}
+	model_free(m);
+	hw_close(db);
+}
+END_TEST
+
 /* Megatron's asynchronous input-gradient all-reduce (tp_wgrad_overlap), worked by hand: Llama 3
  * 8B on TP 8 in one node (no DP, PP, SP or recomputation), 2 micro-batches of 2.  Without it every
  * collective is synchronous, so the step is the kernels and the all-reduces end to end.  With it
@@ -1388,6 +1434,7 @@ main(void)
 	tcase_add_test(tt, zero3_530b_fit);
 	tcase_add_test(tt, zero3_gather_granularity);
 	tcase_add_test(tt, zero3_gathers_for_the_recompute);
+	tcase_add_test(tt, zero_offload_step_by_hand);
 	tcase_add_test(tt, tp_allreduce_beside_wgrad);
 	tcase_add_test(tt, invalid_configurations);
 	tcase_add_test(tt, uneven_interleaved_runs);

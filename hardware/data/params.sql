@@ -28,6 +28,9 @@
 --   coll_eff_inter             achieved NCCL busbw per NIC / NIC peak.  2-node runs whose busbw
 --                              exceeds the NICs (tree/NVLS) are converted with the hierarchical
 --                              formula per-GPU NIC rate = busbw x (k-1)/(n-1) (k nodes, n ranks).
+--   pcie_gbps                  host-device copy bandwidth per GPU (ZeRO-Offload's transfers):
+--                              kernels.csv's nvbandwidth / TransferBench rows, the lower direction;
+--                              systems of the same GPU and host link take their measurement.
 INSERT INTO param(scope, subject, key, value, origin, method, source) VALUES
 -- ---- GPUs --------------------------------------------------------------------------------------
 -- a100-sxm4-80gb
@@ -263,4 +266,18 @@ INSERT INTO param(scope, subject, key, value, origin, method, source) VALUES
 ('gpu', 'gb200', 'gemm_eff_fp4', 0.76, 'default', 'FP4 cuBLASLt 7628 of 10000 TFLOP/s (Azure ND GB200 v6)', 'Azure AI-benchmarking-guide ND GB200 v6 results (hardware.md 4.4)'),
 ('gpu', 'b200', 'gemm_eff_fp4', 0.76, 'default', 'no B200 FP4 figure: the GB200 cuBLASLt fraction 7628 of 10000 applied (the same Blackwell GPU)', 'Azure AI-benchmarking-guide ND GB200 v6 results (hardware.md 4.4)'),
 -- systems
-('system', 'mi325x-8', 'p2p_eff_intra', 0.143, 'default', 'topology, not a measurement: a peer-to-peer stream uses one xGMI link, 64 of the 448 GB/s of 7 links', 'hardware.md 1.3 (as mi300x-8)');
+('system', 'mi325x-8', 'p2p_eff_intra', 0.143, 'default', 'topology, not a measurement: a peer-to-peer stream uses one xGMI link, 64 of the 448 GB/s of 7 links', 'hardware.md 1.3 (as mi300x-8)'),
+('system', 'azure-nd-h100-v5', 'pcie_gbps', 51, 'default', 'nvbandwidth host to device 51, device to host 52 GB/s per GPU (PCIe Gen5 x16): the lower', 'https://github.com/Azure/AI-benchmarking-guide/blob/main/Azure_Results/ND_H100_v5_results.md (kernels.csv)'),
+('system', 'dgx-h100', 'pcie_gbps', 51, 'default', 'the Azure ND H100 v5 measurement (nvbandwidth 51 / 52 GB/s): the same PCIe Gen5 x16 link from each H100 to its host', 'https://github.com/Azure/AI-benchmarking-guide/blob/main/Azure_Results/ND_H100_v5_results.md (kernels.csv)'),
+('system', 'aws-p5', 'pcie_gbps', 51, 'default', 'the Azure ND H100 v5 measurement (nvbandwidth 51 / 52 GB/s): the same PCIe Gen5 x16 link from each H100 to its host', 'https://github.com/Azure/AI-benchmarking-guide/blob/main/Azure_Results/ND_H100_v5_results.md (kernels.csv)'),
+('system', 'gcp-a3-high', 'pcie_gbps', 51, 'default', 'the Azure ND H100 v5 measurement (nvbandwidth 51 / 52 GB/s): the same PCIe Gen5 x16 link from each H100 to its host', 'https://github.com/Azure/AI-benchmarking-guide/blob/main/Azure_Results/ND_H100_v5_results.md (kernels.csv)'),
+('system', 'gcp-a3-mega', 'pcie_gbps', 51, 'default', 'the Azure ND H100 v5 measurement (nvbandwidth 51 / 52 GB/s): the same PCIe Gen5 x16 link from each H100 to its host', 'https://github.com/Azure/AI-benchmarking-guide/blob/main/Azure_Results/ND_H100_v5_results.md (kernels.csv)'),
+('system', 'azure-nd-h200-v5', 'pcie_gbps', 55, 'default', 'nvbandwidth host to device 55, device to host 55 GB/s per GPU (PCIe Gen5 x16)', 'https://github.com/Azure/AI-benchmarking-guide/blob/main/Azure_Results/ND_H200_v5_results.md (kernels.csv)'),
+('system', 'hgx-h200', 'pcie_gbps', 55, 'default', 'the Azure ND H200 v5 measurement (nvbandwidth 55 GB/s each way): the same PCIe Gen5 x16 link from each H200 to its host', 'https://github.com/Azure/AI-benchmarking-guide/blob/main/Azure_Results/ND_H200_v5_results.md (kernels.csv)'),
+('system', 'aws-p5e', 'pcie_gbps', 55, 'default', 'the Azure ND H200 v5 measurement (nvbandwidth 55 GB/s each way): the same PCIe Gen5 x16 link from each H200 to its host', 'https://github.com/Azure/AI-benchmarking-guide/blob/main/Azure_Results/ND_H200_v5_results.md (kernels.csv)'),
+('system', 'aws-p5en', 'pcie_gbps', 55, 'default', 'the Azure ND H200 v5 measurement (nvbandwidth 55 GB/s each way): the same PCIe Gen5 x16 link from each H200 to its host', 'https://github.com/Azure/AI-benchmarking-guide/blob/main/Azure_Results/ND_H200_v5_results.md (kernels.csv)'),
+('system', 'gcp-a3-ultra', 'pcie_gbps', 55, 'default', 'the Azure ND H200 v5 measurement (nvbandwidth 55 GB/s each way): the same PCIe Gen5 x16 link from each H200 to its host', 'https://github.com/Azure/AI-benchmarking-guide/blob/main/Azure_Results/ND_H200_v5_results.md (kernels.csv)'),
+('system', 'dgx-b200', 'pcie_gbps', 55, 'default', 'no B200 measurement: the HGX H200 figure (nvbandwidth 55 GB/s each way, Azure ND H200 v5); B200 boards link each GPU to its host by PCIe Gen5 x16 too', 'https://github.com/Azure/AI-benchmarking-guide/blob/main/Azure_Results/ND_H200_v5_results.md (kernels.csv)'),
+('system', 'aws-p6-b200', 'pcie_gbps', 55, 'default', 'no B200 measurement: the HGX H200 figure (nvbandwidth 55 GB/s each way, Azure ND H200 v5); B200 boards link each GPU to its host by PCIe Gen5 x16 too', 'https://github.com/Azure/AI-benchmarking-guide/blob/main/Azure_Results/ND_H200_v5_results.md (kernels.csv)'),
+('system', 'gb200-nvl72', 'pcie_gbps', 193, 'default', 'nvbandwidth host to device 201, device to host 193 GB/s per GPU over NVLink-C2C to the Grace CPU (Azure ND GB200 v6): the lower', 'https://github.com/Azure/AI-benchmarking-guide/blob/main/Azure_Results/ND_GB200_v6_results.md (kernels.csv)'),
+('system', 'mi300x-8', 'pcie_gbps', 55, 'default', 'TransferBench host to device 55, device to host 56 GB/s per GPU (PCIe Gen5 x16, Azure ND MI300X v5): the lower', 'https://github.com/Azure/AI-benchmarking-guide/blob/main/Azure_Results/ND_MI300X_v5_results.md (kernels.csv)');
