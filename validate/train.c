@@ -97,6 +97,7 @@ typedef struct vrow {
 	sim_train_cfg cfg;
 	bool smb, svpp;      /* micro-batch, virtual stages were searched */
 	bool slay;           /* TP, PP and recomputation were searched ("the most performant") */
+	bool nofit;          /* predicted and scored, but left out of the fits (power-limited GPUs) */
 	char why[256];       /* non-empty: skipped */
 	char note[160];      /* the rules applied that the row does not state */
 } vrow;
@@ -528,6 +529,10 @@ row_config(vrow *w, const hw_profile *fw)
 		c->etp = x > 0 && x <= DEGREE_MAX ? (int)x : 0;
 	}
 	c->offload_optimizer = val_has(notes, "CPU AdamW offload") || val_has(notes, "optimizer offload");
+	/* GPUs run below their rated power at a limit the row does not give: the database's kernel
+	 * rates do not describe them, so their error is reported but must not move a framework's
+	 * parameters (torchao's B200 tables) */
+	w->nofit = val_has(notes, "power-limited");
 	if (val_has(prec, "mxfp8"))
 		c->fp8_recipe = HW_FP8_MXFP8;
 	else if (c->dtype == HW_FP8 && val_has(notes, "rowwise"))
@@ -1158,6 +1163,8 @@ val_train_report(const val_set *s)
 				    as.len ? "; " : "");
 		if (w->note[0])
 			pp_str_addf(&as, "%s%s", as.len ? "; " : "", w->note);
+		if (w->nofit)
+			pp_str_addf(&as, "%spower-limited GPUs, the limit not stated: scored, not fitted", as.len ? "; " : "");
 		cJSON_AddStringToObject(x, "assumptions", as.buf ? as.buf : "");
 		pp_str_free(&as);
 		cJSON_AddItemToArray(rows, x);
@@ -1321,14 +1328,14 @@ fit_resid(const double *x, double *r, void *arg)
 	return 0;
 }
 
-/* The group's rows among idx[0 .. n) that `use` marks (NULL: all). */
+/* The group's rows that `use` marks (NULL: all), less those left out of fits. */
 static size_t
 group_rows(const val_set *s, const char *group, int level, const bool *use, size_t *out)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < s->n; i++) {
 		const vrow *w = &s->rows[i];
-		if (!w->why[0] && (use == NULL || use[i]) && in_group(s->prof[w->fw].p, group, level))
+		if (!w->why[0] && !w->nofit && (use == NULL || use[i]) && in_group(s->prof[w->fw].p, group, level))
 			out[n++] = i;
 	}
 	return n;
@@ -1451,7 +1458,7 @@ level_groups(val_set *s, int lv, const bool *use, level *out, char *err, size_t 
 	memset(out, 0, sizeof *out);
 	for (size_t i = 0; i < s->n; i++) {
 		const vrow *w = &s->rows[i];
-		if (w->why[0] || (use != NULL && !use[i]))
+		if (w->why[0] || w->nofit || (use != NULL && !use[i]))
 			continue;
 		const hw_profile *p = s->prof[w->fw].p;
 		const char *g = hw_profile_ancestor(p, lv);
