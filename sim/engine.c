@@ -779,28 +779,39 @@ static evnode
 pop_event(sim_engine *e)
 {
 	equeue *q = &e->q;
-	while (q->head[0] < 0) {
+	int32_t n = q->head[0];
+	while (n < 0) {
 		/* spread the lowest non-empty bucket against its earliest time; when that time was a
-		 * dropped event's (drop_event), nothing lands in bucket 0 and the next spreading
+		 * dropped event's (requeue_event), nothing lands in bucket 0 and the next spreading
 		 * starts from the exact earliest time of a lower bucket */
 		int b = __builtin_ctzll(q->used) + 1;
-		int64_t min = q->min[b];
-		int32_t n = q->head[b];
-		q->last = min;
+		int32_t h = q->head[b];
 		q->head[b] = q->tail[b] = -1;
 		q->used &= ~(UINT64_C(1) << (b - 1));
-		while (n >= 0) {
-			int32_t next = q->node[n].next;
-			int64_t t = q->node[n].t;
-			bucket_append(q, bucket_of(t, min), n, t);
-			n = next;
+		if (q->node[h].next < 0) {
+			/* A bucket of one event (about half the spreadings): spread, it would move down
+			 * through the empty buckets below to bucket 0, `last` becoming its time (its
+			 * bucket's earliest time, or a lower bound of it after a requeue_event), and
+			 * leave at once.  It leaves from here in the same state. */
+			q->last = q->node[h].t;
+			n = h;
+			goto take;
 		}
+		int64_t min = q->min[b];
+		q->last = min;
+		while (h >= 0) {
+			int32_t next = q->node[h].next;
+			int64_t t = q->node[h].t;
+			bucket_append(q, bucket_of(t, min), h, t);
+			h = next;
+		}
+		n = q->head[0];
 	}
-	int32_t n = q->head[0];
+	q->head[0] = q->node[n].next;
+	if (q->node[n].next >= 0)
+		q->node[q->node[n].next].prev = -1;
+take:;
 	evnode x = q->node[n];
-	q->head[0] = x.next;
-	if (x.next >= 0)
-		q->node[x.next].prev = -1;
 	q->node[n].next = q->freenode;
 	q->node[n].type = EV_FREE;
 	q->freenode = n;
