@@ -700,6 +700,25 @@ later(sim_engine *e, double dt_ps)
 	return later_at(e, e->now, dt_ps);
 }
 
+/* later_at(e, base, ceil(x)): the time x picoseconds after base, rounded up to a whole
+ * picosecond.  Every rate-made duration is scheduled through it.  For 0 < x < 2^52 (any
+ * duration below 52 days) the integer part of x is exact in an int64_t, so the ceiling is made
+ * in integers and the clock's range checked against it: the same time as through ceil and
+ * later_at, whose rounding and range test are exact there too, for a third of their
+ * instructions (the build targets x86-64 without SSE4.1's roundsd, and ceil there takes a
+ * dozen).  Anything else (not positive, NaN, past 2^52) goes through them. */
+static inline int64_t
+later_ceil_at(sim_engine *e, int64_t base, double x)
+{
+	if (x > 0 && x < 4503599627370496.0) {
+		int64_t i = (int64_t)x;
+		i += (double)i < x;
+		if (i <= SIM_CLOCK_MAX_PS - base)
+			return base + i;
+	}
+	return later_at(e, base, ceil(x));
+}
+
 /* The same for a duration already in whole picoseconds (an op's fixed time), in integers: a
  * round trip through double would round durations above 2^53 ps. */
 static inline int64_t
@@ -873,7 +892,7 @@ rerate(sim_engine *e, erank *k, double old_rate)
 		if (st->rem_ps < 0)
 			st->rem_ps = 0;
 		st->since = e->now;
-		st->evn = requeue_event(e, st->evn, st->running, st->ver, later(e, ceil(st->rem_ps / rate)));
+		st->evn = requeue_event(e, st->evn, st->running, st->ver, later_ceil_at(e, e->now, st->rem_ps / rate));
 		st->ver++;
 	}
 }
@@ -1240,7 +1259,7 @@ recompute(sim_engine *e, const int32_t *seed_links, int nseed, int32_t seed_flow
 		double secs = f->rate > 0 ? f->work / f->rate : 0.0;
 		if (secs > 1e6) /* a starved flow: it is rescheduled when its neighbours change */
 			secs = 1e6;
-		f->evn = requeue_event(e, f->evn, f->op, f->version, later(e, ceil(secs * 1e12)));
+		f->evn = requeue_event(e, f->evn, f->op, f->version, later_ceil_at(e, e->now, secs * 1e12));
 		f->version++;
 	}
 }
@@ -1254,7 +1273,7 @@ flow_alone(sim_engine *e, eflow *f, int64_t from)
 {
 	f->rate = f->alone;
 	f->version++;
-	f->evn = push_event(e, later_at(e, from, ceil(f->work / f->rate * 1e12)), f->op, f->version, EV_END);
+	f->evn = push_event(e, later_ceil_at(e, from, f->work / f->rate * 1e12), f->op, f->version, EV_END);
 }
 
 /* Flow f starts moving for op `op` at time `from`. */
@@ -1358,7 +1377,7 @@ op_start(sim_engine *e, int32_t id)
 		st->rem_ps = (double)dur;
 		st->since = e->now;
 		st->ver++;
-		st->evn = push_event(e, later(e, ceil((double)dur / compute_rate(&e->ranks[st->rank]))), id, st->ver, EV_END);
+		st->evn = push_event(e, later_ceil_at(e, e->now, (double)dur / compute_rate(&e->ranks[st->rank])), id, st->ver, EV_END);
 	} else {
 		push_event(e, later_ps(e, dur), id, 0, EV_END);
 	}
