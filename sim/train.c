@@ -102,8 +102,9 @@ typedef struct bld {
 	struct merged *merged; /* per layer, block and direction: the block's segments as one op */
 } bld;
 
+/* log_flops when the log is full (out of line: the common path saves no registers). */
 static __attribute__((noinline)) void
-log_flops(bld *b, int k, double f)
+log_flops_grow(bld *b, int k, double f)
 {
 	flop_log *l = &b->flog[k];
 	if (PP_GROW(l->v, l->cap, l->n + 1) != 0)
@@ -112,13 +113,19 @@ log_flops(bld *b, int k, double f)
 		l->v[l->n++] = f;
 }
 
-/* Adds f to FLOP count k (and notes it in the log, when one is kept). */
+/* Adds f to FLOP count k (and notes it in the log, when one is kept: every compute op of a
+ * folded step's small steps, so the append with room left is inline). */
 static inline void
 count_flops(bld *b, int k, double f)
 {
 	b->flops[k] += f;
-	if (b->flog != NULL)
-		log_flops(b, k, f);
+	if (b->flog != NULL) {
+		flop_log *l = &b->flog[k];
+		if (__builtin_expect(l->n < l->cap, 1))
+			l->v[l->n++] = f;
+		else
+			log_flops_grow(b, k, f);
+	}
 }
 
 /* Notes where the FLOP logs stand as entry i of flog_at. */
