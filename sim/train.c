@@ -497,13 +497,21 @@ tp_members(const bld *b, int s, int inst, int *out)
 	return b->tpm;
 }
 
-/* The TP collective around a block: all-reduce, or all-gather / reduce-scatter with sequence
- * parallelism.  It waits for each member's last compute op and the next one waits for it. */
-static void
-tp_coll(bld *b, int s, int inst, hw_coll op, uint32_t tag)
+/* A TP collective `op` of instance inst of stage s over the instance's members, as collective()
+ * makes it (deps: each member's op it waits for, or NULL; dep_last: and each member's last
+ * compute op; gate: each member's next compute op waits for it).  The instance's first
+ * collective of each kind is made in full, the later ones copied: the same members, stream,
+ * operation and size (act_msg).  collective() would find the copy in its memo, but the memo's
+ * hash, its key's comparison and thirteen arguments cost more than the copy itself, for two of
+ * a block's three ops.  (Where the memo's entry was taken by another collective, collective()
+ * makes a new flow and this a copy: the two run alike, on the same streams and links with the
+ * same work, latency and cap; only the engine's count of flow records differs.)  The
+ * dependencies are added in the order collective() adds them: the engine's ties follow the
+ * order of successor lists.  Inline: each caller's constant deps, dep_last and gate leave only
+ * its own loop. */
+static inline __attribute__((always_inline)) void
+tp_collective(bld *b, int s, int inst, hw_coll op, uint32_t tag, const int32_t *deps, bool dep_last, bool gate)
 {
-	/* the instance's first collective of each kind is made in full, the later ones copied: the
-	 * same members, stream, operation and size (act_msg) */
 	int k = op == HW_ALL_GATHER ? 0 : op == HW_REDUCE_SCATTER ? 1 : 2;
 	int32_t *like = &b->tp_like[((size_t)s * (size_t)b->ninst + (size_t)inst) * 3 + (size_t)k];
 	if (*like >= 0 && b->rec == NULL) {
@@ -512,21 +520,46 @@ tp_coll(bld *b, int s, int inst, hw_coll op, uint32_t tag)
 			b->oom = true;
 			return;
 		}
-		/* as collective() does with dep_last and gate_members */
 		for (int j = 0; j < b->tpm; j++) {
 			int rk = rank_of(b, s, inst, j);
-			if (b->r[rk].last >= 0)
+			if (deps != NULL && deps[j] >= 0)
+				sim_dep(b->e, deps[j], id);
+			if (dep_last && b->r[rk].last >= 0)
 				sim_dep(b->e, b->r[rk].last, id);
-			add_pending(b, rk, id);
+			if (gate)
+				add_pending(b, rk, id);
 		}
 		return;
 	}
 	int mem[64];
 	int n = tp_members(b, s, inst, mem);
-	int32_t id = collective(b, mem, n, S_TP, SIM_G_TP, op, b->c->tp, b->pl.tp_per_node, b->act_msg, tag, NULL, true,
-				true);
+	int32_t id = collective(b, mem, n, S_TP, SIM_G_TP, op, b->c->tp, b->pl.tp_per_node, b->act_msg, tag, deps,
+				dep_last, gate);
 	if (id >= 0)
 		*like = id;
+}
+
+/* The TP collective around a block: all-reduce, or all-gather / reduce-scatter with sequence
+ * parallelism.  It waits for each member's last compute op and the next one waits for it. */
+static void
+tp_coll(bld *b, int s, int inst, hw_coll op, uint32_t tag)
+{
+	tp_collective(b, s, inst, op, tag, NULL, true, true);
+}
+
+/* The TP collectives that run beside compute (see tp_overlapped): one waits for the members'
+ * last compute op and gates nothing, the other waits for deps[] and gates the next one.  Out of
+ * line, so that the callers choosing between them and tp_coll save no registers for them. */
+static __attribute__((noinline)) void
+tp_coll_beside(bld *b, int s, int inst, hw_coll op, uint32_t tag)
+{
+	tp_collective(b, s, inst, op, tag, NULL, true, false);
+}
+
+static __attribute__((noinline)) void
+tp_coll_after(bld *b, int s, int inst, hw_coll op, uint32_t tag, const int32_t *deps)
+{
+	tp_collective(b, s, inst, op, tag, deps, false, true);
 }
 
 /* With TP communication overlap (Megatron's userbuffers: the all-gather is pipelined into the
@@ -548,10 +581,7 @@ tp_coll_enter(bld *b, int s, int inst)
 		tp_coll(b, s, inst, HW_ALL_GATHER, b->cur_tag);
 		return;
 	}
-	int mem[64];
-	int n = tp_members(b, s, inst, mem);
-	collective(b, mem, n, S_TP, SIM_G_TP, HW_ALL_GATHER, b->c->tp, b->pl.tp_per_node, b->act_msg, b->cur_tag, NULL,
-		   true, false);
+	tp_coll_beside(b, s, inst, HW_ALL_GATHER, b->cur_tag);
 }
 
 /* before[j]: member j's compute op before the block's last one. */
@@ -580,10 +610,7 @@ leave_beside(bld *b, int s, int inst, const block_cost *bc, uint32_t tag, int64_
 	if (bc->no_tp)
 		return;
 	bool sp = b->c->sequence_parallel && b->c->tp > 1;
-	int mem[64];
-	int n = tp_members(b, s, inst, mem);
-	collective(b, mem, n, S_TP, SIM_G_TP, sp ? HW_REDUCE_SCATTER : HW_ALL_REDUCE, b->c->tp, b->pl.tp_per_node,
-		   b->act_msg, b->cur_tag, mid, false, true);
+	tp_coll_after(b, s, inst, sp ? HW_REDUCE_SCATTER : HW_ALL_REDUCE, b->cur_tag, mid);
 }
 
 static void
@@ -594,10 +621,7 @@ tp_coll_leave(bld *b, int s, int inst, const int32_t *before)
 		tp_coll(b, s, inst, sp ? HW_REDUCE_SCATTER : HW_ALL_REDUCE, b->cur_tag);
 		return;
 	}
-	int mem[64];
-	int n = tp_members(b, s, inst, mem);
-	collective(b, mem, n, S_TP, SIM_G_TP, HW_REDUCE_SCATTER, b->c->tp, b->pl.tp_per_node, b->act_msg, b->cur_tag, before,
-		   false, true);
+	tp_coll_after(b, s, inst, HW_REDUCE_SCATTER, b->cur_tag, before);
 }
 
 /* The ranks of a MoE group of TP member j of instance `inst`: the MoE layers fold their groups
