@@ -89,6 +89,8 @@ typedef struct eflow {
 	bool active, frozen;
 	bool excl;     /* never shares a link with another active flow (see link owners) */
 	double alone;  /* its rate when no other flow shares its links */
+	int64_t alone_ps; /* how long it takes alone from the start of its transfer, whole ps (as
+	                   * later_ceil_at rounds it); -1: past that fast path; -2: not yet known */
 	double capw;   /* cap / weight, the level at which its own cap stops it */
 	/* While it runs: which of its links it shares (a bit per link, in the words at shared,
 	 * or inline for up to 64 links) and the levels of the others, which it has to itself
@@ -536,6 +538,7 @@ sim_op_flow(sim_engine *e, const int *streams, int nstreams, const int *links, c
 		eflow *f = &e->flows[e->nflows];
 		memset(f, 0, sizeof *f);
 		f->evn = -1;
+		f->alone_ps = -2;
 		f->work0 = f->work = work;
 		f->cap = cap > 0 ? cap : 1.0;
 		f->weight = weight > 0 ? weight : 1.0;
@@ -1267,13 +1270,27 @@ recompute(sim_engine *e, const int32_t *seed_links, int nseed, int32_t seed_flow
 /* A flow alone on its links moves at its own limit (f->alone, computed when it was made) from
  * time `from` (now, or the end of its latency) to its end.  It is just starting: the last
  * completion event of its record (an op before it on the same streams) has fired, and none is
- * left to drop. */
-static inline void
+ * left to drop.  Its work is all of it (flow_begin), so it takes the same time every run:
+ * f->alone_ps, rounded once for every op that runs the record. */
+static inline __attribute__((always_inline)) void
 flow_alone(sim_engine *e, eflow *f, int64_t from)
 {
 	f->rate = f->alone;
 	f->version++;
-	f->evn = push_event(e, later_ceil_at(e, from, f->work / f->rate * 1e12), f->op, f->version, EV_END);
+	if (f->alone_ps == -2) {
+		/* the first run of the record: its time rounded up as later_ceil_at does, or -1 where
+		 * that takes its slow path */
+		double x = f->work / f->rate * 1e12;
+		f->alone_ps = -1;
+		if (x >= 0 && x < 4503599627370496.0) {
+			f->alone_ps = (int64_t)x;
+			f->alone_ps += (double)f->alone_ps < x;
+		}
+	}
+	int64_t t = f->alone_ps >= 0 && f->alone_ps <= SIM_CLOCK_MAX_PS - from
+			    ? from + f->alone_ps
+			    : later_ceil_at(e, from, f->work / f->rate * 1e12);
+	f->evn = push_event(e, t, f->op, f->version, EV_END);
 }
 
 /* Flow f starts moving for op `op` at time `from`. */
