@@ -2008,7 +2008,14 @@ fold_steady(const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t
 	bld last;
 	memset(&last, 0, sizeof last);
 	int agree = 0;
-	for (int64_t k = 0, mk = first; agree == 0 && spent + mk <= micro / 2; k++, mk += g) {
+	/* k counts the small steps of the current window of consecutive counts mk - 2g, mk - g, mk.
+	 * After WINDOW_SLIDES windows that disagree the next window starts at twice the count: a
+	 * transient that dies out geometrically with the micro-batches (a stage with slack whose
+	 * communication and slowed compute settle into their phase a little more each micro-batch)
+	 * is gone, to the picosecond, sooner at twice the count than one micro-batch further on */
+	enum { WINDOW_SLIDES = 4 };
+	int64_t k = 0, mk = first, slides = 0;
+	while (agree == 0 && spent + mk <= micro / 2) {
 		free(s[0].st);
 		s[0] = s[1];
 		s[1] = s[2];
@@ -2017,9 +2024,13 @@ fold_steady(const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t
 		small_free(&last);
 		if (!small_step(m, cost, c, mk, nranks, &last, &s[2]))
 			break;
-		if (k < 2)
+		int64_t at = mk;
+		mk += g;
+		if (++k < 3)
 			continue;
-		int64_t n = (micro - mk) / g;
+		if (++slides >= WINDOW_SLIDES)
+			mk = 2 * at, k = 0, slides = 0;
+		int64_t n = (micro - at) / g;
 		int r[3] = {extend(s[0].now, s[1].now, s[2].now, n, &out->now),
 			    extend(s[0].events, s[1].events, s[2].events, n, &out->events),
 			    extend(s[0].ops, s[1].ops, s[2].ops, n, &out->ops)};
