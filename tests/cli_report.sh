@@ -125,7 +125,8 @@ expect_err "is not an earlier report"
 # bars on the time-cost chart; a document from before intervals gets none of them
 run 0 plan train --model llama-3-8b --system dgx-h100 --gpus 16 --global-batch 128 --top 4 --json
 cp "$TMPD/out" "$TMPD/plan-iv.json"
-lo=$(python3 -c "import json; print('%.3g' % json.load(open('$TMPD/plan-iv.json'))['counts'][0]['candidates'][0]['step_time_interval_s'][0])")
+# three significant digits as the report writes them, trailing zeros kept (6.10 s)
+lo=$(python3 -c "import json; print(('%#.3g' % json.load(open('$TMPD/plan-iv.json'))['counts'][0]['candidates'][0]['step_time_interval_s'][0]).rstrip('.'))")
 run 0 report --from "$TMPD/plan-iv.json" --out "$TMPD/iv"
 grep -q "^| step time, low end | $lo s |" "$TMPD/iv/report.md" || fail "the report lacks the winner's interval ($lo s): $(grep 'low end' "$TMPD/iv/report.md")"
 grep -q "| 80% interval |" "$TMPD/iv/report.md" || fail "the ranking lacks the interval column"
