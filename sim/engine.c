@@ -697,12 +697,6 @@ later_at(sim_engine *e, int64_t base, double dt_ps)
 	return base + (int64_t)dt_ps;
 }
 
-static inline int64_t
-later(sim_engine *e, double dt_ps)
-{
-	return later_at(e, e->now, dt_ps);
-}
-
 /* later_at(e, base, ceil(x)): the time x picoseconds after base, rounded up to a whole
  * picosecond.  Every rate-made duration is scheduled through it.  For 0 < x < 2^52 (any
  * duration below 52 days) the integer part of x is exact in an int64_t, so the ceiling is made
