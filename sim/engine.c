@@ -698,21 +698,28 @@ later_at(sim_engine *e, int64_t base, double dt_ps)
 }
 
 /* later_at(e, base, ceil(x)): the time x picoseconds after base, rounded up to a whole
- * picosecond.  Every rate-made duration is scheduled through it.  For 0 < x < 2^52 (any
+ * picosecond.  Every rate-made duration is scheduled through it.  For 0 <= x < 2^52 (any
  * duration below 52 days) the integer part of x is exact in an int64_t, so the ceiling is made
  * in integers and the clock's range checked against it: the same time as through ceil and
  * later_at, whose rounding and range test are exact there too, for a third of their
  * instructions (the build targets x86-64 without SSE4.1's roundsd, and ceil there takes a
- * dozen).  Anything else (not positive, NaN, past 2^52) goes through them. */
+ * dozen).  Anything else (negative, NaN, past 2^52) goes through them. */
+/* ceil(x) in whole picoseconds where 0 <= x < 2^52 (exact there), else -1. */
+static inline int64_t
+ceil_ps(double x)
+{
+	if (!(x >= 0 && x < 4503599627370496.0))
+		return -1;
+	int64_t i = (int64_t)x;
+	return i + ((double)i < x);
+}
+
 static inline int64_t
 later_ceil_at(sim_engine *e, int64_t base, double x)
 {
-	if (x > 0 && x < 4503599627370496.0) {
-		int64_t i = (int64_t)x;
-		i += (double)i < x;
-		if (i <= SIM_CLOCK_MAX_PS - base)
-			return base + i;
-	}
+	int64_t i = ceil_ps(x);
+	if (i >= 0 && i <= SIM_CLOCK_MAX_PS - base)
+		return base + i;
 	return later_at(e, base, ceil(x));
 }
 
@@ -1274,12 +1281,7 @@ flow_alone(sim_engine *e, eflow *f, int64_t from)
 	if (f->alone_ps == -2) {
 		/* the first run of the record: its time rounded up as later_ceil_at does, or -1 where
 		 * that takes its slow path */
-		double x = f->work / f->rate * 1e12;
-		f->alone_ps = -1;
-		if (x >= 0 && x < 4503599627370496.0) {
-			f->alone_ps = (int64_t)x;
-			f->alone_ps += (double)f->alone_ps < x;
-		}
+		f->alone_ps = ceil_ps(f->work / f->rate * 1e12);
 	}
 	int64_t t = f->alone_ps >= 0 && f->alone_ps <= SIM_CLOCK_MAX_PS - from
 			    ? from + f->alone_ps
