@@ -84,6 +84,23 @@ sed 's/,pp,vpp,/,pq,vpp,/' "$TMPD/mine.csv" >"$TMPD/mine-bad.csv"
 run 1 validate --data "$TMPD/mine-bad.csv"
 expect_err 'mine-bad.csv: missing column "pp"'
 
+# a row that states no ZeRO stage ran its framework's optimizer: Megatron-Core as NeMo runs it
+# shards the optimizer states over data parallelism (dist_optimizer: ZeRO-1, said in the row's
+# assumptions), Megatron-LM of the papers did not; a stated "none" is no sharding
+cat >"$TMPD/zero.csv" <<'CSV'
+source,model,seq,gpu,num_gpus,precision,tp,pp,zero,micro_batch,global_batch,recompute,measured_metric,measured_value,unit,framework
+our cluster,llama-3-8b,8192,H100,16,bf16,1,1,,1,128,none,iteration time,12,s,megatron
+our cluster,llama-3-8b,8192,H100,16,bf16,1,1,none,1,128,none,iteration time,12,s,megatron
+our cluster,llama-3-8b,8192,H100,16,bf16,1,1,,1,128,none,iteration time,12,s,megatron-2021
+our cluster,llama-3-8b,8192,H100,16,bf16,1,1,1,1,128,none,iteration time,12,s,megatron
+CSV
+run 0 validate --data "$TMPD/zero.csv" --json
+json_check "$TMPD/out" "[r['config']['zero'] for r in d['rows']] == [1, 0, 0, 1]"
+json_check "$TMPD/out" "'distributed optimizer (ZeRO-1)' in d['rows'][0]['assumptions']"
+json_check "$TMPD/out" "not any('distributed optimizer' in r['assumptions'] for r in d['rows'][1:])"
+# ... and it is the run with --zero 1: a shorter optimizer step than the unsharded one
+json_check "$TMPD/out" "d['rows'][0]['predicted'] == d['rows'][3]['predicted'] < d['rows'][1]['predicted']"
+
 # the same for serving rows: a catalog model name is the catalog's model (it was "not in the
 # catalog" unless the name looked like a published one)
 cat >"$TMPD/mine-serve.csv" <<'CSV'

@@ -98,6 +98,7 @@ typedef struct vrow {
 	bool smb, svpp;      /* micro-batch, virtual stages were searched */
 	bool slay;           /* TP, PP and recomputation were searched ("the most performant") */
 	bool nofit;          /* predicted and scored, but left out of the fits (power-limited GPUs) */
+	bool szero;          /* ZeRO-1 from the framework's distributed optimizer (no stage stated) */
 	char why[256];       /* non-empty: skipped */
 	char note[160];      /* the rules applied that the row does not state */
 } vrow;
@@ -476,7 +477,12 @@ row_config(vrow *w, const hw_profile *fw)
 	if (c->dp > 0 && (int64_t)c->dp * mp != c->gpus)
 		c->dp = 0;
 	const char *zero = get(w, C_ZERO);
-	if (val_has(zero, "none") || zero[0] == '\0')
+	/* a row that states no ZeRO stage ran the framework's optimizer: Megatron-Core as NeMo runs
+	 * it shards the optimizer states over data parallelism (the distributed optimizer) */
+	w->szero = zero[0] == '\0' && fw != NULL && hw_profile_get(fw, HW_P_FW_DIST_OPTIMIZER) != 0.0;
+	if (w->szero)
+		c->zero = 1;
+	else if (val_has(zero, "none") || zero[0] == '\0')
 		c->zero = 0;
 	else if (val_has(zero, "FSDP"))
 		c->fsdp = true;
@@ -1161,6 +1167,8 @@ val_train_report(const val_set *s)
 		if (w->slay)
 			pp_str_addf(&as, "%s\"most performant\" layout: the fastest TP, PP and recomputation that fit",
 				    as.len ? "; " : "");
+		if (w->szero && c->dp > 1)
+			pp_str_addf(&as, "%sZeRO not stated: the framework's distributed optimizer (ZeRO-1)", as.len ? "; " : "");
 		if (w->note[0])
 			pp_str_addf(&as, "%s%s", as.len ? "; " : "", w->note);
 		if (w->nofit)
