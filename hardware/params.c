@@ -140,8 +140,8 @@ static const hw_pdef defs[HW_NPKEYS] = {
 				    "them, and its backward gathers them again (off: one gather serves both)",
 				    onoff},
 	[HW_P_FW_DIST_OPTIMIZER] = {"dist_optimizer", HW_SCOPE_FRAMEWORK, 0.0, 0.0, 1.0, "choice", NULL,
-				    "a run whose configuration states no ZeRO stage shards its optimizer states over data "
-				    "parallelism (ZeRO-1: Megatron's distributed optimizer) where this is on; validate's rows",
+				    "where on, a validation row that states no ZeRO stage ran with its optimizer states sharded "
+				    "over data parallelism (ZeRO-1: Megatron's distributed optimizer)",
 				    onoff},
 	[HW_P_FW_GEMM_SCALE] = {"gemm_scale", HW_SCOPE_FRAMEWORK, 1.0, 0.3, 1.2, "fraction", NULL,
 				"the framework's GEMMs (its kernel choices, epilogues, clocks under its load) as a fraction of the "

@@ -697,13 +697,6 @@ later_at(sim_engine *e, int64_t base, double dt_ps)
 	return base + (int64_t)dt_ps;
 }
 
-/* later_at(e, base, ceil(x)): the time x picoseconds after base, rounded up to a whole
- * picosecond.  Every rate-made duration is scheduled through it.  For 0 <= x < 2^52 (any
- * duration below 52 days) the integer part of x is exact in an int64_t, so the ceiling is made
- * in integers and the clock's range checked against it: the same time as through ceil and
- * later_at, whose rounding and range test are exact there too, for a third of their
- * instructions (the build targets x86-64 without SSE4.1's roundsd, and ceil there takes a
- * dozen).  Anything else (negative, NaN, past 2^52) goes through them. */
 /* ceil(x) in whole picoseconds where 0 <= x < 2^52 (exact there), else -1. */
 static inline int64_t
 ceil_ps(double x)
@@ -714,6 +707,13 @@ ceil_ps(double x)
 	return i + ((double)i < x);
 }
 
+/* later_at(e, base, ceil(x)): the time x picoseconds after base, rounded up to a whole
+ * picosecond.  Every rate-made duration is scheduled through it.  For 0 <= x < 2^52 (any
+ * duration below 52 days) the integer part of x is exact in an int64_t, so the ceiling is made
+ * in integers and the clock's range checked against it: the same time as through ceil and
+ * later_at, whose rounding and range test are exact there too, for a third of their
+ * instructions (the build targets x86-64 without SSE4.1's roundsd, and ceil there takes a
+ * dozen).  Anything else (negative, NaN, past 2^52) goes through them. */
 static inline int64_t
 later_ceil_at(sim_engine *e, int64_t base, double x)
 {
