@@ -1531,8 +1531,14 @@ fit_level(val_set *s, int lv, const bool *use, int max_rounds, linear *lin, gfit
 	bool done[MAXGROUPS];
 	int halved[MAXGROUPS];
 	for (size_t g = 0; g < L.n; g++) {
-		/* from inside the ranges: at an edge the transformed coordinate cannot move */
+		/* The root level starts from each key's registry default, not from the values the
+		 * database holds: the fit is then a function of the rows and the model alone (the fit
+		 * shipped before does not steer the next one along a flat direction), and each level
+		 * below starts from the fit above it, which set_group left on its profiles. */
 		group_values(s, L.group[g], lv, cur[g]);
+		for (size_t k = 0; k < NFITKEYS && lv == 0; k++)
+			cur[g][k] = hw_pdef_get(fitkeys[k].key)->def;
+		/* from inside the ranges: at an edge the transformed coordinate cannot move */
 		for (size_t k = 0; k < NFITKEYS; k++) {
 			double span = fitkeys[k].hi - fitkeys[k].lo;
 			cur[g][k] = fmin(fmax(cur[g][k], fitkeys[k].lo + 0.05 * span), fitkeys[k].hi - 0.05 * span);
