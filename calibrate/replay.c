@@ -376,8 +376,8 @@ cal_replay_plan_json(const cal_replay_plan *p)
 		cJSON_AddStringToObject(x, "fp8_recipe", hw_pdef_choice_name(hw_pdef_get(HW_P_FW_FP8_RECIPE), c->fp8_recipe));
 	cJSON_AddStringToObject(x, "attention", sim_attention_name(c->attention));
 	cJSON_AddBoolToObject(x, "overlap_grad_reduce", c->overlap_grad_reduce);
-	if (c->grad_reduce_bytes > 0)
-		cJSON_AddNumberToObject(x, "grad_reduce_bytes", c->grad_reduce_bytes);
+	if (c->grad_reduce_bytes > 0 || c->grad_reduce != HW_GR_DTYPE) /* given, or the framework's */
+		cJSON_AddNumberToObject(x, "grad_reduce_bytes", sim_grad_bytes(c));
 	cJSON_AddBoolToObject(x, "overlap_param_gather", c->overlap_param_gather);
 	cJSON_AddNumberToObject(x, "bucket_bytes", c->bucket_bytes);
 	cJSON_AddBoolToObject(x, "pp_scatter_gather", c->pp_scatter_gather);

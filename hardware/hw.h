@@ -176,7 +176,7 @@ typedef enum hw_pkey {
 	HW_P_FABRIC_LEAF_NODES, HW_P_PCIE_GBPS, HW_P_HOST_OPTIM_GBPS,
 	/* framework: what a training framework does */
 	HW_P_FW_ATTENTION, HW_P_FW_OVERLAP_GRAD_REDUCE, HW_P_FW_OVERLAP_PARAM_GATHER, HW_P_FW_SEQUENCE_PARALLEL,
-	HW_P_FW_TP_COMM_OVERLAP, HW_P_FW_TP_WGRAD_OVERLAP, HW_P_FW_FP8_RECIPE, HW_P_FW_EP_DISPATCH, HW_P_FW_ZERO3_GATHER, HW_P_FW_ZERO3_REGATHER, HW_P_FW_DIST_OPTIMIZER, HW_P_FW_GEMM_SCALE, HW_P_FW_ATTN_SCALE,
+	HW_P_FW_TP_COMM_OVERLAP, HW_P_FW_TP_WGRAD_OVERLAP, HW_P_FW_FP8_RECIPE, HW_P_FW_EP_DISPATCH, HW_P_FW_ZERO3_GATHER, HW_P_FW_ZERO3_REGATHER, HW_P_FW_DIST_OPTIMIZER, HW_P_FW_GRAD_REDUCE, HW_P_FW_GEMM_SCALE, HW_P_FW_ATTN_SCALE,
 	HW_P_FW_HOST_OP_US, HW_P_FW_COMM_SLOWDOWN, HW_P_FW_ERR_P10, HW_P_FW_ERR_P90,
 	/* engine: what a serving engine does (sim/serve.c; docs/engines.md) */
 	HW_P_EN_MAX_NUM_SEQS, HW_P_EN_MAX_BATCHED_TOKENS, HW_P_EN_PREFILL, HW_P_EN_GRAPH_MAX, HW_P_EN_GRAPH_STEP,
@@ -208,6 +208,10 @@ enum { HW_EP_ALLTOALL, HW_EP_DEEPEP };
  * ZeRO-3 of 2021: a dist.all_gather for each parameter).  Each collective pays the ring's
  * latency, which over hundreds of ranks is milliseconds. */
 enum { HW_Z3_LAYER, HW_Z3_MODULE, HW_Z3_TENSOR };
+/* The precision data parallelism reduces gradients in (HW_P_FW_GRAD_REDUCE): the training
+ * dtype's rule (fp32 for bf16 under DDP or ZeRO-1, as Megatron-LM forces and PyTorch AMP's fp32
+ * parameters give; else the 16-bit dtype), fp32 always, or bf16 always (fp32 training excepted). */
+enum { HW_GR_DTYPE, HW_GR_FP32, HW_GR_BF16 };
 /* How a serving engine schedules prefill (HW_P_EN_PREFILL): chunked -- each iteration decodes
  * every running sequence, then fills the token budget with prefill chunks (vLLM V1, TensorRT-LLM
  * with chunked context); mixed -- decodes, then adds whole prompts while they fit (TensorRT-LLM's

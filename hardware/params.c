@@ -25,6 +25,7 @@ static const char *const prefill_modes[] = {"chunked", "mixed", "separate", NULL
 static const char *const fp8_scalings[] = {"static", "dynamic", "token", NULL};
 static const char *const ep_dispatches[] = {"alltoall", "deepep", NULL};
 static const char *const z3_gathers[] = {"layer", "module", "tensor", NULL};
+static const char *const grad_reduces[] = {"dtype", "fp32", "bf16", NULL};
 
 static const hw_pdef defs[HW_NPKEYS] = {
 	/* ---- per GPU: what its kernels achieve ---- */
@@ -143,6 +144,10 @@ static const hw_pdef defs[HW_NPKEYS] = {
 				    "where on, a validation row that states no ZeRO stage ran with its optimizer states sharded "
 				    "over data parallelism (ZeRO-1: Megatron's distributed optimizer)",
 				    onoff},
+	[HW_P_FW_GRAD_REDUCE] = {"grad_reduce", HW_SCOPE_FRAMEWORK, HW_GR_DTYPE, 0.0, 2.0, "choice", NULL,
+				 "the precision data parallelism reduces gradients in: dtype (fp32 for bf16 under DDP or "
+				 "ZeRO-1, else the 16-bit training dtype), fp32 or bf16",
+				 grad_reduces},
 	[HW_P_FW_GEMM_SCALE] = {"gemm_scale", HW_SCOPE_FRAMEWORK, 1.0, 0.3, 1.2, "fraction", NULL,
 				"the framework's GEMMs (its kernel choices, epilogues, clocks under its load) as a fraction of the "
 				"GPU's measured rate", NULL},

@@ -285,7 +285,7 @@ megatron_args(ex *x, const char *indent)
 		ARG("--fp8-format hybrid");
 		ARG("--fp8-recipe %s", megatron_fp8_recipe(c->fp8_recipe));
 	}
-	if (c->dtype == HW_BF16 && zero <= 1 && c->grad_reduce_bytes == 2)
+	if ((c->dtype == HW_BF16 || c->dtype == HW_FP8) && zero <= 1 && sim_grad_bytes(c) == 2)
 		ARG("--grad-reduce-in-bf16");
 	/* what the plan does not decide: the placeholders of the header */
 	ARG("--train-iters \"$TRAIN_ITERS\"");

@@ -109,6 +109,7 @@ sim_train_cfg_framework(sim_train_cfg *c, const hw_profile *fw)
 	c->ep_deepep = hw_profile_get(fw, HW_P_FW_EP_DISPATCH) == HW_EP_DEEPEP;
 	c->zero3_gather = (int)hw_profile_get(fw, HW_P_FW_ZERO3_GATHER);
 	c->zero3_regather = hw_profile_get(fw, HW_P_FW_ZERO3_REGATHER) != 0.0;
+	c->grad_reduce = (int)hw_profile_get(fw, HW_P_FW_GRAD_REDUCE);
 }
 
 /* Each block's parameters in one collective, or its two linear modules and norm apart, or each
@@ -149,8 +150,10 @@ sim_grad_bytes(const sim_train_cfg *c)
 {
 	if (c->grad_reduce_bytes > 0)
 		return c->grad_reduce_bytes;
-	if (c->dtype == HW_FP32 || c->dtype == HW_TF32)
+	if (c->dtype == HW_FP32 || c->dtype == HW_TF32 || c->grad_reduce == HW_GR_FP32)
 		return 4;
+	if (c->grad_reduce == HW_GR_BF16)
+		return 2;
 	/* Megatron-LM accumulates and reduces bf16 gradients in fp32; DeepSpeed and FSDP reduce in
 	 * the parameters' dtype. */
 	if (c->dtype == HW_BF16 && c->zero <= 1 && !c->fsdp)

@@ -84,8 +84,8 @@ typedef struct sim_train_cfg {
 	sim_attention attention;
 	bool overlap_grad_reduce;   /* DP gradient reduction overlapped with the backward pass */
 	bool overlap_param_gather;  /* ZeRO-1/2 parameter all-gather hidden in the next forward */
-	int grad_reduce_bytes;      /* bytes per gradient element reduced; 0: 4 (fp32) with bf16 and
-	                             * ZeRO <= 1 as Megatron-LM does, else the training dtype's */
+	int grad_reduce_bytes;      /* bytes per gradient element reduced; 0: as grad_reduce says */
+	int grad_reduce;            /* HW_GR_*: the framework's gradient reduction precision (sim_grad_bytes) */
 	double bucket_bytes;        /* gradient bucket size, bytes (0: 25 MB for CNNs, 40M params otherwise) */
 	bool pp_scatter_gather;     /* Megatron's scatter/gather of pipeline sends over the TP ranks */
 	double moe_imbalance;       /* tokens on the busiest expert over the mean, >= 1 */
@@ -145,6 +145,9 @@ void sim_train_cfg_init(sim_train_cfg *c);
 /* Runs the configuration as framework fw does (its attention kernels, what it overlaps) and
  * keeps fw for the parameters of its kernels; fw must outlive the configuration's use. */
 void sim_train_cfg_framework(sim_train_cfg *c, const hw_profile *fw);
+/* Bytes per gradient element that data parallelism reduces (--grad-reduce, else the framework's
+ * grad_reduce). */
+int sim_grad_bytes(const sim_train_cfg *c);
 
 /* Completes and validates a configuration for a model on a system (derives dp, checks every
  * divisibility rule).  Returns PP_EUSAGE with a message naming the failed constraint. */

@@ -894,6 +894,81 @@ START_TEST(zero3_gather_granularity)
 }
 END_TEST
 
+/* The precision gradients are reduced in, by hand: the dtype rule (fp32 for bf16 under DDP or
+ * ZeRO-1, as Megatron-LM forces; 16 bits under ZeRO-2/3 and FSDP, and for fp8), a framework's
+ * fp32 or bf16 (torchtitan's mixed_precision_reduce float32), and --grad-reduce above both.  A
+ * ZeRO-3 rank's gradient shard and its reduce-scatters are in those bytes. */
+START_TEST(grad_reduce_precision)
+{
+	static const struct {
+		hw_dtype dtype;
+		int zero;
+		bool fsdp;
+		int rule, given, bytes;
+	} cases[] = {
+		{HW_BF16, 1, false, HW_GR_DTYPE, 0, 4}, {HW_BF16, 3, true, HW_GR_DTYPE, 0, 2},
+		{HW_BF16, 2, false, HW_GR_DTYPE, 0, 2}, {HW_FP8, 1, false, HW_GR_DTYPE, 0, 2},
+		{HW_FP16, 0, false, HW_GR_DTYPE, 0, 2}, {HW_FP32, 3, true, HW_GR_DTYPE, 0, 4},
+		{HW_BF16, 3, true, HW_GR_FP32, 0, 4},   {HW_FP8, 1, false, HW_GR_FP32, 0, 4},
+		{HW_BF16, 1, false, HW_GR_BF16, 0, 2},  {HW_FP32, 0, false, HW_GR_BF16, 0, 4},
+		{HW_BF16, 3, true, HW_GR_FP32, 2, 2},   {HW_BF16, 3, true, HW_GR_DTYPE, 4, 4},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		sim_train_cfg cfg;
+		sim_train_cfg_init(&cfg);
+		cfg.dtype = cases[i].dtype;
+		cfg.zero = cases[i].zero;
+		cfg.fsdp = cases[i].fsdp;
+		cfg.grad_reduce = cases[i].rule;
+		cfg.grad_reduce_bytes = cases[i].given;
+		ck_assert_msg(sim_grad_bytes(&cfg) == cases[i].bytes, "case %zu: %d bytes", i, sim_grad_bytes(&cfg));
+	}
+
+	hw_db *db;
+	ck_assert_int_eq(hw_open(":memory:", 0, &db, err, sizeof err), 0);
+	static const struct {
+		const char *name;
+		int rule;
+	} fws[] = {{"torchtitan", HW_GR_FP32}, {"megatron", HW_GR_DTYPE}, {"megatron-2021", HW_GR_DTYPE},
+		   {"llm-foundry", HW_GR_DTYPE}};
+	for (size_t i = 0; i < sizeof fws / sizeof fws[0]; i++) {
+		hw_profile *fw;
+		ck_assert_int_eq(hw_profile_find(db, HW_SCOPE_FRAMEWORK, fws[i].name, &fw, err, sizeof err), 0);
+		sim_train_cfg cfg;
+		sim_train_cfg_init(&cfg);
+		sim_train_cfg_framework(&cfg, fw);
+		ck_assert_msg(cfg.grad_reduce == fws[i].rule, "%s: grad_reduce %d", fws[i].name, cfg.grad_reduce);
+		hw_profile_free(fw);
+	}
+
+	/* gpt2-xl under ZeRO-3 on 32 A100s: the fp32 gradient shard is twice the bf16 one, and the
+	 * step with twice the reduce-scatter bytes is no shorter */
+	hw_cost *cost;
+	ck_assert_int_eq(hw_cost_new(db, "dgx-a100", &cost, err, sizeof err), 0);
+	model *m;
+	ck_assert_int_eq(model_load("gpt2-xl", &m, err, sizeof err), 0);
+	sim_mem mem[2];
+	double step[2];
+	for (int k = 0; k < 2; k++) {
+		sim_train_cfg cfg;
+		zero3_gpt2xl_cfg(&cfg);
+		cfg.fsdp = true;
+		cfg.grad_reduce = k ? HW_GR_FP32 : HW_GR_DTYPE;
+		ck_assert_int_eq(sim_train_check(m, hw_cost_system(cost), &cfg, err, sizeof err), 0);
+		sim_train_memory(m, hw_cost_system(cost), &cfg, 0, &mem[k]);
+		sim_train_result *r = run_train(m, cost, &cfg);
+		step[k] = sim_train_metrics(r)->step_time_s;
+		sim_train_result_free(r);
+	}
+	ck_assert(mem[0].grads > 0);
+	ck_assert_double_eq_tol(mem[1].grads, 2 * mem[0].grads, 1e-6 * mem[0].grads);
+	ck_assert(step[1] >= step[0]);
+	model_free(m);
+	hw_cost_free(cost);
+	hw_close(db);
+}
+END_TEST
+
 /* ZeRO-3 with full recomputation, counted by hand for gpt2-xl (48 layers, one gather a layer)
  * on 32 ranks, 2 micro-batches of 1: a layer's recompute waits for a gather of its parameters.
  * Without zero3_regather (FSDP) that gather serves the recompute and the backward: 2 a layer a
@@ -1480,6 +1555,7 @@ main(void)
 	tcase_add_test(tt, activation_memory_formulas);
 	tcase_add_test(tt, zero3_530b_fit);
 	tcase_add_test(tt, zero3_gather_granularity);
+	tcase_add_test(tt, grad_reduce_precision);
 	tcase_add_test(tt, zero3_gathers_for_the_recompute);
 	tcase_add_test(tt, zero_offload_step_by_hand);
 	tcase_add_test(tt, tp_allreduce_beside_wgrad);

@@ -106,6 +106,20 @@ run 0 simulate train --model gpt3-175b --system dgx-a100 --gpus 1536 --zero 3 --
 json_check "$TMPD/out" "d['config']['zero3_regather'] is False and d['step_time_s'] < $(python3 -c "import json; print(json.load(open('$TMPD/z3-tensor.json'))['step_time_s'])")"
 run 2 simulate train --model gpt3-175b --system dgx-a100 --gpus 8 --zero 3 --micro-batch 1 --global-batch 8 --zero3-regather yes
 expect_err "--zero3-regather must be off or on"
+# Gradient reduction precision: torchtitan reduces in fp32 (mixed_precision_reduce), so its
+# FSDP gradient shard is 4 bytes a parameter where plain FSDP's is 2; --grad-reduce overrides it.
+run 0 simulate train --model llama-3-8b --system dgx-h100 --gpus 8 --zero 3 --fsdp --micro-batch 1 \
+	--global-batch 8 --seq 8192 --framework torchtitan --json
+cp "$TMPD/out" "$TMPD/gr-tt.json"
+json_check "$TMPD/gr-tt.json" "d['config']['grad_reduce_bytes'] == 4"
+run 0 simulate train --model llama-3-8b --system dgx-h100 --gpus 8 --zero 3 --fsdp --micro-batch 1 \
+	--global-batch 8 --seq 8192 --framework torchtitan --grad-reduce bf16 --json
+python3 - "$TMPD/gr-tt.json" "$TMPD/out" <<'PY' || fail "--grad-reduce bf16 did not halve torchtitan's fp32 gradient shard"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+ok = b['config']['grad_reduce_bytes'] == 2 and a['memory'][0]['grads_bytes'] == 2 * b['memory'][0]['grads_bytes']
+sys.exit(0 if ok and b['step_time_s'] <= a['step_time_s'] else 1)
+PY
 # Ring attention: the CP exchange of KV chunks travels while the attention core computes on the
 # chunks already there, so the core starts with the exchange (not after it) and the block's
 # closing segment waits for both.
