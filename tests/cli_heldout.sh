@@ -101,6 +101,21 @@ json_check "$TMPD/out" "not any('distributed optimizer' in r['assumptions'] for 
 # ... and it is the run with --zero 1: a shorter optimizer step than the unsharded one
 json_check "$TMPD/out" "d['rows'][0]['predicted'] == d['rows'][3]['predicted'] < d['rows'][1]['predicted']"
 
+# a row whose notes name a cloud machine ran on its network, not a DGX's (GCP's A3 High: 4 x 200
+# Gb/s a node, a DGX H100 8 x 400); a system column still decides first; no name, the GPU's DGX
+cat >"$TMPD/cloud.csv" <<'CSV'
+source,model,seq,gpu,num_gpus,precision,tp,pp,zero,micro_batch,global_batch,recompute,measured_metric,measured_value,unit,framework,system,notes
+our cluster,llama-2-7b,4096,H100,64,bf16,1,1,FSDP,4,256,selective,per-GPU TFLOP/s,400,TFLOP/s/GPU,maxtext,,JAX on GCP A3 (8xH100 per VM)
+our cluster,llama-2-7b,4096,H100,64,bf16,1,1,FSDP,4,256,selective,per-GPU TFLOP/s,400,TFLOP/s/GPU,maxtext,,JAX on GCP A3 Mega VMs
+our cluster,llama-2-7b,4096,H100,64,bf16,1,1,FSDP,4,256,selective,per-GPU TFLOP/s,400,TFLOP/s/GPU,maxtext,azure-nd-h100-v5,JAX on GCP A3 (8xH100 per VM)
+our cluster,llama-2-7b,4096,H100,64,bf16,1,1,FSDP,4,256,selective,per-GPU TFLOP/s,400,TFLOP/s/GPU,maxtext,,eight p5.48xlarge instances
+our cluster,llama-2-7b,4096,H100,64,bf16,1,1,FSDP,4,256,selective,per-GPU TFLOP/s,400,TFLOP/s/GPU,maxtext,,
+CSV
+run 0 validate --data "$TMPD/cloud.csv" --json
+json_check "$TMPD/out" "[r['system'] for r in d['rows']] == ['gcp-a3-high', 'gcp-a3-mega', 'azure-nd-h100-v5', 'aws-p5', 'dgx-h100']"
+# FSDP over 64 GPUs across A3 High's 100 GB/s a node is slower than across a DGX H100's 400
+json_check "$TMPD/out" "d['rows'][0]['predicted'] < d['rows'][1]['predicted'] < d['rows'][4]['predicted']"
+
 # the same for serving rows: a catalog model name is the catalog's model (it was "not in the
 # catalog" unless the name looked like a published one)
 cat >"$TMPD/mine-serve.csv" <<'CSV'

@@ -187,13 +187,25 @@ metric_of(const vrow *w)
 	return M_NONE;
 }
 
-/* The system a row ran on, from its GPU column: the first entry whose GPU name the column
- * contains (more specific names first). */
+/* The system a row ran on: its system column; else a cloud machine its notes name (its network
+ * is not a DGX's: GCP's A3 High moves 100 GB/s a node where a DGX H100 moves 400); else from
+ * its GPU column, the first entry whose GPU name the column contains (more specific names
+ * first). */
 static const char *
 system_of(const vrow *w)
 {
 	if (get(w, C_SYSTEM)[0] != '\0')
 		return get(w, C_SYSTEM);
+	static const struct { const char *name, *system; } cloud[] = {
+		{"A3 Mega", "gcp-a3-mega"}, {"a3-megagpu-8g", "gcp-a3-mega"},
+		{"A3 Ultra", "gcp-a3-ultra"}, {"a3-ultragpu-8g", "gcp-a3-ultra"},
+		{"GCP A3", "gcp-a3-high"}, {"A3 High", "gcp-a3-high"}, {"a3-highgpu-8g", "gcp-a3-high"},
+		{"p4d.24xlarge", "aws-p4d"}, {"p4de.24xlarge", "aws-p4de"}, {"p5.48xlarge", "aws-p5"},
+		{"p5e.48xlarge", "aws-p5e"}, {"p5en.48xlarge", "aws-p5en"},
+	};
+	for (size_t i = 0; i < sizeof cloud / sizeof cloud[0]; i++)
+		if (val_has(get(w, C_NOTES), cloud[i].name))
+			return cloud[i].system;
 	static const struct { const char *gpu, *system; } map[] = {
 		{"P100", NULL}, {"Pascal", NULL},
 		{"V100", "dgx-2h"},
