@@ -18,9 +18,10 @@ static const char about_text[] =
 	"and overall, and the rows skipped with the reason.  Each row runs as the framework its\n"
 	"source used (megatron, torchtitan, llm-foundry, ...: docs/profiles.md), or the one its\n"
 	"optional \"framework\" column names ('paraplan hw profiles'): a file of your own runs\n"
-	"states it there, its \"system\" column the system they ran on ('paraplan hw list'; else\n"
-	"the GPU's usual one), and it may leave out the model's dimensions (a catalog name), seq,\n"
-	"dp, cp, ep, vpp, zero, table and notes (docs/validation.md).\n"
+	"states it there, its \"system\" column the system they ran on ('paraplan hw list'; else a\n"
+	"cloud machine its notes name, GCP A3 or an AWS instance type, else the GPU's usual one), and\n"
+	"it may leave out the model's dimensions (a catalog name), seq, dp, cp, ep, vpp, zero, table\n"
+	"and notes (docs/validation.md).\n"
 	"\n"
 	"--cross-validate is the honest figure: for each source family in turn, the framework\n"
 	"parameters are fitted on every other family and the family left out is predicted with\n"
@@ -28,12 +29,12 @@ static const char about_text[] =
 	"--exact simulates them, a full fit per fold).  --fit fits the framework parameters (the\n"
 	"rate its GEMMs and attention reach of the GPU's, the host's time to issue a kernel, the\n"
 	"slowdown of compute beside collectives) once per framework over all of its rows on every\n"
-	"GPU, starting from the database's values, prints them and the report with them, and --save\n"
-	"stores them.  With --set serving: the bundled serving rows, or --data FILE (e.g.\n"
-	"../shared/validation/serving-2024-2025.csv), each run under the engine its row names\n"
-	"(vllm, vllm-v0, sglang, trtllm: docs/engines.md) or --engine E for all; --fit fits each\n"
-	"engine's host time per iteration and GEMM rate over all of its rows on every GPU, and\n"
-	"--cross-validate leaves one source family out of that fit at a time and predicts it.\n";
+	"GPU, starting from the parameters' defaults (the same rows give the same fit), prints them\n"
+	"and the report with them, and --save stores them.  With --set serving: the bundled serving\n"
+	"rows, or --data FILE (e.g. ../shared/validation/serving-2024-2025.csv), each run under the\n"
+	"engine its row names (vllm, vllm-v0, sglang, trtllm: docs/engines.md) or --engine E for all;\n"
+	"--fit fits each engine's host time per iteration and GEMM rate over all of its rows on every\n"
+	"GPU, and --cross-validate leaves one source family out of that fit at a time and predicts it.\n";
 
 static void
 progress(void *arg, const char *line)

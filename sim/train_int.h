@@ -125,7 +125,6 @@ sim_ft_frozen(const sim_train_cfg *c)
 	return c->lora_rank > 0;
 }
 
-/* Effective settings derived from a checked configuration (sim_grad_bytes: sim.h). */
 /* The collectives ZeRO-3 gathers a layer's attention and MLP blocks in (c->zero3_gather); 1 and
  * 1 mean the whole layer in one collective (HW_Z3_LAYER, and any model that is no transformer). */
 void sim_zero3_gathers(const model *m, const sim_train_cfg *c, int *attn, int *mlp);

@@ -1547,9 +1547,11 @@ fit_level(val_set *s, int lv, const bool *use, int max_rounds, linear *lin, gfit
 		 * database holds: the fit is then a function of the rows and the model alone (the fit
 		 * shipped before does not steer the next one along a flat direction), and each level
 		 * below starts from the fit above it, which set_group left on its profiles. */
-		group_values(s, L.group[g], lv, cur[g]);
-		for (size_t k = 0; k < NFITKEYS && lv == 0; k++)
-			cur[g][k] = hw_pdef_get(fitkeys[k].key)->def;
+		if (lv == 0)
+			for (size_t k = 0; k < NFITKEYS; k++)
+				cur[g][k] = hw_pdef_get(fitkeys[k].key)->def;
+		else
+			group_values(s, L.group[g], lv, cur[g]);
 		/* from inside the ranges: at an edge the transformed coordinate cannot move */
 		for (size_t k = 0; k < NFITKEYS; k++) {
 			double span = fitkeys[k].hi - fitkeys[k].lo;
