@@ -1864,8 +1864,10 @@ val_train_cross_validate(val_set *s, int max_evals, bool exact, cJSON **out, cha
 	for (size_t f = 0; f < nf && rc == 0; f++) {
 		for (size_t i = 0; i < s->n; i++)
 			use[i] = strcmp(s->rows[i].family, fam[f]) != 0;
-		/* from the fit on every row; a group left without rows (the family was all of them)
-		 * keeps the fold's values of the level above, which that level's fit set on it */
+		/* from the fit on every row (the linearized folds fit about it; an exact fold's root
+		 * starts from the defaults, as every fit's does); a group left without rows (the
+		 * family was all of them) keeps the fold's values of the level above, which that
+		 * level's fit set on it */
 		for (size_t i = 0; i < ngin; i++)
 			if (gin[i].level == 0)
 				set_group(s, gin[i].group, 0, gin[i].v);
