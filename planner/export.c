@@ -285,7 +285,9 @@ megatron_args(ex *x, const char *indent)
 		ARG("--fp8-format hybrid");
 		ARG("--fp8-recipe %s", megatron_fp8_recipe(c->fp8_recipe));
 	}
-	if ((c->dtype == HW_BF16 || c->dtype == HW_FP8) && zero <= 1 && sim_grad_bytes(c) == 2)
+	/* Megatron-LM reduces bf16 gradients in fp32 unless told otherwise, under the distributed
+	 * optimizer and Megatron-FSDP alike */
+	if ((c->dtype == HW_BF16 || c->dtype == HW_FP8) && sim_grad_bytes(c) == 2)
 		ARG("--grad-reduce-in-bf16");
 	/* what the plan does not decide: the placeholders of the header */
 	ARG("--train-iters \"$TRAIN_ITERS\"");
@@ -401,6 +403,7 @@ titan_toml(ex *x, const char *name, const char *flavor)
 	add(x, "steps = 0 # FILL-IN: steps to train\n");
 	add(x, "max_norm = 1.0\n");
 	add(x, "mixed_precision_param = \"%s\"\n", c->dtype == HW_FP32 ? "float32" : "bfloat16");
+	add(x, "mixed_precision_reduce = \"float32\"\n"); /* the only one 0.2.1 takes; titan_grads checks */
 	add(x, "dataset = \"c4\"\n");
 	add(x, "dataset_path = \"FILL-IN: the training data\"\n\n");
 	add(x, "[parallelism]\n");
@@ -566,9 +569,10 @@ bridge_script(ex *x)
 	    zero == 1 ? "True" : "False");
 	add(x, "    scheduler=SchedulerConfig(\n        lr_decay_style=\"cosine\",\n"
 	       "        lr_warmup_iters=int(need(\"LR_WARMUP_ITERS\")),\n    ),\n");
-	add(x, "    ddp=DistributedDataParallelConfig(\n        overlap_grad_reduce=%s,\n        overlap_param_gather=%s,\n"
-	       "        use_distributed_optimizer=%s,\n",
-	    c->overlap_grad_reduce && (int64_t)c->dp * c->cp > 1 ? "True" : "False",
+	/* Megatron-Core's grad_reduce_in_fp32 is False unless stated: say what the plan reduced in */
+	add(x, "    ddp=DistributedDataParallelConfig(\n        grad_reduce_in_fp32=%s,\n        overlap_grad_reduce=%s,\n"
+	       "        overlap_param_gather=%s,\n        use_distributed_optimizer=%s,\n",
+	    sim_grad_bytes(c) == 4 ? "True" : "False", c->overlap_grad_reduce && (int64_t)c->dp * c->cp > 1 ? "True" : "False",
 	    zero >= 1 && c->overlap_param_gather && (int64_t)c->dp * c->cp > 1 ? "True" : "False", zero == 1 ? "True" : "False");
 	if (zero >= 2)
 		add(x, "        use_megatron_fsdp=True,\n        data_parallel_sharding_strategy=\"%s\",\n",
@@ -602,6 +606,10 @@ deepspeed_json(const ex *x)
 	cJSON_AddNumberToObject(o, "gradient_clipping", 1.0);
 	cJSON_AddNumberToObject(o, "steps_per_print", 10);
 	cJSON_AddBoolToObject(o, "wall_clock_breakdown", false);
+	/* the precision the gradients are reduced in, as the plan priced it (DeepSpeed's default
+	 * follows the engine's optimizer) */
+	cJSON_AddStringToObject(o, "communication_data_type",
+				sim_grad_bytes(c) == 4 ? "fp32" : c->dtype == HW_FP16 ? "fp16" : "bf16");
 	cJSON *z = cJSON_AddObjectToObject(o, "zero_optimization");
 	cJSON_AddNumberToObject(z, "stage", c->zero);
 	cJSON_AddBoolToObject(z, "overlap_comm", c->overlap_grad_reduce);
@@ -932,6 +940,11 @@ plan_export_config(const model *m, const hw_system *sys, const sim_train_cfg *c,
 	const char *tt_name = NULL, *tt_flavor = NULL;
 	if (!strcmp(x.fw->name, "torchtitan") && (rc = titan_model(&x, &tt_name, &tt_flavor, err, errlen)) != 0)
 		return rc;
+	if (!strcmp(x.fw->name, "torchtitan") && sim_grad_bytes(c) != 4)
+		return refuse(err, errlen, "torchtitan",
+			      "torchtitan 0.2.1 reduces gradients in float32 only (training.mixed_precision_reduce), and the "
+			      "plan reduced them in 16 bits",
+			      "rank with --framework torchtitan, which prices its fp32 reduction");
 	/* DeepSpeed's pipeline engine accumulates gradients over its micro-batches itself */
 	pp_str s = {0};
 	x.s = &s;

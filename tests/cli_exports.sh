@@ -116,6 +116,35 @@ run 0 plan train --model qwen3-30b-a3b --system dgx-h100 --gpus 32 --global-batc
 check torchtitan "$TMPD/out"
 arg 'flavor = "30B-A3B"' "$TMPD/out"
 
+# the gradients are reduced in the precision the plan priced, whatever each program's default:
+# Megatron-LM fp32 for bf16 unless told, Megatron-Core's DDP config bf16 unless told, DeepSpeed its
+# optimizer's, torchtitan 0.2.1 fp32 only
+P8="plan train --model llama-3-8b --system dgx-h100 --gpus 16 --global-batch 128"
+# shellcheck disable=SC2086
+run 0 $P8 --zero 1 --export megatron
+noarg "--grad-reduce-in-bf16" "$TMPD/out"
+# shellcheck disable=SC2086
+run 0 $P8 --zero 3 --export megatron
+arg "--grad-reduce-in-bf16" "$TMPD/out"
+# shellcheck disable=SC2086
+run 0 $P8 --zero 1 --export nemo
+arg "grad_reduce_in_fp32=True," "$TMPD/out"
+# shellcheck disable=SC2086
+run 0 $P8 --zero 1 --dtype fp8 --export nemo
+arg "grad_reduce_in_fp32=False," "$TMPD/out"
+# shellcheck disable=SC2086
+run 0 $P8 --zero 1 --export deepspeed
+arg '"communication_data_type":	"fp32"' "$TMPD/out"
+# shellcheck disable=SC2086
+run 0 $P8 --zero 3 --export deepspeed
+arg '"communication_data_type":	"bf16"' "$TMPD/out"
+# shellcheck disable=SC2086
+run 0 $P8 --export torchtitan
+arg 'mixed_precision_reduce = "float32"' "$TMPD/out"
+# shellcheck disable=SC2086
+run 2 $P8 --dtype fp8 --zero 0 --framework megatron --export torchtitan
+expect_err "torchtitan 0.2.1 reduces gradients in float32 only"
+
 # refusals: what the framework cannot express, with the reason
 run 2 plan train --model llama-3-8b --system dgx-h100 --gpus 16 --global-batch 128 --pp 2 --schedule zb-h1 --export megatron
 expect_err "does not run the zb-h1 pipeline schedule"
