@@ -180,7 +180,7 @@ cmd_plan_serve(int argc, char **argv)
 	cli_strs systems = {0}, weights = {0};
 	const char *export_s = NULL, *out_path = NULL, *engine_name = HW_DEFAULT_ENGINE;
 	bool json = false;
-	int spec = SIM_SPEC_OFF;
+	int spec = SIM_SPEC_OFF, chunked = SIM_CHUNKED_ENGINE;
 	char err[1024];
 	const char *scenario_s = NULL, *dataset_s = NULL;
 	plan_scenario_opts so;
@@ -202,6 +202,9 @@ cmd_plan_serve(int argc, char **argv)
 		OPT_DIST("prompt-len", "DIST", &o.prompt, "prompt tokens (default 512)"),
 		OPT_DIST("output-len", "DIST", &o.output, "output tokens (default 256)"),
 		OPT_SERVE_FEATURES(&o.prefix_hit, &spec, &o.spec_tokens, &o.spec_accept),
+		OPT_CHOICE("chunked-prefill", "MODE", &chunked, sim_chunked_names,
+			   "engine (default: as the engine runs), on (prompts in chunks beside the decodes) or off (whole "
+			   "prompts)"),
 		OPT_INT("failures", "K", &o.failures, 0, 1000, "spare replicas so that the SLO holds with K down"),
 		OPT_NUM("availability", "A", &o.availability, 0.5, 0.999999999,
 			"instead of --failures: the fewest spares that keep the SLO's replicas up this share of the "
@@ -234,6 +237,7 @@ cmd_plan_serve(int argc, char **argv)
 	if (st != CLI_RUN)
 		return st;
 	o.spec = (sim_spec_method)spec;
+	o.chunked = (sim_chunked)chunked;
 	if ((st = cli_spec_check("plan serve", opts, spec)) != 0)
 		return st;
 	static const char *const deployment_only[] = {"tp", "pp", "replicas", "tolerance", "requests", "dataset", NULL};
@@ -270,6 +274,7 @@ cmd_plan_serve(int argc, char **argv)
 		so.cfg.spec = o.spec;
 		so.cfg.spec_tokens = o.spec_tokens;
 		so.cfg.spec_accept = o.spec_accept;
+		so.cfg.chunked = o.chunked;
 		if (cli_given(opts, "duration"))
 			so.duration_s = o.duration_s;
 		so.ttft_p99_s = o.slo_ttft_s;

@@ -374,6 +374,12 @@ print_serve(const cJSON *doc, const char *published)
 	       cJSON_GetObjectItem(c, "weights")->valuestring, published ? " (published as " : "", published ? published : "",
 	       published ? ")" : "", cJSON_GetObjectItem(c, "kv_dtype")->valuestring,
 	       cJSON_GetObjectItem(c, "requests")->valuedouble, cJSON_GetObjectItem(c, "rate")->valuedouble);
+	const char *pf = cJSON_GetObjectItem(c, "prefill")->valuestring;
+	printf("batch: up to %.0f sequences and %.0f tokens an iteration, prompts %s\n",
+	       cJSON_GetObjectItem(c, "max_num_seqs")->valuedouble, cJSON_GetObjectItem(c, "max_batched_tokens")->valuedouble,
+	       !strcmp(pf, "chunked") ? "in chunks beside the decodes"
+	       : !strcmp(pf, "mixed") ? "whole beside the decodes"
+				      : "in prefill-only iterations");
 	const cJSON *ep = cJSON_GetObjectItem(c, "ep");
 	if (cJSON_IsNumber(ep) && ep->valuedouble > 1)
 		printf("MoE: the experts over EP %.0f, attention %s\n", ep->valuedouble,
@@ -502,7 +508,8 @@ simulate_serve(int argc, char **argv)
 		"simulate serve --model M --system S --tp T [--pp P] [--replicas R] --rate QPS [--engine E]\n"
 		"                         [--arrival poisson|gamma:cv=C|batch|closed:N|trace:FILE] [--prompt-len DIST]\n"
 		"                         [--output-len DIST] [--requests N | --duration S] [--max-num-seqs N]\n"
-		"                         [--max-batched-tokens N] [--weights bf16|fp8|fp4|int8|int4] [--kv-dtype bf16|fp8]\n"
+		"                         [--max-batched-tokens N] [--chunked-prefill engine|on|off]\n"
+		"                         [--weights bf16|fp8|fp4|int8|int4] [--kv-dtype bf16|fp8]\n"
 		"                         [--ep E] [--attention-dp] [--moe-imbalance F] [--disaggregate P:D] [--router least-outstanding|round-robin]\n"
 		"                         [--slo-ttft-p99 MS] [--slo-tpot-p99 MS] [--slo-e2e-p99 MS] [--price USD_PER_GPU_HOUR]\n"
 		"                         [--prefix-hit R] [--spec ngram|eagle --spec-tokens K --spec-accept A]\n"
@@ -511,7 +518,7 @@ simulate_serve(int argc, char **argv)
 		"  paraplan simulate serve --model llama-3-70b --system dgx-h100 --tp 4 --replicas 2 --rate 10 \\\n"
 		"      --prompt-len lognormal:mean=800,sigma=0.6 --output-len 256 --duration 300\n"};
 	static const char *const routers[] = {"least-outstanding", "round-robin", NULL};
-	int spec = SIM_SPEC_OFF;
+	int spec = SIM_SPEC_OFF, chunked = SIM_CHUNKED_ENGINE;
 	sim_serve_cfg c;
 	sim_serve_cfg_init(&c);
 	const char *model_spec = NULL, *system = NULL, *db_path = NULL, *trace_out = NULL, *trace_in = NULL;
@@ -537,7 +544,11 @@ simulate_serve(int argc, char **argv)
 			"the serving engine: vllm (default), vllm-v0, sglang, trtllm or generic ('paraplan hw profiles')"),
 		OPT_INT("max-num-seqs", "N", &c.max_num_seqs, 1, 1 << 20, "sequences in a batch (default: the engine's)"),
 		OPT_I64("max-batched-tokens", "N", &c.max_batched_tokens, 1, 1 << 22,
-			"tokens per iteration (default: the engine's)"),
+			"tokens per iteration (default: the engine's; an engine that runs whole prompts, at least the "
+			"longest)"),
+		OPT_CHOICE("chunked-prefill", "MODE", &chunked, sim_chunked_names,
+			   "engine (default: as the engine runs), on (prompts in chunks beside the decodes) or off (whole "
+			   "prompts)"),
 		OPT_DTYPE("weights", "W", &c.weights,
 			  "weight format: bf16, fp8, fp4 (NVFP4 experts, Blackwell), int8 or int4 (default: as the model is "
 			  "published, 'paraplan model show')"),
@@ -567,6 +578,7 @@ simulate_serve(int argc, char **argv)
 	if (trace_out != NULL)
 		c.keep_iterations = true;
 	c.spec = (sim_spec_method)spec;
+	c.chunked = (sim_chunked)chunked;
 	if ((st = cli_spec_check("simulate serve", opts, spec)) != 0)
 		return st;
 	bool have_tp = cli_given(opts, "tp"), have_rate = cli_given(opts, "rate");

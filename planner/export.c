@@ -1024,10 +1024,16 @@ plan_export_serve(const struct cJSON *dep, const char *model_ref, plan_engine en
 	const cJSON *dj = cJSON_GetObjectItemCaseSensitive(dep, "disaggregation");
 	const cJSON *rj = cJSON_GetObjectItemCaseSensitive(dep, "replicas");
 	const cJSON *yj = cJSON_GetObjectItemCaseSensitive(dep, "system");
+	const cJSON *fj = cJSON_GetObjectItemCaseSensitive(dep, "prefill");
 	if (!cJSON_IsNumber(tpj) || !cJSON_IsNumber(ppj) || !cJSON_IsString(wj) || !cJSON_IsNumber(sj) || !cJSON_IsNumber(tj) ||
-	    !cJSON_IsString(kj) || !cJSON_IsNumber(gj) || !cJSON_IsNumber(rj) || !cJSON_IsString(yj))
+	    !cJSON_IsString(kj) || !cJSON_IsNumber(gj) || !cJSON_IsNumber(rj) || !cJSON_IsString(yj) || !cJSON_IsString(fj))
 		return pp_err(err, errlen, PP_EINPUT, "the deployment lacks the fields a serve command needs");
 	const char *name = engine_names[engine];
+	/* how prompts entered the batch as planned: TensorRT-LLM's chunked context is a flag; vLLM V1
+	 * always chunks; SGLang runs prefill batches apart (its mixed chunks are not written) */
+	bool chunked = !strcmp(fj->valuestring, "chunked");
+	if (!chunked && strcmp(fj->valuestring, "mixed") != 0 && strcmp(fj->valuestring, "separate") != 0)
+		return pp_err(err, errlen, PP_EINPUT, "the deployment's \"prefill\" is not chunked, mixed or separate");
 	/* speculative decoding as planned: vLLM's draft options; the other engines' are not written
 	 * yet */
 	const cJSON *spj = cJSON_GetObjectItemCaseSensitive(dep, "speculative");
@@ -1053,6 +1059,12 @@ plan_export_serve(const struct cJSON *dep, const char *model_ref, plan_engine en
 			      "export writes no expert-parallel flags yet; use the table's layout by hand",
 			      name, ej->valueint,
 			      cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(dep, "attention_dp")) ? ", attention data-parallel" : "");
+	if ((engine == PLAN_ENGINE_VLLM && !chunked) || (engine == PLAN_ENGINE_SGLANG && chunked))
+		return pp_err(err, errlen, PP_EUSAGE,
+			      "--export %s cannot launch the ranked deployment: it was planned with %s prefill, and this "
+			      "export writes %s; plan with --engine %s and without --chunked-prefill",
+			      name, chunked ? "chunked" : "whole-prompt",
+			      engine == PLAN_ENGINE_VLLM ? "vLLM V1's chunked prefill" : "SGLang's separate prefill batches", name);
 	int tp = tpj->valueint, pp = ppj->valueint, seqs = sj->valueint;
 	long long toks = (long long)tj->valuedouble;
 	const char *w = wj->valuestring, *kv = kj->valuestring;
@@ -1130,9 +1142,10 @@ plan_export_serve(const struct cJSON *dep, const char *model_ref, plan_engine en
 			pp_str_add(&s, "cat > extra_llm_api_options.yaml <<'EOF'\nkv_cache_config:\n  dtype: fp8\nEOF\n");
 		}
 		pp_str_addf(&s, "trtllm-serve \"$MODEL\" --backend pytorch --tp_size %d --pp_size %d \\\n"
-				"    --max_batch_size %d --max_num_tokens %lld --kv_cache_free_gpu_memory_fraction %.2f \\\n"
-				"    --enable_chunked_prefill",
+				"    --max_batch_size %d --max_num_tokens %lld --kv_cache_free_gpu_memory_fraction %.2f",
 			    tp, pp, seqs, toks, mem);
+		if (chunked)
+			pp_str_add(&s, " \\\n    --enable_chunked_prefill");
 		if (!strcmp(kv, "fp8"))
 			pp_str_add(&s, " \\\n    --extra_llm_api_options extra_llm_api_options.yaml");
 		pp_str_add(&s, "\n");

@@ -279,6 +279,7 @@ typedef struct plan_serve_opts {
 	sim_spec_method spec;      /* speculative decoding, its proposals per step and acceptance */
 	int spec_tokens;
 	double spec_accept;
+	sim_chunked chunked;       /* chunked prefill: the engine's way, on or off */
 } plan_serve_opts;
 
 void plan_serve_opts_init(plan_serve_opts *o);

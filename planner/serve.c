@@ -124,6 +124,7 @@ base_cfg(const plan_serve_opts *o, const scand *x, sim_serve_cfg *c)
 	c->spec = o->spec;
 	c->spec_tokens = o->spec_tokens;
 	c->spec_accept = o->spec_accept;
+	c->chunked = o->chunked;
 	units(c, x, 1);
 }
 
@@ -511,9 +512,9 @@ plan_serve(const model *m, hw_db *db, const plan_serve_opts *o, cJSON **out, cha
 			 * 'plan serve --export' */
 			sim_serve_cfg sc;
 			base_cfg(o, x, &sc);
-			cJSON_AddNumberToObject(d, "max_num_batched_tokens",
-						(double)(sc.max_batched_tokens > 0 ? sc.max_batched_tokens
-										 : sc.engine.max_batched_tokens));
+			cJSON_AddNumberToObject(d, "max_num_batched_tokens", (double)sim_serve_budget(&sc));
+			cJSON_AddStringToObject(d, "prefill",
+						hw_pdef_choice_name(hw_pdef_get(HW_P_EN_PREFILL), sim_serve_prefill(&sc)));
 			cJSON_AddStringToObject(d, "engine", sc.engine.name);
 			cJSON_AddStringToObject(d, "kv_cache_dtype", hw_dtype_name(sc.kv_dtype));
 			cJSON_AddNumberToObject(d, "gpu_memory_utilization", sc.gpu_memory_utilization);

@@ -406,10 +406,50 @@ eff_seqs(const sim_serve_cfg *c)
 	return c->max_num_seqs > 0 ? c->max_num_seqs : c->engine.max_num_seqs;
 }
 
-static int64_t
-eff_tokens(const sim_serve_cfg *c)
+const char *const sim_chunked_names[] = {"engine", "on", "off", NULL};
+
+int
+sim_serve_prefill(const sim_serve_cfg *c)
 {
-	return c->max_batched_tokens > 0 ? c->max_batched_tokens : c->engine.max_batched_tokens;
+	int mode = c->engine.prefill;
+	if (c->chunked == SIM_CHUNKED_ON)
+		return HW_EN_PREFILL_CHUNKED;
+	if (c->chunked == SIM_CHUNKED_OFF && mode == HW_EN_PREFILL_CHUNKED)
+		return HW_EN_PREFILL_MIXED;
+	return mode;
+}
+
+int64_t
+sim_serve_longest_prompt(const sim_serve_cfg *c)
+{
+	if (c->arrival == SIM_ARR_TRACE) {
+		int64_t n = 0;
+		for (size_t i = 0; i < c->ntrace; i++)
+			if (c->trace[i].prompt > n)
+				n = c->trace[i].prompt;
+		return n;
+	}
+	const sim_dist *d = &c->prompt;
+	double v = d->kind == SIM_DIST_FIXED ? d->mean : d->kind == SIM_DIST_UNIFORM ? d->b : 0.0;
+	if (d->max > 0 && (v == 0.0 || d->max < v))
+		v = d->max;
+	if (v > 1e7) /* as draw() caps a length */
+		v = 1e7;
+	return v >= 1 ? (int64_t)v : 0;
+}
+
+int64_t
+sim_serve_budget(const sim_serve_cfg *c)
+{
+	if (c->max_batched_tokens > 0)
+		return c->max_batched_tokens;
+	int64_t t = c->engine.max_batched_tokens;
+	if (sim_serve_prefill(c) == HW_EN_PREFILL_MIXED) {
+		int64_t longest = sim_serve_longest_prompt(c);
+		if (longest > t)
+			t = longest;
+	}
+	return t;
 }
 
 void
@@ -583,7 +623,7 @@ sim_serve_memory(const model *m, const hw_system *sys, const sim_serve_cfg *c, s
 		       (double)c->pp;
 	/* activations of the largest iteration: its tokens' hidden states and MLP intermediates,
 	 * and the logits of up to max_num_seqs sequences in fp32 (all per attention rank) */
-	double T = (double)eff_tokens(c), h = (double)t->hidden;
+	double T = (double)sim_serve_budget(c), h = (double)t->hidden;
 	double f = (double)(t->experts > 0 ? t->expert_ffn * t->top_k : t->ffn) / (double)att_tp(c);
 	out->activations = T * (4.0 * h + 3.0 * f) * 2.0 + (double)eff_seqs(c) * (double)t->vocab / att_tp(c) * 4.0;
 	out->reserve = 1.0 * 1073741824.0; /* CUDA context, NCCL and cuBLAS workspaces, CUDA graphs */
@@ -1926,8 +1966,20 @@ sim_serve_check(const model *m, const hw_system *sys, sim_serve_cfg *c, int64_t 
 		return pp_err(err, errlen, PP_EUSAGE, "--moe-imbalance must be from 1 to 64, got %g", c->moe_imbalance);
 	if (c->pp > t->layers)
 		return pp_err(err, errlen, PP_EUSAGE, "pp (%d) exceeds the layers (%lld)", c->pp, (long long)t->layers);
+	if ((unsigned)c->chunked > SIM_CHUNKED_OFF)
+		return pp_err(err, errlen, PP_EUSAGE, "chunked prefill must be the engine's, on or off");
+	int64_t longest = sim_serve_longest_prompt(c);
+	if (c->max_batched_tokens > 0 && longest > c->max_batched_tokens && sim_serve_prefill(c) == HW_EN_PREFILL_MIXED)
+		return pp_err(err, errlen, PP_EUSAGE,
+			      "prompts of up to %lld tokens exceed the token budget of an iteration (--max-batched-tokens %lld), "
+			      "and %s runs whole prompts beside the decodes: raise --max-batched-tokens to at least %lld, or "
+			      "add --chunked-prefill on",
+			      (long long)longest, (long long)c->max_batched_tokens, c->engine.name, (long long)longest);
 	c->max_num_seqs = eff_seqs(c);
-	c->max_batched_tokens = eff_tokens(c);
+	c->max_batched_tokens = sim_serve_budget(c);
+	/* the mode in force, resolved once: the iterations read the engine's */
+	c->engine.prefill = sim_serve_prefill(c);
+	c->chunked = SIM_CHUNKED_ENGINE;
 	const sim_engine *e = &c->engine;
 	if (!(e->gemm_scale > 0) || !(e->attn_scale > 0) || !(e->decode_scale > 0) || e->sched_steps < 1 ||
 	    !(e->sched_s >= 0) || !(e->sched_seq_s >= 0) || !(e->launch_s >= 0) || e->graph_max < 0)
@@ -2294,6 +2346,7 @@ sim_serve_json(const sim_serve_result *r)
 	cJSON_AddNumberToObject(cf, "rate", c->rate);
 	cJSON_AddNumberToObject(cf, "max_num_seqs", c->max_num_seqs);
 	cJSON_AddNumberToObject(cf, "max_batched_tokens", (double)c->max_batched_tokens);
+	cJSON_AddStringToObject(cf, "prefill", hw_pdef_choice_name(hw_pdef_get(HW_P_EN_PREFILL), c->engine.prefill));
 	cJSON_AddStringToObject(cf, "weights", hw_dtype_name(c->weights));
 	cJSON_AddStringToObject(cf, "kv_dtype", hw_dtype_name(c->kv_dtype));
 	cJSON_AddNumberToObject(cf, "ep", c->ep > 1 ? c->ep : 1);

@@ -129,8 +129,18 @@ extern const char *const sim_spec_names[];
  * (Leviathan, Kalman and Matias 2023, Eq. 1). */
 double sim_spec_expected_tokens(int k, double a);
 
+/* Chunked prefill as a deployment sets it: as its engine runs (SIM_CHUNKED_ENGINE), on (prompts
+ * split into chunks that fill the token budget beside the decodes: TensorRT-LLM's
+ * enable_chunked_prefill, vLLM V0's --enable-chunked-prefill, SGLang's mixed chunks) or off (an
+ * engine that chunks runs whole prompts beside the decodes instead; one that runs prefill-only
+ * iterations keeps them). */
+typedef enum sim_chunked { SIM_CHUNKED_ENGINE, SIM_CHUNKED_ON, SIM_CHUNKED_OFF } sim_chunked;
+/* Their names by sim_chunked ("engine", "on", "off"), NULL-terminated. */
+extern const char *const sim_chunked_names[];
+
 typedef struct sim_serve_cfg {
 	sim_engine engine;
+	sim_chunked chunked;      /* chunked prefill: the engine's way, on or off */
 	int tp, pp, replicas;
 	int prefill_replicas, decode_replicas; /* disaggregation P:D (0: off) */
 	double rate;              /* requests/s over all replicas */
@@ -180,6 +190,17 @@ void sim_serve_cfg_init(sim_serve_cfg *c);
 hw_dtype sim_serve_released_weights(const model *m, const hw_gpu *g);
 /* The same for a format stated outright ("MXFP4" weights): how the engines run it on g. */
 hw_dtype sim_serve_weights_as(model_weights w, const hw_gpu *g);
+
+/* How a configuration's prompts enter the batch (HW_EN_PREFILL_*): its engine's way unless
+ * chunked says otherwise. */
+int sim_serve_prefill(const sim_serve_cfg *c);
+/* The longest prompt a configuration's requests can have: its trace's longest, a fixed length,
+ * a uniform's upper end or a distribution's clip (max=N, the datasets'); 0 when unbounded. */
+int64_t sim_serve_longest_prompt(const sim_serve_cfg *c);
+/* The token budget of an iteration: the configuration's, else its engine's default -- raised to
+ * the longest prompt when whole prompts join the batch (mixed), as such an engine must be
+ * configured (TensorRT-LLM refuses a prompt over max_num_tokens without chunked context). */
+int64_t sim_serve_budget(const sim_serve_cfg *c);
 
 /* Memory of one GPU of a replica: weights, activations, KV capacity. */
 typedef struct sim_serve_mem {

@@ -238,7 +238,8 @@ START_TEST(exports_parse)
 	/* a serving deployment that disaggregates: vLLM's export refuses, SGLang's writes both roles */
 	cJSON *dep = cJSON_Parse("{\"system\": \"dgx-h100\", \"tp\": 2, \"pp\": 1, \"weights\": \"int4\", "
 				 "\"max_num_seqs\": 128, \"max_num_batched_tokens\": 8192, \"kv_cache_dtype\": \"fp8\", "
-				 "\"gpu_memory_utilization\": 0.9, \"disaggregation\": \"1:2\", \"replicas\": 6}");
+				 "\"gpu_memory_utilization\": 0.9, \"disaggregation\": \"1:2\", \"replicas\": 6, "
+				 "\"prefill\": \"separate\"}");
 	ck_assert_int_eq(plan_export_serve(dep, "llama-3-70b", PLAN_ENGINE_VLLM, &text, err, sizeof err), PP_EUSAGE);
 	ck_assert_ptr_nonnull(strstr(err, "disaggregates prefill and decode (1:2)"));
 	ck_assert_int_eq(plan_export_serve(dep, "llama-3-70b", PLAN_ENGINE_SGLANG, &text, err, sizeof err), 0);
@@ -247,6 +248,22 @@ START_TEST(exports_parse)
 	ck_assert_ptr_nonnull(strstr(text, "--kv-cache-dtype fp8_e4m3"));
 	ck_assert_ptr_nonnull(strstr(text, "quantized to that format beforehand")); /* int4 needs an AWQ/GPTQ checkpoint */
 	free(text);
+	/* chunked context as planned: TensorRT-LLM's flag only when the plan chunked prompts; vLLM V1
+	 * always chunks, so a plan of whole prompts is refused there */
+	cJSON_ReplaceItemInObject(dep, "disaggregation", cJSON_CreateString("off"));
+	cJSON_ReplaceItemInObject(dep, "prefill", cJSON_CreateString("mixed"));
+	ck_assert_int_eq(plan_export_serve(dep, "llama-3-70b", PLAN_ENGINE_TRTLLM, &text, err, sizeof err), 0);
+	ck_assert_ptr_null(strstr(text, "--enable_chunked_prefill"));
+	free(text);
+	ck_assert_int_eq(plan_export_serve(dep, "llama-3-70b", PLAN_ENGINE_VLLM, &text, err, sizeof err), PP_EUSAGE);
+	ck_assert_ptr_nonnull(strstr(err, "planned with whole-prompt prefill"));
+	cJSON_ReplaceItemInObject(dep, "prefill", cJSON_CreateString("chunked"));
+	ck_assert_int_eq(plan_export_serve(dep, "llama-3-70b", PLAN_ENGINE_TRTLLM, &text, err, sizeof err), 0);
+	ck_assert_ptr_nonnull(strstr(text, "--enable_chunked_prefill"));
+	free(text);
+	ck_assert_int_eq(plan_export_serve(dep, "llama-3-70b", PLAN_ENGINE_SGLANG, &text, err, sizeof err), PP_EUSAGE);
+	cJSON_ReplaceItemInObject(dep, "prefill", cJSON_CreateString("whole"));
+	ck_assert_int_eq(plan_export_serve(dep, "llama-3-70b", PLAN_ENGINE_TRTLLM, &text, err, sizeof err), PP_EINPUT);
 	cJSON_Delete(dep);
 	model_free(m);
 	plan_train_result_free(r);

@@ -446,6 +446,74 @@ START_TEST(prefill_modes)
 }
 END_TEST
 
+/* An engine that runs whole prompts beside the decodes (mixed) has a token budget that holds the
+ * longest prompt: its default is raised to it (the two prompts of 1000 then run as in
+ * prefill_modes, 6 iterations), a stated budget below it is refused, and --chunked-prefill on
+ * splits them within the stated budget.  The longest prompt of each kind of length, by hand. */
+START_TEST(whole_prompt_budget)
+{
+	fixture f;
+	fx_open(&f, "llama-3-8b");
+	sim_serve_cfg c;
+	lone(&c, 1000, 3);
+	c.requests = 2;
+	c.engine.prefill = HW_EN_PREFILL_MIXED;
+	c.engine.max_batched_tokens = 600;
+	ck_assert_int_eq(sim_serve_longest_prompt(&c), 1000);
+	ck_assert_int_eq(sim_serve_budget(&c), 1000);
+	sim_serve_result *r = serve(&f, &c);
+	ck_assert_int_eq(sim_serve_get_metrics(r)->iterations, 6);
+	cJSON *doc = sim_serve_json(r);
+	const cJSON *cf = cJSON_GetObjectItem(doc, "config");
+	ck_assert_int_eq(cJSON_GetObjectItem(cf, "max_batched_tokens")->valueint, 1000);
+	ck_assert_str_eq(cJSON_GetObjectItem(cf, "prefill")->valuestring, "mixed");
+	cJSON_Delete(doc);
+	sim_serve_result_free(r);
+
+	c.max_batched_tokens = 600;
+	r = NULL;
+	ck_assert_int_eq(sim_serve(f.m, f.cost, &c, &r, err, sizeof err), PP_EUSAGE);
+	ck_assert_ptr_null(r);
+	ck_assert_msg(strstr(err, "prompts of up to 1000 tokens exceed") && strstr(err, "--chunked-prefill on"), "%s", err);
+	c.chunked = SIM_CHUNKED_ON;
+	ck_assert_int_eq(sim_serve_prefill(&c), HW_EN_PREFILL_CHUNKED);
+	r = serve(&f, &c);
+	ck_assert_int_eq(sim_serve_get_metrics(r)->completed, 2);
+	doc = sim_serve_json(r);
+	cf = cJSON_GetObjectItem(doc, "config");
+	ck_assert_int_eq(cJSON_GetObjectItem(cf, "max_batched_tokens")->valueint, 600);
+	ck_assert_str_eq(cJSON_GetObjectItem(cf, "prefill")->valuestring, "chunked");
+	cJSON_Delete(doc);
+	sim_serve_result_free(r);
+
+	/* off: a chunking engine runs whole prompts; prefill-only iterations stay as they are */
+	c.chunked = SIM_CHUNKED_OFF;
+	c.engine.prefill = HW_EN_PREFILL_CHUNKED;
+	ck_assert_int_eq(sim_serve_prefill(&c), HW_EN_PREFILL_MIXED);
+	c.engine.prefill = HW_EN_PREFILL_SEPARATE;
+	ck_assert_int_eq(sim_serve_prefill(&c), HW_EN_PREFILL_SEPARATE);
+	c.max_batched_tokens = 0;
+	ck_assert_int_eq(sim_serve_budget(&c), 600); /* separate prefills chunk a long prompt */
+	c.chunked = SIM_CHUNKED_ON;
+	ck_assert_int_eq(sim_serve_prefill(&c), HW_EN_PREFILL_CHUNKED);
+
+	/* the longest prompt each length allows: a uniform's upper end, a clip, none unbounded, a
+	 * trace's longest */
+	ck_assert_int_eq(sim_dist_parse("uniform:min=100,max=5000", &c.prompt, err, sizeof err), 0);
+	ck_assert_int_eq(sim_serve_longest_prompt(&c), 5000);
+	ck_assert_int_eq(sim_dist_parse("lognormal:mean=800,sigma=0.6", &c.prompt, err, sizeof err), 0);
+	ck_assert_int_eq(sim_serve_longest_prompt(&c), 0);
+	ck_assert_int_eq(sim_dist_parse("lognormal:mean=800,sigma=0.6,max=7000", &c.prompt, err, sizeof err), 0);
+	ck_assert_int_eq(sim_serve_longest_prompt(&c), 7000);
+	const sim_request tr[] = {{0.0, 300, 10}, {0.5, 4100, 10}, {1.0, 20, 10}};
+	c.arrival = SIM_ARR_TRACE;
+	c.trace = tr;
+	c.ntrace = 3;
+	ck_assert_int_eq(sim_serve_longest_prompt(&c), 4100);
+	fx_close(&f);
+}
+END_TEST
+
 /* An engine's 80% intervals, by hand: a time t with log ratios p10, p90 runs from t e^p10 to
  * t e^p90; a throughput v from v e^-p90 to v e^-p10 (a throughput is an inverse time); none
  * without the percentiles, or with them crossed. */
@@ -1516,6 +1584,7 @@ suite(void)
 	tcase_add_test(tc, overlap_schedule);
 	tcase_add_test(tc, launch_floor_and_graphs);
 	tcase_add_test(tc, prefill_modes);
+	tcase_add_test(tc, whole_prompt_budget);
 	tcase_add_test(tc, engine_defaults);
 	tcase_add_test(tc, engine_intervals_by_hand);
 	tcase_add_test(tc, released_weights);

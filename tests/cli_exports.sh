@@ -165,6 +165,16 @@ for e in vllm sglang trtllm; do
 	run 0 $S --weights fp8 --export $e --out "$TMPD/$e.sh"
 	check $e "$TMPD/$e.sh"
 done
+# TensorRT-LLM's chunked context as planned: off by default (whole prompts), on when asked; vLLM
+# V1 always chunks, so a plan of whole prompts is refused there
+noarg "--enable_chunked_prefill" "$TMPD/trtllm.sh"
+# shellcheck disable=SC2086
+run 0 $S --weights fp8 --chunked-prefill on --export trtllm
+check trtllm "$TMPD/out"
+arg "--enable_chunked_prefill" "$TMPD/out"
+# shellcheck disable=SC2086
+run 2 $S --weights fp8 --chunked-prefill off --export vllm
+expect_err "it was planned with whole-prompt prefill"
 # shellcheck disable=SC2086
 run 0 $S --weights fp8 --json
 json_check "$TMPD/out" "d['deployments'][0]['weights'] == 'fp8'"

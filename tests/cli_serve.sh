@@ -23,6 +23,20 @@ run 0 $S --rate 5 --duration 20
 expect_out "time to first token"
 expect_out "P99"
 
+# an engine that runs whole prompts (TensorRT-LLM without chunked context) sizes its token budget
+# to the longest prompt, refuses a stated budget below it, and chunks them when told to
+run 0 $S --engine trtllm --rate 2 --duration 10 --prompt-len 10000 --output-len 16 --json
+json_check "$TMPD/out" "d['config']['max_batched_tokens'] == 10000 and d['config']['prefill'] == 'mixed'"
+run 2 $S --engine trtllm --rate 2 --duration 10 --prompt-len 10000 --output-len 16 --max-batched-tokens 8192
+expect_err "prompts of up to 10000 tokens exceed the token budget of an iteration (--max-batched-tokens 8192)"
+run 0 $S --engine trtllm --rate 2 --duration 10 --prompt-len 10000 --output-len 16 --max-batched-tokens 8192 \
+	--chunked-prefill on --json
+json_check "$TMPD/out" "d['config']['max_batched_tokens'] == 8192 and d['config']['prefill'] == 'chunked'"
+run 0 $S --rate 2 --duration 10 --chunked-prefill off
+expect_out "prompts whole beside the decodes"
+run 2 $S --rate 2 --duration 10 --chunked-prefill maybe
+expect_err "--chunked-prefill"
+
 # overload is reported as saturated; an SLO gives goodput below throughput
 run 0 $S --rate 400 --duration 10 --slo-ttft-p99 200 --json
 json_check "$TMPD/out" "d['saturated'] and d['goodput_requests_per_s'] < d['requests_per_s']"
