@@ -585,6 +585,23 @@ open_memory(hw_db **out, char *err, size_t errlen)
 	if (db == NULL)
 		return pp_err(err, errlen, PP_ENOMEM, "out of memory");
 	int rc = open_conn(db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_MEMORY, err, errlen);
+#ifdef HAVE_SQLITE3_DESERIALIZE
+	/* the defaults' image, made by the same code at build time: prepare then finds the schema
+	 * version and the defaults' hash current and runs nothing */
+	if (rc == 0 && hw_db_image_len > 0) {
+		unsigned char *buf = sqlite3_malloc64(hw_db_image_len);
+		if (buf == NULL) {
+			rc = pp_err(err, errlen, PP_ENOMEM, "out of memory");
+		} else {
+			memcpy(buf, hw_db_image, hw_db_image_len);
+			/* SQLite frees buf when the connection closes, or now if it fails */
+			if (sqlite3_deserialize(db->sql, "main", buf, (sqlite3_int64)hw_db_image_len,
+						(sqlite3_int64)hw_db_image_len,
+						SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_RESIZEABLE) != SQLITE_OK)
+				rc = hw_sqlerr(db, err, errlen, "loading the defaults' image");
+		}
+	}
+#endif
 	if (rc == 0)
 		rc = prepare(db, false, err, errlen);
 	if (rc != 0) {

@@ -18,6 +18,12 @@ struct hw_db {
 	bool checked;        /* the whole file passed quick_check when it was opened */
 };
 
+/* The in-memory database of the compiled-in defaults as SQLite serializes it, made at build time
+ * by hardware/mkimage (db_image.c); hw_db_image_len 0: none (mkimage's own image_none.c, or a
+ * SQLite without deserialize), and open_memory runs the SQL. */
+extern const size_t hw_db_image_len;
+extern const unsigned char hw_db_image[];
+
 /* Formats the connection's last error as "<path>: <what>: <message>"; returns a PP_E code. */
 int hw_sqlerr(hw_db *db, char *err, size_t errlen, const char *what);
 /* "PATH: the hardware database file is damaged (WHY) ...": PP_EDB. */

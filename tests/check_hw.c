@@ -80,6 +80,81 @@ START_TEST(defaults_load_in_memory)
 }
 END_TEST
 
+/* Every row of table t in a and b, as text, in rowid order: equal or not (but for the time a
+ * row was written, "created"). */
+static bool
+same_table(sqlite3 *a, sqlite3 *b, const char *t)
+{
+	char q[256];
+	snprintf(q, sizeof q, "SELECT * FROM \"%s\" ORDER BY rowid", t);
+	sqlite3_stmt *sa, *sb;
+	ck_assert_int_eq(sqlite3_prepare_v2(a, q, -1, &sa, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(b, q, -1, &sb, NULL), SQLITE_OK);
+	bool same = sqlite3_column_count(sa) == sqlite3_column_count(sb);
+	int ra, rb;
+	while (same && (ra = sqlite3_step(sa)) == (rb = sqlite3_step(sb)) && ra == SQLITE_ROW)
+		for (int i = 0; i < sqlite3_column_count(sa) && same; i++) {
+			if (strcmp(sqlite3_column_name(sa, i), "created") == 0)
+				continue;
+			const unsigned char *x = sqlite3_column_text(sa, i), *y = sqlite3_column_text(sb, i);
+			same = (x == NULL) == (y == NULL) && (x == NULL || strcmp((const char *)x, (const char *)y) == 0);
+		}
+	same = same && ra == SQLITE_DONE && rb == SQLITE_DONE;
+	sqlite3_finalize(sa);
+	sqlite3_finalize(sb);
+	return same;
+}
+
+extern const size_t hw_db_image_len;
+extern const unsigned char hw_db_image[];
+
+/* The image an in-memory database starts from (hardware/mkimage.c, made at build time) holds what
+ * the schema's migrations and the defaults' SQL make in a new file, table by table, and opening
+ * it runs neither. */
+START_TEST(memory_image_is_the_sql)
+{
+#ifdef HAVE_SQLITE3_DESERIALIZE
+	ck_assert_uint_gt(hw_db_image_len, 4096);
+	const char *dir = test_tmpdir("hwimage");
+	char file[1200];
+	snprintf(file, sizeof file, "%s/hw.db", dir);
+	hw_db *db;
+	ck_assert_int_eq(hw_open(file, 0, &db, err, sizeof err), 0);
+	hw_close(db);
+	sqlite3 *f, *m;
+	ck_assert_int_eq(sqlite3_open(file, &f), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_open(":memory:", &m), SQLITE_OK);
+	unsigned char *buf = sqlite3_malloc64(hw_db_image_len);
+	ck_assert_ptr_nonnull(buf);
+	memcpy(buf, hw_db_image, hw_db_image_len);
+	ck_assert_int_eq(sqlite3_deserialize(m, "main", buf, (sqlite3_int64)hw_db_image_len, (sqlite3_int64)hw_db_image_len,
+					     SQLITE_DESERIALIZE_FREEONCLOSE),
+			 SQLITE_OK);
+	ck_assert_msg(same_table(f, m, "sqlite_master"), "the schemas differ");
+	sqlite3_stmt *st;
+	ck_assert_int_eq(sqlite3_prepare_v2(f, "SELECT name FROM sqlite_master WHERE type = 'table'", -1, &st, NULL),
+			 SQLITE_OK);
+	int tables = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(st, 0);
+		ck_assert_msg(same_table(f, m, t), "table %s differs between the image and the SQL", t);
+		tables++;
+	}
+	sqlite3_finalize(st);
+	ck_assert_int_ge(tables, 8);
+	sqlite3_close(f);
+	sqlite3_close(m);
+	test_rmdir(dir);
+	/* opened from the image, the database is current: the same figures as from the SQL */
+	ck_assert_int_eq(hw_open(":memory:", 0, &db, err, sizeof err), 0);
+	hw_system s;
+	ck_assert_int_eq(hw_system_get(db, "dgx-h100", &s, err, sizeof err), 0);
+	ck_assert_rel(s.gpu.peak_tflops[HW_BF16], 989.4, 1e-6);
+	hw_close(db);
+#endif
+}
+END_TEST
+
 /* peak = clock x tensor units x dense FP16 FLOPs per clock per unit, where the reference gives
  * all three (hardware.md 1.1: "How peaks are derived"). */
 START_TEST(peaks_match_clock_times_units)
@@ -1069,6 +1144,7 @@ main(void)
 	TCase *tc = tcase_create("db");
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, defaults_load_in_memory);
+	tcase_add_test(tc, memory_image_is_the_sql);
 	tcase_add_test(tc, peaks_match_clock_times_units);
 	tcase_add_test(tc, create_file_and_reopen);
 	tcase_add_test(tc, migrate_from_v1);
