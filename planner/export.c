@@ -403,7 +403,8 @@ titan_toml(ex *x, const char *name, const char *flavor)
 	add(x, "steps = 0 # FILL-IN: steps to train\n");
 	add(x, "max_norm = 1.0\n");
 	add(x, "mixed_precision_param = \"%s\"\n", c->dtype == HW_FP32 ? "float32" : "bfloat16");
-	add(x, "mixed_precision_reduce = \"float32\"\n"); /* the only one 0.2.1 takes; titan_grads checks */
+	/* the only value 0.2.1 takes: plan_export_config refuses a plan that reduced in 16 bits */
+	add(x, "mixed_precision_reduce = \"float32\"\n");
 	add(x, "dataset = \"c4\"\n");
 	add(x, "dataset_path = \"FILL-IN: the training data\"\n\n");
 	add(x, "[parallelism]\n");
