@@ -91,7 +91,7 @@ same_table(sqlite3 *a, sqlite3 *b, const char *t)
 	ck_assert_int_eq(sqlite3_prepare_v2(a, q, -1, &sa, NULL), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_prepare_v2(b, q, -1, &sb, NULL), SQLITE_OK);
 	bool same = sqlite3_column_count(sa) == sqlite3_column_count(sb);
-	int ra, rb;
+	int ra = SQLITE_DONE, rb = SQLITE_DONE;
 	while (same && (ra = sqlite3_step(sa)) == (rb = sqlite3_step(sb)) && ra == SQLITE_ROW)
 		for (int i = 0; i < sqlite3_column_count(sa) && same; i++) {
 			if (strcmp(sqlite3_column_name(sa, i), "created") == 0)
