@@ -1975,6 +1975,11 @@ sim_serve_check(const model *m, const hw_system *sys, sim_serve_cfg *c, int64_t 
 			      "and %s runs whole prompts beside the decodes: raise --max-batched-tokens to at least %lld, or "
 			      "add --chunked-prefill on",
 			      (long long)longest, (long long)c->max_batched_tokens, c->engine.name, (long long)longest);
+	if (c->max_batched_tokens == 0 && sim_serve_budget(c) > SERVE_MAX_TOKENS)
+		return pp_err(err, errlen, PP_EUSAGE,
+			      "prompts of up to %lld tokens exceed the largest iteration modelled (%lld tokens), and %s runs "
+			      "whole prompts beside the decodes: add --chunked-prefill on, or shorten --prompt-len",
+			      (long long)longest, (long long)SERVE_MAX_TOKENS, c->engine.name);
 	c->max_num_seqs = eff_seqs(c);
 	c->max_batched_tokens = sim_serve_budget(c);
 	/* the mode in force, resolved once: the iterations read the engine's */

@@ -36,6 +36,8 @@ run 0 $S --rate 2 --duration 10 --chunked-prefill off
 expect_out "prompts whole beside the decodes"
 run 2 $S --rate 2 --duration 10 --chunked-prefill maybe
 expect_err "--chunked-prefill"
+run 2 $S --engine trtllm --rate 1 --requests 2 --prompt-len 5000000 --output-len 4
+expect_err "prompts of up to 5000000 tokens exceed the largest iteration modelled"
 
 # overload is reported as saturated; an SLO gives goodput below throughput
 run 0 $S --rate 400 --duration 10 --slo-ttft-p99 200 --json

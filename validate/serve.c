@@ -679,11 +679,7 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 			continue;
 		/* an engine that does not chunk prompts has a token budget that holds the longest
 		 * (TensorRT-LLM's max_num_tokens, vLLM V0's max_model_len); one that chunks keeps its own */
-		int64_t longest = (int64_t)in;
-		if (c.prompt.kind == SIM_DIST_GAMMA && c.prompt.max > 0)
-			longest = (int64_t)c.prompt.max;
-		else if (c.prompt.kind == SIM_DIST_UNIFORM)
-			longest = (int64_t)c.prompt.b;
+		int64_t longest = sim_serve_longest_prompt(&c); /* a row's lengths are bounded */
 		if (c.max_batched_tokens > 0) {
 			/* a stated budget below a prompt holds only where prompts are chunked */
 			if (c.max_batched_tokens < longest && c.engine.prefill != HW_EN_PREFILL_CHUNKED)
