@@ -174,6 +174,11 @@ parse_cfg(const pctx *x, const cJSON *o, sim_train_cfg *c)
 	c->etp = (int)v;
 	INT_FIELD("vpp", 1, 1 << 16, c->vpp);
 	INT_FIELD("zero", 0, 3, c->zero);
+	/* hybrid sharding's shard group: absent, ZeRO shards over every data-parallel rank */
+	v = 0;
+	if ((rc = get_int(x, o, "dp_shard", false, 0, 1 << 24, &v)) != 0)
+		return rc;
+	c->dp_shard = (int)v;
 	INT_FIELD("micro_batch", 1, INT64_C(1) << 40, c->micro_batch);
 	INT_FIELD("global_batch", 1, INT64_C(1) << 40, c->global_batch);
 	INT_FIELD("seq", 0, 1 << 24, c->seq);
@@ -350,6 +355,8 @@ cal_replay_plan_json(const cal_replay_plan *p)
 		cJSON_AddNumberToObject(x, "etp", c->etp);
 	cJSON_AddNumberToObject(x, "vpp", c->vpp);
 	cJSON_AddNumberToObject(x, "zero", c->zero);
+	if (c->dp_shard > 0)
+		cJSON_AddNumberToObject(x, "dp_shard", c->dp_shard);
 	cJSON_AddBoolToObject(x, "fsdp", c->fsdp);
 	if (c->offload_optimizer)
 		cJSON_AddBoolToObject(x, "offload_optimizer", true);
@@ -442,7 +449,8 @@ cal_replay_kernels_s(const model *m, const hw_cost *cost, const cal_replay_plan 
 
 /* ---- the split schedule -------------------------------------------------------------------- */
 
-static const sim_group coll_groups[] = {SIM_G_TP, SIM_G_CP, SIM_G_EP, SIM_G_DP, SIM_G_EDP, SIM_G_EMB, SIM_G_ETP};
+static const sim_group coll_groups[] = {SIM_G_TP, SIM_G_CP, SIM_G_EP, SIM_G_DP, SIM_G_EDP, SIM_G_EMB, SIM_G_ETP,
+					 SIM_G_DPR};
 #define NCOLLGROUPS (sizeof coll_groups / sizeof coll_groups[0])
 
 /* The stage a pipeline link leads to, or -1 when there is no such link. */

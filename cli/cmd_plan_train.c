@@ -219,7 +219,11 @@ print_plan(const cJSON *doc, double secs)
 				cli_table_addf(t, 6, "%s v%.0f", cli_str(c, "schedule"), cli_num(c, "vpp"));
 			else
 				cli_table_addf(t, 6, "%s", cli_str(c, "schedule"));
-			cli_table_addf(t, 7, "%.0f%s", cli_num(c, "zero"), cJSON_IsTrue(cJSON_GetObjectItem(c, "fsdp")) ? " fsdp" : "");
+			char shard[32] = "";
+			if (cJSON_IsNumber(cJSON_GetObjectItem(c, "dp_shard")))
+				snprintf(shard, sizeof shard, ", shard %.0f", cli_num(c, "dp_shard"));
+			cli_table_addf(t, 7, "%.0f%s%s", cli_num(c, "zero"), cJSON_IsTrue(cJSON_GetObjectItem(c, "fsdp")) ? " fsdp" : "",
+				       shard);
 			cli_table_addf(t, 8, "%.0f", cli_num(c, "micro_batch"));
 			cli_table_addf(t, 9, "%s", cli_str(c, "recompute"));
 			cli_table_addf(t, 10, "%s", cJSON_IsTrue(cJSON_GetObjectItem(c, "sequence_parallel")) ? "yes" : "no");
@@ -536,6 +540,10 @@ cmd_plan_train(int argc, char **argv)
 		OPT_PIN("cp", "C", &o.cp, 1, 1 << 16, "pin context parallelism (any sequence length)"),
 		OPT_PIN("ep", "E", &o.ep, 1, 1 << 16, "pin expert parallelism"),
 		OPT_PIN("zero", "Z", &o.zero, 0, 3, "pin the ZeRO stage(s), 0 to 3"),
+		OPT_PIN("dp-shard", "S", &o.dp_shard, 1, 1 << 24,
+			"pin hybrid sharding's shard groups to S data-parallel ranks or a list (a layout whose data "
+			"parallelism S equals shards over all of it; default: ZeRO-2/3 over all of it and within one NVLink "
+			"domain)"),
 		OPT_FN("schedule", "LIST", opt_schedules, &o.schedules,
 		       "pipeline schedules to try: gpipe, 1f1b, interleaved, zb-h1 (default: those of 1f1b, interleaved and zb-h1 the framework runs)"),
 		OPT_FN("recompute", "LIST", opt_recomputes, &o.recomputes,

@@ -111,6 +111,9 @@ print_table(const cJSON *doc, const sim_train_result *r)
 	       cJSON_GetObjectItem(cfg, "micro_batch")->valuedouble, cJSON_GetObjectItem(cfg, "recompute")->valuestring,
 	       cJSON_IsTrue(cJSON_GetObjectItem(cfg, "sequence_parallel")) ? ", sequence parallel" : "",
 	       cJSON_GetObjectItem(cfg, "zero")->valuedouble > 0 ? ", ZeRO" : "", cJSON_GetObjectItem(cfg, "dtype")->valuestring);
+	if (cJSON_IsNumber(cJSON_GetObjectItem(cfg, "dp_shard")))
+		printf(", sharded over %.0f data-parallel ranks x %.0f replicas",
+		       cJSON_GetObjectItem(cfg, "dp_shard")->valuedouble, cJSON_GetObjectItem(cfg, "dp_replicas")->valuedouble);
 	const cJSON *fw = cJSON_GetObjectItem(cfg, "framework");
 	if (cJSON_IsString(fw))
 		printf(", as %s runs it", fw->valuestring);
@@ -222,6 +225,9 @@ simulate_train(int argc, char **argv)
 		OPT_INT("vpp", "V", &c.vpp, 1, 1 << 10, "virtual stages per pipeline rank (the interleaved schedule)"),
 		OPT_INT("zero", "Z", &c.zero, 0, 3, "ZeRO stage: 1 optimizer states, 2 + gradients, 3 + parameters"),
 		OPT_SWITCH("fsdp", &c.fsdp, "ZeRO-3 as PyTorch FSDP FULL_SHARD does it (per-block gathers)"),
+		OPT_INT("dp-shard", "S", &c.dp_shard, 1, 1 << 24,
+			"hybrid sharding (HSDP): ZeRO shards over groups of S data-parallel ranks, which D / S replicas "
+			"repeat (S divides D; default D: no replicas)"),
 		OPT_CHOICE("zero3-gather", "G", &gather, gathers,
 			   "ZeRO-3's parameter gathers: one collective a layer, one a module or one a tensor (default: "
 			   "the framework's)"),

@@ -113,10 +113,14 @@ header(ex *x, const char *cm, const char *version, const char *const *fill)
 	const sim_train_cfg *c = x->c;
 	add(x, "%s %s on %d GPUs of %s (%d node%s of %d): tp %d, pp %d, dp %d, cp %d, ep %d", cm, model_name(x->m), c->gpus,
 	    x->sys->name, x->nodes, x->nodes == 1 ? "" : "s", x->per_node, c->tp, c->pp, c->dp, c->cp, c->ep);
-	add(x, ",\n%s %s%s, ZeRO-%d%s, micro-batch %lld x %lld, recompute %s%s, %s -- the layout paraplan ranked", cm,
+	char hybrid[80] = "";
+	if (sim_dp_replicas(c) > 1)
+		snprintf(hybrid, sizeof hybrid, " sharded over %d data-parallel ranks x %d replicas", sim_dp_shard(c),
+			 sim_dp_replicas(c));
+	add(x, ",\n%s %s%s, ZeRO-%d%s%s, micro-batch %lld x %lld, recompute %s%s, %s -- the layout paraplan ranked", cm,
 	    sim_schedule_name(c->schedule), c->vpp > 1 ? " (virtual stages)" : "", c->fsdp ? 3 : c->zero,
-	    c->fsdp ? " (FSDP)" : "", (long long)c->micro_batch, (long long)x->micro, sim_recompute_name(c->recompute),
-	    c->sequence_parallel ? ", sequence parallel" : "", hw_dtype_name(c->dtype));
+	    c->fsdp ? " (FSDP)" : "", hybrid, (long long)c->micro_batch, (long long)x->micro,
+	    sim_recompute_name(c->recompute), c->sequence_parallel ? ", sequence parallel" : "", hw_dtype_name(c->dtype));
 	if (x->o->step_s > 0)
 		add(x, " (predicted step %.3f s)", x->o->step_s);
 	add(x, ".\n%s Written for %s.\n", cm, version);
@@ -200,6 +204,8 @@ megatron_args(ex *x, const char *indent)
 		ARG("--data-parallel-sharding-strategy %s", zero == 2 ? "optim_grads" : "optim_grads_params");
 		ARG("--ckpt-format fsdp_dtensor");
 	}
+	if (sim_dp_replicas(c) > 1) /* hybrid sharding: the optimizer's (or FSDP's) shards, replicated */
+		ARG("--num-distributed-optimizer-instances %d", sim_dp_replicas(c));
 	if (c->overlap_grad_reduce && (int64_t)c->dp * c->cp > 1)
 		ARG("--overlap-grad-reduce");
 	if (zero >= 1 && c->overlap_param_gather && (int64_t)c->dp * c->cp > 1)
@@ -409,8 +415,8 @@ titan_toml(ex *x, const char *name, const char *flavor)
 	add(x, "dataset_path = \"FILL-IN: the training data\"\n\n");
 	add(x, "[parallelism]\n");
 	/* FSDP2 shards over the data-parallel ranks (ZeRO-3); without it they replicate (DDP) */
-	add(x, "data_parallel_replicate_degree = %d\n", zero == 3 ? 1 : c->dp);
-	add(x, "data_parallel_shard_degree = %d\n", zero == 3 ? c->dp : 1);
+	add(x, "data_parallel_replicate_degree = %d\n", zero == 3 ? sim_dp_replicas(c) : c->dp);
+	add(x, "data_parallel_shard_degree = %d\n", zero == 3 ? sim_dp_shard(c) : 1);
 	add(x, "tensor_parallel_degree = %d\n", c->tp);
 	add(x, "pipeline_parallel_degree = %d\n", c->pp);
 	if (c->pp > 1) {
@@ -578,6 +584,8 @@ bridge_script(ex *x)
 	if (zero >= 2)
 		add(x, "        use_megatron_fsdp=True,\n        data_parallel_sharding_strategy=\"%s\",\n",
 		    zero == 2 ? "optim_grads" : "optim_grads_params");
+	if (sim_dp_replicas(c) > 1)
+		add(x, "        num_distributed_optimizer_instances=%d,\n", sim_dp_replicas(c));
 	add(x, "    ),\n");
 	add(x, "    dataset=GPTDatasetConfig(\n        random_seed=1234,\n        sequence_length=%lld,\n"
 	       "        blend=([need(\"DATA_PATH\")], None),\n        split=\"99,1,0\",\n"
@@ -621,6 +629,8 @@ deepspeed_json(const ex *x)
 		cJSON_AddNumberToObject(z, "stage3_prefetch_bucket_size", 5e7);
 		cJSON_AddNumberToObject(z, "stage3_param_persistence_threshold", 1e5);
 	}
+	if (sim_dp_replicas(c) > 1) /* MiCS: ZeRO-3 within groups of this many ranks, replicated */
+		cJSON_AddNumberToObject(z, "mics_shard_size", sim_dp_shard(c));
 	if (c->dtype == HW_BF16) {
 		cJSON *b = cJSON_AddObjectToObject(o, "bf16");
 		cJSON_AddBoolToObject(b, "enabled", true);
@@ -946,6 +956,13 @@ plan_export_config(const model *m, const hw_system *sys, const sim_train_cfg *c,
 			      "torchtitan 0.2.1 reduces gradients in float32 only (training.mixed_precision_reduce), and the "
 			      "plan reduced them in 16 bits",
 			      "rank with --framework torchtitan, which prices its fp32 reduction");
+	/* MiCS forms its shard groups over consecutive global ranks, which are data-parallel ranks
+	 * only when nothing else splits the model */
+	if (!strcmp(x.fw->name, "deepspeed") && sim_dp_replicas(c) > 1 && c->tp * c->pp * c->cp > 1)
+		return refuse(err, errlen, "deepspeed",
+			      "the plan shards ZeRO-3 over replicated groups (MiCS) together with tensor, pipeline or context "
+			      "parallelism, and MiCS groups consecutive ranks of the whole job",
+			      "pin --dp-shard to the data parallelism, or --tp 1 --pp 1 --cp 1");
 	/* DeepSpeed's pipeline engine accumulates gradients over its micro-batches itself */
 	pp_str s = {0};
 	x.s = &s;

@@ -26,9 +26,11 @@ static const plan_framework frameworks[] = {
 		 * shards over DP x CP and works beside TP but is not documented with PP
 		 * (megatron/core/distributed/fsdp/src/README.md); uneven stages by
 		 * --decoder-first/last-pipeline-num-layers and --pipeline-model-parallel-layout;
-		 * --context-parallel-size (ring attention), --expert-model-parallel-size, --fp8-format. */
+		 * --context-parallel-size (ring attention), --expert-model-parallel-size, --fp8-format;
+		 * --num-distributed-optimizer-instances replicates the distributed optimizer or the
+		 * Megatron-FSDP shards over that many groups (hybrid sharding). */
 		.name = "megatron", .title = "Megatron-LM (Megatron-Core 0.15)",
-		.schedules = S(SIM_1F1B) | S(SIM_INTERLEAVED), .zero = S(0) | S(1) | S(2) | S(3),
+		.schedules = S(SIM_1F1B) | S(SIM_INTERLEAVED), .zero = S(0) | S(1) | S(2) | S(3), .hybrid = S(1) | S(2) | S(3),
 		.zero23_with_pp = false, .fsdp = false, .tp = true, .tp_without_sp = true, .pp = true, .uneven_pp = true,
 		.cp = true, .ep = true, .fp8 = true, .fp16 = true, .selective_recompute = true,
 		.source = "Megatron-LM megatron/training/arguments.py at 950aa43 (Megatron-Core 0.15.0rc8)",
@@ -37,7 +39,7 @@ static const plan_framework frameworks[] = {
 		/* NeMo 2.0 and Megatron-Bridge build the same Megatron-Core model and DDP config: what
 		 * Megatron-Core runs, NeMo runs (nemo/collections/llm/recipes; megatron.bridge.training.config). */
 		.name = "nemo", .title = "NeMo 2.0 / Megatron-Bridge (Megatron-Core 0.15)",
-		.schedules = S(SIM_1F1B) | S(SIM_INTERLEAVED), .zero = S(0) | S(1) | S(2) | S(3),
+		.schedules = S(SIM_1F1B) | S(SIM_INTERLEAVED), .zero = S(0) | S(1) | S(2) | S(3), .hybrid = S(1) | S(2) | S(3),
 		.zero23_with_pp = false, .fsdp = false, .tp = true, .tp_without_sp = true, .pp = true, .uneven_pp = true,
 		.cp = true, .ep = true, .fp8 = true, .fp16 = true, .selective_recompute = true,
 		.source = "Megatron-Bridge ConfigContainer over Megatron-Core 0.15 (the same model, DDP and optimizer configs)",
@@ -49,9 +51,10 @@ static const plan_framework frameworks[] = {
 		 * of torch.distributed.pipelining (GPipe, 1F1B, Interleaved1F1B; its zero-bubble schedules
 		 * are InterleavedZeroBubble and ZBVZeroBubble, not the single-stage ZB-H1), uneven ends by
 		 * pipeline_parallel_first/last_stage_less_layers; context_parallel_degree,
-		 * expert_parallel_degree; Float8 training. */
+		 * expert_parallel_degree; Float8 training; HSDP with both data-parallel degrees above 1. */
 		.name = "torchtitan", .title = "torchtitan 0.2.1",
-		.schedules = S(SIM_GPIPE) | S(SIM_1F1B) | S(SIM_INTERLEAVED), .zero = S(0) | S(3), .zero23_with_pp = true,
+		.schedules = S(SIM_GPIPE) | S(SIM_1F1B) | S(SIM_INTERLEAVED), .zero = S(0) | S(3), .hybrid = S(3),
+		.zero23_with_pp = true,
 		.fsdp = true, .tp = true, .tp_without_sp = false, .pp = true, .uneven_pp = true, .cp = true, .ep = true,
 		.fp8 = true, .fp16 = false, .selective_recompute = true, .op_recompute = true,
 		.source = "torchtitan torchtitan/config/job_config.py at 64b5e15 (0.2.1)",
@@ -61,36 +64,41 @@ static const plan_framework frameworks[] = {
 		 * DeepSpeed's PipelineEngine (its TrainSchedule, a 1F1B; ZeRO-2/3 are refused with it);
 		 * TP and sequence parallelism from Megatron-DeepSpeed's arguments; no ring-attention CP
 		 * (its --ds-sequence-parallel-size is Ulysses, another algorithm), no interleaving, no
-		 * uneven split the planner can state; expert parallelism by DeepSpeed-MoE. */
+		 * uneven split the planner can state; expert parallelism by DeepSpeed-MoE; ZeRO-3 over
+		 * replicated shard groups is MiCS (zero_optimization.mics_shard_size). */
 		.name = "deepspeed", .title = "DeepSpeed with Megatron-DeepSpeed",
-		.schedules = S(SIM_1F1B), .zero = S(0) | S(1) | S(2) | S(3), .zero23_with_pp = false, .fsdp = false,
+		.schedules = S(SIM_1F1B), .zero = S(0) | S(1) | S(2) | S(3), .hybrid = S(3), .zero23_with_pp = false,
+		.fsdp = false,
 		.tp = true, .tp_without_sp = true, .pp = true, .uneven_pp = false, .cp = false, .ep = true, .fp8 = false,
 		.fp16 = true, .selective_recompute = true,
 		.source = "DeepSpeed deepspeed/runtime/pipe/engine.py and zero/config.py; Megatron-DeepSpeed megatron/arguments.py",
 	},
 	{
-		/* llm-foundry on Composer: PyTorch FSDP (FULL_SHARD, SHARD_GRAD_OP, NO_SHARD), no tensor,
-		 * pipeline or context parallelism; MoE through MegaBlocks' expert parallelism. */
+		/* llm-foundry on Composer: PyTorch FSDP (FULL_SHARD, SHARD_GRAD_OP, NO_SHARD,
+		 * HYBRID_SHARD), no tensor, pipeline or context parallelism; MoE through MegaBlocks'
+		 * expert parallelism. */
 		.name = "llm-foundry", .title = "MosaicML llm-foundry (Composer, PyTorch FSDP)",
-		.schedules = 0, .zero = S(0) | S(2) | S(3), .zero23_with_pp = false, .fsdp = true, .tp = false,
+		.schedules = 0, .zero = S(0) | S(2) | S(3), .hybrid = S(3), .zero23_with_pp = false, .fsdp = true, .tp = false,
 		.tp_without_sp = false, .pp = false, .uneven_pp = false, .cp = false, .ep = true, .fp8 = true, .fp16 = true,
 		.selective_recompute = false,
 		.source = "llm-foundry scripts/train/yamls (fsdp_config: sharding_strategy, activation_checkpointing)",
 	},
 	{
 		/* A plain PyTorch training script: DDP or FSDP (ZeRO-2 as SHARD_GRAD_OP, ZeRO-3 as
-		 * FULL_SHARD), nothing else. */
+		 * FULL_SHARD, either over replicated groups as _HYBRID_SHARD_ZERO2 and HYBRID_SHARD),
+		 * nothing else. */
 		.name = "pytorch", .title = "PyTorch DDP / FSDP",
-		.schedules = 0, .zero = S(0) | S(2) | S(3), .zero23_with_pp = false, .fsdp = true, .tp = false,
+		.schedules = 0, .zero = S(0) | S(2) | S(3), .hybrid = S(2) | S(3), .zero23_with_pp = false, .fsdp = true, .tp = false,
 		.tp_without_sp = false, .pp = false, .uneven_pp = false, .cp = false, .ep = false, .fp8 = false, .fp16 = true,
 		.selective_recompute = false,
 		.source = "torch.nn.parallel.DistributedDataParallel, torch.distributed.fsdp ShardingStrategy",
 	},
 	{
 		/* MaxText (JAX): the fsdp, tensor, context, expert and pipeline mesh axes; its pipeline
-		 * runs all forwards then all backwards (GPipe-like, autodiff through the loop). */
+		 * runs all forwards then all backwards (GPipe-like, autodiff through the loop); the
+		 * dcn_data_parallelism axis replicates FSDP groups. */
 		.name = "maxtext", .title = "MaxText (JAX)",
-		.schedules = S(SIM_GPIPE), .zero = S(0) | S(3), .zero23_with_pp = true, .fsdp = true, .tp = true,
+		.schedules = S(SIM_GPIPE), .zero = S(0) | S(3), .hybrid = S(3), .zero23_with_pp = true, .fsdp = true, .tp = true,
 		.tp_without_sp = true, .pp = true, .uneven_pp = false, .cp = true, .ep = true, .fp8 = true, .fp16 = false,
 		.selective_recompute = true,
 		.source = "MaxText MaxText/configs/base.yml (ici_*_parallelism, num_pipeline_microbatches, remat_policy)",
@@ -154,6 +162,11 @@ plan_framework_runs(const plan_framework *f, const model *m, const sim_train_cfg
 	if (!(f->zero & S(zero))) {
 		char z[16];
 		snprintf(z, sizeof z, "ZeRO-%d", zero);
+		return lacks(why, n, "%s", z);
+	}
+	if (c->dp_shard > 0 && c->dp_shard < c->dp && !(f->hybrid & S(zero))) {
+		char z[64];
+		snprintf(z, sizeof z, "hybrid sharding with ZeRO-%d", zero);
 		return lacks(why, n, "%s", z);
 	}
 	if (zero >= 2 && c->pp > 1 && !f->zero23_with_pp)

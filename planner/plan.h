@@ -82,6 +82,8 @@ typedef struct plan_framework {
 	unsigned zero;          /* bit 1 << stage of each ZeRO stage it runs (0: plain data parallel) */
 	bool zero23_with_pp;    /* ZeRO-2/3 together with pipeline parallelism */
 	bool fsdp;              /* its ZeRO-3 gathers per block, as PyTorch FSDP (sim_train_cfg.fsdp) */
+	unsigned hybrid;        /* bit 1 << stage of each ZeRO stage it shards over replicated groups
+	                         * (hybrid sharding, sim_train_cfg.dp_shard) */
 	bool tp, tp_without_sp; /* tensor parallelism; and without sequence parallelism */
 	bool pp, uneven_pp;     /* pipeline parallelism; stages of different layer counts */
 	bool cp, ep;            /* ring-attention context parallelism; expert parallelism */
@@ -145,6 +147,9 @@ typedef struct plan_train_opts {
 	/* pinned dimensions: only these values are tried (a pinned TP may cross the scale-up
 	 * domain, a pinned CP needs no long sequence, a pinned PP need not divide the layers) */
 	plan_pin tp, pp, vpp, cp, ep, zero, micro_batch;
+	plan_pin dp_shard;        /* hybrid sharding's shard groups (data-parallel ranks); n 0: ZeRO over
+	                           * every data-parallel rank and, for ZeRO-2/3 spanning several
+	                           * scale-up domains, sharded within one domain */
 	unsigned schedules;       /* bit 1 << sim_schedule of each schedule to try; 0: the default set */
 	unsigned recomputes;      /* bit 1 << sim_recompute of each to try; 0: none and full */
 	double memory_headroom;   /* fraction of GPU memory kept free (PLAN_MEMORY_HEADROOM) */

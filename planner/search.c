@@ -87,6 +87,8 @@ plan_key(const sim_train_cfg *c, char *buf, size_t n)
 	p = put_int(put_str(p, " v"), c->vpp, 0);
 	p = put_int(put_str(p, " z"), c->zero, 0);
 	p = put_str(p, c->fsdp ? "f" : "");
+	if (c->dp_shard > 0 && c->dp_shard < c->dp)
+		p = put_int(put_str(p, " h"), c->dp_shard, 0);
 	p = put_int(put_str(p, " mb"), (long long)c->micro_batch, 3);
 	p = put_str(put_str(p, " "), sim_recompute_name(c->recompute));
 	p = put_str(p, c->sequence_parallel ? " sp" : "");
@@ -257,32 +259,48 @@ plan_enumerate(const model *m, const hw_system *sys, int gpus, const plan_train_
 								break;
 							if (o->zero.n == 0 && zero >= 2 && pp > 1 && !(runs && runs->zero23_with_pp))
 								break; /* DeepSpeed and FSDP shard over data parallelism without PP */
-							for (int k = 0; k < nmb; k++)
-								for (int rc = 0; rc < 3; rc++) {
-									if (!(recomputes & (1u << rc)))
-										continue;
-									for (int sp = 0; sp <= (tp > 1 ? 1 : 0); sp++)
-										for (int di = 0; di < ndt; di++) {
-											sim_train_cfg c = base;
-											c.tp = tp;
-											c.cp = cp;
-											c.pp = pp;
-											c.dp = dp;
-											c.ep = ep;
-											c.schedule = scheds[si].s;
-											c.vpp = scheds[si].v;
-											c.zero = zero;
-											c.fsdp = zero == 3 && runs != NULL && runs->fsdp;
-											c.micro_batch = mbs[k];
-											c.recompute = (sim_recompute)rc;
-											c.sequence_parallel = sp;
-											c.dtype = dts[di];
-											if (runs != NULL && !plan_framework_runs(runs, m, &c, NULL, 0))
-												continue;
-											if (push(&arr, &n, &cap, &c) != 0)
-												goto oom;
-										}
+							int shards[PLAN_PIN_MAX + 1], nsh = 0;
+							if (o->dp_shard.n > 0) {
+								for (int q = 0; q < o->dp_shard.n; q++) {
+									int v = o->dp_shard.v[q];
+									if (v >= 1 && v <= dp && dp % v == 0 && (v == dp || zero >= 1))
+										shards[nsh++] = v == dp ? 0 : v;
 								}
+							} else {
+								/* ZeRO-2/3 over several scale-up domains: also sharded within one */
+								shards[nsh++] = 0;
+								int dom = domain / (tp * cp);
+								if (zero >= 2 && dom >= 1 && dom < dp && dp % dom == 0)
+									shards[nsh++] = dom;
+							}
+							for (int hi = 0; hi < nsh; hi++)
+								for (int k = 0; k < nmb; k++)
+									for (int rc = 0; rc < 3; rc++) {
+										if (!(recomputes & (1u << rc)))
+											continue;
+										for (int sp = 0; sp <= (tp > 1 ? 1 : 0); sp++)
+											for (int di = 0; di < ndt; di++) {
+												sim_train_cfg c = base;
+												c.tp = tp;
+												c.cp = cp;
+												c.pp = pp;
+												c.dp = dp;
+												c.ep = ep;
+												c.schedule = scheds[si].s;
+												c.vpp = scheds[si].v;
+												c.zero = zero;
+												c.fsdp = zero == 3 && runs != NULL && runs->fsdp;
+												c.dp_shard = shards[hi];
+												c.micro_batch = mbs[k];
+												c.recompute = (sim_recompute)rc;
+												c.sequence_parallel = sp;
+												c.dtype = dts[di];
+												if (runs != NULL && !plan_framework_runs(runs, m, &c, NULL, 0))
+													continue;
+												if (push(&arr, &n, &cap, &c) != 0)
+													goto oom;
+											}
+									}
 						}
 				}
 			}
@@ -627,6 +645,7 @@ diagnose(const model *m, const hw_system *sys, int gpus, const plan_train_opts *
 	c.ep = o->ep.n ? o->ep.v[0] : 1;
 	c.vpp = o->vpp.n ? o->vpp.v[0] : 1;
 	c.zero = o->zero.n ? o->zero.v[0] : 0;
+	c.dp_shard = o->dp_shard.n ? o->dp_shard.v[0] : 0;
 	c.micro_batch = o->micro_batch.n ? o->micro_batch.v[0] : 1;
 	if (o->schedules)
 		for (int k = SIM_NSCHEDULES - 1; k >= 0; k--)

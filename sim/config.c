@@ -161,6 +161,18 @@ sim_grad_bytes(const sim_train_cfg *c)
 	return 2;
 }
 
+int
+sim_dp_shard(const sim_train_cfg *c)
+{
+	return c->dp_shard > 0 && c->dp_shard < c->dp ? c->dp_shard : c->dp;
+}
+
+int
+sim_dp_replicas(const sim_train_cfg *c)
+{
+	return c->dp / sim_dp_shard(c);
+}
+
 double
 sim_act_bytes(const sim_train_cfg *c)
 {
@@ -328,6 +340,12 @@ sim_train_check(const model *m, const hw_system *sys, sim_train_cfg *c, char *er
 			     (long long)c->global_batch, c->dp, (long long)c->micro_batch,
 			     (long long)(c->dp * c->micro_batch));
 	int64_t micro = c->global_batch / ((int64_t)c->dp * c->micro_batch);
+	if (c->dp_shard < 0 || c->dp_shard > c->dp || (c->dp_shard > 0 && c->dp % c->dp_shard != 0))
+		return usage(err, errlen, "--dp-shard (%d) must divide dp (%d)", c->dp_shard, c->dp);
+	if (c->dp_shard == c->dp)
+		c->dp_shard = 0; /* sharded over every data-parallel rank: the plain form */
+	if (c->dp_shard > 0 && c->zero < 1)
+		return usage(err, errlen, "--dp-shard shards ZeRO's states: it needs --zero 1, 2 or 3 (or --fsdp)");
 
 	if (t == NULL) {
 		/* CNNs: data parallelism only. */
@@ -336,6 +354,9 @@ sim_train_check(const model *m, const hw_system *sys, sim_train_cfg *c, char *er
 				     model_name(m));
 		if (c->zero > 1)
 			return usage(err, errlen, "%s is a CNN: ZeRO-2/3 are not modelled for CNNs", model_name(m));
+		if (c->dp_shard > 0)
+			return usage(err, errlen, "%s is a CNN: hybrid sharding (--dp-shard) is not modelled for CNNs",
+				     model_name(m));
 		return 0;
 	}
 	if (t->heads % c->tp != 0)
@@ -381,6 +402,11 @@ sim_train_check(const model *m, const hw_system *sys, sim_train_cfg *c, char *er
 			     "etp x ep (%d x %d) must divide tp x cp x dp (%d x %d x %d): the MoE layers fold their expert-tensor, "
 			     "expert and expert-data parallel ranks over the dense layers' ranks of a stage",
 			     etp, c->ep, c->tp, c->cp, c->dp);
+	if (t->experts > 0 && c->dp_shard > 0 && ((int64_t)c->tp * c->cp * c->dp_shard) % ((int64_t)etp * c->ep) != 0)
+		return usage(err, errlen,
+			     "etp x ep (%d x %d) must divide tp x cp x dp-shard (%d x %d x %d): hybrid sharding replicates "
+			     "whole expert-data-parallel shard groups",
+			     etp, c->ep, c->tp, c->cp, c->dp_shard);
 	if (t->experts > 0 && t->expert_ffn % etp != 0)
 		return usage(err, errlen, "expert width (%lld) must be divisible by etp (%d)", (long long)t->expert_ffn, etp);
 	if (c->pp == 1) {
@@ -460,8 +486,17 @@ sim_place(const hw_system *sys, const sim_train_cfg *c, placement *out)
 	out->edp = (int)((int64_t)c->tp * c->cp * c->dp / ((int64_t)etp * ep));
 	if (out->edp < 1)
 		out->edp = 1;
+	/* hybrid sharding: the replicas are the outer dp / dp_shard of the data-parallel ranks, so a
+	 * shard group is the first dp_shard x cp of them and a replica group strides over the rest */
+	int shard = sim_dp_shard(c), repl = sim_dp_replicas(c);
+	out->edp /= repl;
+	if (out->edp < 1)
+		out->edp = 1;
 	out->edp_per_node = per_domain(out->edp, (int64_t)etp * ep, dom);
-	out->grad_per_node = per_domain(c->dp * c->cp, c->tp, dom);
+	out->grad = shard * c->cp;
+	out->grad_per_node = per_domain(out->grad, c->tp, dom);
+	out->repl = repl;
+	out->repl_per_node = per_domain(repl, (int64_t)c->tp * c->cp * shard, dom);
 	int64_t pstride = (int64_t)c->tp * c->cp * c->dp;
 	out->pp_intra = pstride < dom && (dom % pstride == 0) && c->pp > 1;
 }

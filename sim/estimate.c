@@ -10,7 +10,8 @@
  *   pipeline: (m + (p - 1) / v) T for 1F1B and interleaved (Narayanan 2021 eq. 1 and 2), GPipe
  *   the same, ZB-H1 (m + (p - 1) / 3) T (Qi et al. 2023: its bubble is about a third);
  *   gradient reduction: exposed in full without overlap, else only its last bucket;
- *   ZeRO-3: per layer, the gathers and reduce-scatter beyond the layer's compute are exposed.
+ *   ZeRO-3: per layer, the gathers and reduce-scatter beyond the layer's compute are exposed;
+ *   hybrid sharding adds each shard's all-reduce over the replicas to the reduction.
  * It ignores contention between flows, so it is optimistic where the engine finds contention;
  * the planner uses it to order candidates, then simulates the best in full.
  */
@@ -28,6 +29,13 @@ block_t(const block_cost *bc, bool bwd)
 	if (bwd)
 		t += bc->w.t + bc->recompute.t;
 	return t;
+}
+
+/* Hybrid sharding: the all-reduce of a shard of `bytes` over the replicas (none: 0). */
+static double
+replicas(const hw_cost *cost, const placement *pl, double bytes)
+{
+	return pl->repl > 1 ? hw_cost_coll_time(cost, HW_ALL_REDUCE, pl->repl, pl->repl_per_node, bytes, NULL) : 0.0;
 }
 
 int
@@ -56,7 +64,7 @@ sim_train_estimate(const model *m, const hw_cost *cost, const sim_train_cfg *cin
 					hw_cost_coll_time(cost, HW_REDUCE_SCATTER, c->tp, pl.tp_per_node, msg, NULL)
 			      : hw_cost_coll_time(cost, HW_ALL_REDUCE, c->tp, pl.tp_per_node, msg, NULL);
 	double gb = (double)sim_grad_bytes(c);
-	int grp = c->dp * c->cp;
+	int grp = pl.grad; /* the ZeRO shard group (dp x cp without hybrid sharding) */
 	int ka, kb;
 	sim_zero3_gathers(m, c, &ka, &kb);
 
@@ -120,12 +128,14 @@ sim_train_estimate(const model *m, const hw_cost *cost, const sim_train_cfg *cin
 				else
 					ag += ka * hw_cost_coll_time(cost, HW_ALL_GATHER, grp, pl.grad_per_node, lc.attn.wbytes / ka, NULL) +
 					      kb * hw_cost_coll_time(cost, HW_ALL_GATHER, grp, pl.grad_per_node, lc.mlp.wbytes / kb, NULL);
-				double rs = hw_cost_coll_time(cost, HW_REDUCE_SCATTER, grp, pl.grad_per_node, (lp + le) * gb, NULL);
+				double rs = hw_cost_coll_time(cost, HW_REDUCE_SCATTER, grp, pl.grad_per_node, (lp + le) * gb, NULL) +
+					    replicas(cost, &pl, (lp / grp + le / pl.edp) * gb);
 				double gathers = c->recompute == SIM_RECOMPUTE_FULL && c->zero3_regather ? 3.0 : 2.0;
 				double comm = gathers * ag + rs;
 				zexp += comm > fwd + bwd ? comm - (fwd + bwd) : 0.0;
 			} else if (c->zero == 2) {
-				double rs = hw_cost_coll_time(cost, HW_REDUCE_SCATTER, grp, pl.grad_per_node, (lp + le) * gb, NULL);
+				double rs = hw_cost_coll_time(cost, HW_REDUCE_SCATTER, grp, pl.grad_per_node, (lp + le) * gb, NULL) +
+					    replicas(cost, &pl, (lp / grp + le / pl.edp) * gb);
 				zexp += rs > bwd ? rs - bwd : 0.0;
 			}
 		}
@@ -171,11 +181,12 @@ sim_train_estimate(const model *m, const hw_cost *cost, const sim_train_cfg *cin
 	step += 2.0 * (p - 1.0) * v * p2p;
 	step += zero_exposed * mm;
 	/* gradient reduction (ZeRO < 2) and the optimizer */
-	if (c->zero < 2 && grp > 1) {
+	if (c->zero < 2 && (grp > 1 || pl.repl > 1)) {
 		hw_coll op = c->zero >= 1 ? HW_REDUCE_SCATTER : HW_ALL_REDUCE;
 		double red = hw_cost_coll_time(cost, op, grp, pl.grad_per_node, worst_params * gb, NULL);
 		if (worst_expert > 0)
 			red += hw_cost_coll_time(cost, op, pl.edp, pl.edp_per_node, worst_expert * gb, NULL);
+		red += replicas(cost, &pl, (worst_params / grp + worst_expert / pl.edp) * gb);
 		if (c->overlap_grad_reduce) {
 			/* the reduction hides behind the last micro-batch's backward, but for its last bucket */
 			double bwd_last = 0.6 * worst;

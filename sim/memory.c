@@ -235,10 +235,10 @@ sim_train_memory(const model *m, const hw_system *sys, const sim_train_cfg *c, i
 			if (t->tied_embeddings && c->pp > 1)
 				P += (double)t->vocab * h / (double)c->tp; /* the head's copy of the embedding */
 		}
-		double placement_dp = (double)c->dp * (double)c->cp;
 		double gathered = 0.0;
 		placement pl;
 		sim_place(sys, c, &pl);
+		double placement_dp = (double)pl.grad; /* the ranks ZeRO shards over */
 		double edp = (double)pl.edp;
 		double wbytes = e; /* 16-bit weights (fp32 when training in fp32) */
 		double gbytes = (double)sim_grad_bytes(c);

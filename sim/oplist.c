@@ -39,7 +39,7 @@ sim_weight_name(sim_weight w)
 const char *
 sim_group_name(sim_group g)
 {
-	static const char *const n[SIM_NGROUPS] = {"tp", "cp", "ep", "dp", "edp", "pp", "emb", "etp"};
+	static const char *const n[SIM_NGROUPS] = {"tp", "cp", "ep", "dp", "edp", "pp", "emb", "etp", "dpr"};
 	return (unsigned)g < SIM_NGROUPS ? n[g] : "?";
 }
 
@@ -264,8 +264,9 @@ sim_group_size(const sim_train_cfg *c, sim_group g)
 	case SIM_G_TP: return c->tp;
 	case SIM_G_CP: return c->cp;
 	case SIM_G_EP: return ep;
-	case SIM_G_DP: return c->dp * c->cp;
-	case SIM_G_EDP: return c->tp * c->cp * c->dp / (etp_of(c) * ep);
+	case SIM_G_DP: return sim_dp_shard(c) * c->cp;
+	case SIM_G_EDP: return c->tp * c->cp * c->dp / (etp_of(c) * ep) / sim_dp_replicas(c);
+	case SIM_G_DPR: return sim_dp_replicas(c);
 	case SIM_G_PP: return c->pp;
 	case SIM_G_EMB: return c->pp > 1 ? 2 : 1;
 	case SIM_G_ETP: return etp_of(c);
@@ -289,6 +290,7 @@ sim_group_members(const sim_train_cfg *c, sim_group g, int rank, int *out, int c
 	sim_rank_coords(c, rank, &co);
 	int n = sim_group_size(c, g);
 	int stage = co.pp * c->tp * c->cp * c->dp, flat = rank - stage;
+	int shard = sim_dp_shard(c) * c->cp; /* instances of a shard group (all, without hybrid sharding) */
 	for (int k = 0; k < n && k < cap; k++) {
 		int v;
 		switch (g) {
@@ -297,7 +299,8 @@ sim_group_members(const sim_train_cfg *c, sim_group g, int rank, int *out, int c
 		case SIM_G_EP: v = stage + fold_member(flat, etp_of(c), n, k); break;
 		case SIM_G_ETP: v = stage + fold_member(flat, 1, n, k); break;
 		case SIM_G_EDP: v = stage + fold_member(flat, etp_of(c) * (c->ep > 0 ? c->ep : 1), n, k); break;
-		case SIM_G_DP: v = global_of(c, co.pp, k, co.tp); break;
+		case SIM_G_DP: v = global_of(c, co.pp, co.inst - co.inst % shard + k, co.tp); break;
+		case SIM_G_DPR: v = global_of(c, co.pp, k * shard + co.inst % shard, co.tp); break;
 		case SIM_G_PP: v = global_of(c, k, co.inst, co.tp); break;
 		case SIM_G_EMB: v = n == 1 ? rank : global_of(c, k == 0 ? 0 : c->pp - 1, co.inst, co.tp); break;
 		default: v = rank; break;

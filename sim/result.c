@@ -23,6 +23,10 @@ sim_train_cfg_json(const sim_train_cfg *c, int64_t seq)
 	cJSON_AddNumberToObject(o, "etp", sim_train_etp(c));
 	cJSON_AddNumberToObject(o, "vpp", c->vpp);
 	cJSON_AddNumberToObject(o, "zero", c->zero);
+	if (c->dp_shard > 0) { /* hybrid sharding: the shard group's data-parallel ranks, and its replicas */
+		cJSON_AddNumberToObject(o, "dp_shard", c->dp_shard);
+		cJSON_AddNumberToObject(o, "dp_replicas", sim_dp_replicas(c));
+	}
 	cJSON_AddBoolToObject(o, "fsdp", c->fsdp);
 	if (c->offload_optimizer)
 		cJSON_AddBoolToObject(o, "offload_optimizer", true);

@@ -63,6 +63,11 @@ typedef struct sim_train_cfg {
 	                        * fits (sim_train_etp) */
 	int vpp;               /* virtual stages per pipeline rank (interleaved), 1 otherwise */
 	int zero;              /* 0 none, 1 optimizer states, 2 + gradients, 3 + parameters */
+	int dp_shard;          /* hybrid sharding (HSDP, MiCS, Megatron's distributed-optimizer
+	                        * instances): ZeRO shards over groups of dp_shard data-parallel ranks
+	                        * (times cp), and the dp / dp_shard groups hold replicas, whose
+	                        * gradient shards are all-reduced across them; 0: over all dp ranks
+	                        * (sim_dp_shard) */
 	bool offload_optimizer;/* ZeRO-Offload: optimizer states and step on the CPU */
 	bool fsdp;             /* ZeRO-3 as PyTorch FSDP FULL_SHARD does it (per-block gathers) */
 	sim_schedule schedule;
@@ -148,6 +153,10 @@ void sim_train_cfg_framework(sim_train_cfg *c, const hw_profile *fw);
 /* Bytes per gradient element that data parallelism reduces (--grad-reduce, else the framework's
  * grad_reduce). */
 int sim_grad_bytes(const sim_train_cfg *c);
+/* Data-parallel ranks a ZeRO shard group spans (dp_shard, or dp when 0) and the replicas of it
+ * (dp / that) of a checked configuration. */
+int sim_dp_shard(const sim_train_cfg *c);
+int sim_dp_replicas(const sim_train_cfg *c);
 
 /* Completes and validates a configuration for a model on a system (derives dp, checks every
  * divisibility rule).  Returns PP_EUSAGE with a message naming the failed constraint. */
@@ -267,11 +276,13 @@ typedef struct sim_kernel {
 } sim_kernel;
 
 typedef enum sim_group {
-	SIM_G_TP, SIM_G_CP, SIM_G_EP, SIM_G_DP, SIM_G_EDP, SIM_G_PP, SIM_G_EMB, SIM_G_ETP, SIM_NGROUPS
+	SIM_G_TP, SIM_G_CP, SIM_G_EP, SIM_G_DP, SIM_G_EDP, SIM_G_PP, SIM_G_EMB, SIM_G_ETP, SIM_G_DPR, SIM_NGROUPS
 } sim_group;
-/* "tp", "cp", "ep", "dp" (the gradient group: dp x cp ranks), "edp" (expert data parallel:
- * tp x cp x dp / (etp x ep)), "pp", "emb" (first and last stage, for tied embeddings), "etp"
- * (expert tensor parallel).  The MoE groups fold over a stage's tp x cp x dp ranks in
+/* "tp", "cp", "ep", "dp" (the gradient group: dp x cp ranks; with hybrid sharding its shard
+ * group, dp_shard x cp), "edp" (expert data parallel: tp x cp x dp / (etp x ep), divided by the
+ * replicas under hybrid sharding), "pp", "emb" (first and last stage, for tied embeddings), "etp"
+ * (expert tensor parallel), "dpr" (hybrid sharding's replicas: the ranks holding the same
+ * shard, dp / dp_shard of them, dense and expert alike).  The MoE groups fold over a stage's tp x cp x dp ranks in
  * Megatron-Core's order, etp fastest, then ep, then edp: an EP group spans TP ranks when etp is
  * below tp. */
 const char *sim_group_name(sim_group g);

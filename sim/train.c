@@ -152,6 +152,7 @@ static const char *const tag_names[TAG_NKINDS] = {
 	"?", "fwd attn", "fwd mlp", "bwd attn", "bwd mlp", "wgrad attn", "wgrad mlp", "recompute", "tp", "cp", "ep",
 	"pp send fwd", "pp send bwd", "dp grads", "zero gather", "zero reduce-scatter", "embed fwd", "embed bwd",
 	"head fwd", "head bwd", "optimizer", "embedding sync", "param gather", "cnn fwd", "cnn bwd", "step", "etp",
+	"replica all-reduce",
 };
 
 const char *
@@ -163,6 +164,7 @@ sim_tag_name(uint32_t tag, char *buf, size_t n)
 	switch (k) {
 	case TAG_FWD_ATTN: case TAG_FWD_MLP: case TAG_BWD_ATTN: case TAG_BWD_MLP: case TAG_W_ATTN: case TAG_W_MLP:
 	case TAG_RECOMP: case TAG_TP: case TAG_CP: case TAG_EP: case TAG_ETP: case TAG_ZERO_AG: case TAG_ZERO_RS:
+	case TAG_DPR:
 		snprintf(buf, n, "%s L%u mb%u", nm, layer, mb);
 		break;
 	case TAG_PP_FWD: case TAG_PP_BWD: case TAG_EMBED_FWD: case TAG_EMBED_BWD: case TAG_HEAD_FWD: case TAG_HEAD_BWD:
@@ -365,7 +367,7 @@ static int
 coll_elem(const bld *b, uint32_t tag)
 {
 	unsigned k = tag >> 26;
-	if (k == TAG_DP || k == TAG_ZERO_RS || k == TAG_EMB_SYNC)
+	if (k == TAG_DP || k == TAG_ZERO_RS || k == TAG_DPR || k == TAG_EMB_SYNC)
 		return b->t ? sim_grad_bytes(b->c) : 4; /* CNN buckets are fp32 (build_cnn) */
 	return (int)sim_act_bytes(b->c);
 }
@@ -660,20 +662,49 @@ side_members(const bld *b, int s, int inst, int j, int group, int stride, int *o
 	return group;
 }
 
-/* The members of the data-parallel (ZeRO) group of TP member j of stage s, and for each the op
- * that gates a prefetch: the end of the layer before the previous one, so that one layer's
- * gather overlaps the previous layer's compute and no more than two layers are gathered. */
+/* Shard groups of a stage in the full mode (hybrid sharding's replicas; 1 otherwise), and the
+ * instances each spans: a shard group is a run of consecutive instances (sim_place). */
 static int
-dp_members(const bld *b, int s, int j, int *mem, int32_t *gate)
+shard_blocks(const bld *b)
 {
-	int n = 0;
-	for (int i = 0; i < b->ninst && n < 4096; i++) {
+	return b->ninst > 1 ? b->pl.repl : 1;
+}
+
+/* The members of shard group `blk` of the data-parallel (ZeRO) group of TP member j of stage s,
+ * and for each the op that gates a prefetch: the end of the layer before the previous one, so
+ * that one layer's gather overlaps the previous layer's compute and no more than two layers are
+ * gathered. */
+static int
+dp_members(const bld *b, int s, int j, int blk, int *mem, int32_t *gate)
+{
+	int per = b->ninst / shard_blocks(b), n = 0;
+	for (int i = blk * per; i < (blk + 1) * per && n < 4096; i++) {
 		mem[n] = rank_of(b, s, i, j);
 		if (gate)
 			gate[n] = b->r[mem[n]].prev[1];
 		n++;
 	}
 	return n;
+}
+
+/* Hybrid sharding: each shard of TP member j of stage s, reduced within its shard group, is
+ * all-reduced over the replicas holding the same shard (bytes: a shard's of the dense and the
+ * expert gradients), on the stream of the reduce-scatter before it. */
+static void
+replica_reduce(bld *b, int s, int j, int which, double bytes, double ebytes, uint32_t tag)
+{
+	if (b->pl.repl <= 1)
+		return;
+	double shard = bytes / (double)b->pl.grad + ebytes / (double)b->pl.edp;
+	int blocks = shard_blocks(b), per = b->ninst / blocks;
+	for (int q = 0; q < per; q++) {
+		int mem[4096];
+		int n = 0;
+		for (int r = 0; r < blocks && n < 4096; r++)
+			mem[n++] = rank_of(b, s, r * per + q, j);
+		collective(b, mem, n, which, SIM_G_DPR, HW_ALL_REDUCE, b->pl.repl, b->pl.repl_per_node, shard, tag, NULL,
+			   false, false);
+	}
 }
 
 /* ZeRO-3: gather a layer's parameters before its forward or backward. */
@@ -683,49 +714,54 @@ zero_gather(bld *b, int s, int64_t layer, int64_t mb, const block_cost *A, const
 	const sim_train_cfg *c = b->c;
 	double bytes = A->wbytes + B->wbytes; /* as stored: a fine-tuning's NF4 base stays packed */
 	double ebytes = B->wexpert_bytes;
-	int grp = c->dp * c->cp;
+	int grp = b->pl.grad;
 	/* the collectives each block's parameters are gathered in (HW_Z3_*), the bytes split evenly
 	 * among them */
 	int ka, kb;
 	sim_zero3_gathers(b->m, c, &ka, &kb);
-	for (int j = 0; j < b->tpm; j++) {
-		int mem[4096];
-		int32_t gate[4096];
-		int n = dp_members(b, s, j, mem, gate);
-		if (ka == 1 && kb == 1)
-			collective(b, mem, n, S_DP, SIM_G_DP, HW_ALL_GATHER, grp, b->pl.grad_per_node, bytes,
-				   sim_tag(TAG_ZERO_AG, layer, mb), gate, false, true);
-		else
-			for (int i = 0; i < ka + kb; i++)
-				collective(b, mem, n, S_DP, SIM_G_DP, HW_ALL_GATHER, grp, b->pl.grad_per_node,
-					   i < ka ? A->wbytes / ka : B->wbytes / kb, sim_tag(TAG_ZERO_AG, layer, mb), gate,
-					   false, true);
-		if (ebytes > 0)
-			collective(b, mem, n, S_DP, SIM_G_EDP, HW_ALL_GATHER, b->pl.edp, b->pl.edp_per_node, ebytes,
-				   sim_tag(TAG_ZERO_AG, layer, mb), gate, false, true);
-	}
+	for (int j = 0; j < b->tpm; j++)
+		for (int blk = 0; blk < shard_blocks(b); blk++) {
+			int mem[4096];
+			int32_t gate[4096];
+			int n = dp_members(b, s, j, blk, mem, gate);
+			if (ka == 1 && kb == 1)
+				collective(b, mem, n, S_DP, SIM_G_DP, HW_ALL_GATHER, grp, b->pl.grad_per_node, bytes,
+					   sim_tag(TAG_ZERO_AG, layer, mb), gate, false, true);
+			else
+				for (int i = 0; i < ka + kb; i++)
+					collective(b, mem, n, S_DP, SIM_G_DP, HW_ALL_GATHER, grp, b->pl.grad_per_node,
+						   i < ka ? A->wbytes / ka : B->wbytes / kb, sim_tag(TAG_ZERO_AG, layer, mb),
+						   gate, false, true);
+			if (ebytes > 0)
+				collective(b, mem, n, S_DP, SIM_G_EDP, HW_ALL_GATHER, b->pl.edp, b->pl.edp_per_node, ebytes,
+					   sim_tag(TAG_ZERO_AG, layer, mb), gate, false, true);
+		}
 }
 
 /* ZeRO-2/3: reduce-scatter a layer's gradients once they are complete (deps: per simulated
- * rank of the stage, the op that completes them). */
+ * rank of the stage, the op that completes them), then, with hybrid sharding, all-reduce the
+ * shards over the replicas. */
 static void
 zero_reduce(bld *b, int s, int64_t layer, int64_t mb, const block_cost *A, const block_cost *B, const int32_t *ready)
 {
 	const sim_train_cfg *c = b->c;
 	double gb = (double)sim_grad_bytes(c);
 	double bytes = (A->train_params + B->train_params) * gb, ebytes = B->train_expert_params * gb;
-	int grp = c->dp * c->cp;
+	int grp = b->pl.grad;
 	for (int j = 0; j < b->tpm; j++) {
-		int mem[4096];
-		int32_t deps[4096];
-		int n = dp_members(b, s, j, mem, NULL);
-		for (int k = 0; k < n; k++)
-			deps[k] = ready[mem[k] - rank_of(b, s, 0, 0)];
-		collective(b, mem, n, S_DPRS, SIM_G_DP, HW_REDUCE_SCATTER, grp, b->pl.grad_per_node, bytes,
-			   sim_tag(TAG_ZERO_RS, layer, mb), deps, false, false);
-		if (ebytes > 0)
-			collective(b, mem, n, S_DPRS, SIM_G_EDP, HW_REDUCE_SCATTER, b->pl.edp, b->pl.edp_per_node, ebytes,
+		for (int blk = 0; blk < shard_blocks(b); blk++) {
+			int mem[4096];
+			int32_t deps[4096];
+			int n = dp_members(b, s, j, blk, mem, NULL);
+			for (int k = 0; k < n; k++)
+				deps[k] = ready[mem[k] - rank_of(b, s, 0, 0)];
+			collective(b, mem, n, S_DPRS, SIM_G_DP, HW_REDUCE_SCATTER, grp, b->pl.grad_per_node, bytes,
 				   sim_tag(TAG_ZERO_RS, layer, mb), deps, false, false);
+			if (ebytes > 0)
+				collective(b, mem, n, S_DPRS, SIM_G_EDP, HW_REDUCE_SCATTER, b->pl.edp, b->pl.edp_per_node,
+					   ebytes, sim_tag(TAG_ZERO_RS, layer, mb), deps, false, false);
+		}
+		replica_reduce(b, s, j, S_DPRS, bytes, ebytes, sim_tag(TAG_DPR, layer, mb));
 	}
 }
 
@@ -1159,9 +1195,6 @@ stage_buckets(bld *b, int s, int j)
 {
 	const sim_train_cfg *c = b->c;
 	double gb = (double)sim_grad_bytes(c), limit = bucket_limit(b);
-	int mem[4096];
-	int32_t deps[4096];
-	int n = dp_members(b, s, j, mem, NULL);
 	hw_coll op = c->zero >= 1 ? HW_REDUCE_SCATTER : HW_ALL_REDUCE;
 	double acc = 0.0, eacc = 0.0;
 	int bucket = 0;
@@ -1181,12 +1214,19 @@ stage_buckets(bld *b, int s, int j)
 			if (acc < limit && eacc < limit && !last)
 				continue;
 			int64_t li = local_index(b, s, l);
-			for (int k = 0; k < n; k++)
-				deps[k] = c->overlap_grad_reduce ? b->gready[(size_t)mem[k] * b->maxlayers + li] : b->r[mem[k]].last;
-			collective(b, mem, n, S_DP, SIM_G_DP, op, c->dp * c->cp, b->pl.grad_per_node, acc,
-				   sim_tag(TAG_DP, 0, bucket), deps, false, false);
-			collective(b, mem, n, S_DP, SIM_G_EDP, op, b->pl.edp, b->pl.edp_per_node, eacc,
-				   sim_tag(TAG_DP, 0, bucket), deps, false, false);
+			for (int blk = 0; blk < shard_blocks(b); blk++) {
+				int mem[4096];
+				int32_t deps[4096];
+				int n = dp_members(b, s, j, blk, mem, NULL);
+				for (int k = 0; k < n; k++)
+					deps[k] = c->overlap_grad_reduce ? b->gready[(size_t)mem[k] * b->maxlayers + li]
+									 : b->r[mem[k]].last;
+				collective(b, mem, n, S_DP, SIM_G_DP, op, b->pl.grad, b->pl.grad_per_node, acc,
+					   sim_tag(TAG_DP, 0, bucket), deps, false, false);
+				collective(b, mem, n, S_DP, SIM_G_EDP, op, b->pl.edp, b->pl.edp_per_node, eacc,
+					   sim_tag(TAG_DP, 0, bucket), deps, false, false);
+			}
+			replica_reduce(b, s, j, S_DP, acc, eacc, sim_tag(TAG_DPR, 0, bucket));
 			acc = eacc = 0.0;
 			bucket++;
 		}
@@ -1259,7 +1299,7 @@ pass_grads(bld *b)
 {
 	const sim_train_cfg *c = b->c;
 	const model_tf *t = b->t;
-	int grp = c->dp * c->cp;
+	int grp = b->pl.grad;
 	for (int s = 0; s < b->p; s++)
 		if (c->zero < 2)
 			for (int j = 0; j < b->tpm; j++)
@@ -1746,9 +1786,11 @@ full_per_symmetric(const bld *f, int kind)
 	case TAG_ETP:
 		return inst * tpm / (double)sim_train_etp(c);
 	case TAG_DP:
-		return f->t ? tpm : 1.0;
+		return f->t ? tpm * (double)f->pl.repl : 1.0;
 	case TAG_ZERO_AG: case TAG_ZERO_RS:
-		return tpm;
+		return tpm * (double)f->pl.repl;
+	case TAG_DPR: /* one per position in a shard group */
+		return tpm * (double)f->pl.grad;
 	default: /* compute, marks, the embedding sync and parameter gather of each rank */
 		return inst * tpm;
 	}

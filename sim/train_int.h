@@ -89,8 +89,12 @@ typedef struct placement {
 	int domain;               /* GPUs sharing the scale-up fabric (NVLink domain) */
 	int tp_per_node;          /* members of a TP group inside one domain */
 	int cp_per_node, dp_per_node, ep_per_node, edp_per_node, etp_per_node;
-	int edp;                  /* expert-data-parallel degree: tp * cp * dp / (etp * ep) */
-	int grad_per_node;        /* members of the gradient-reduction group (dp x cp) per domain */
+	int edp;                  /* expert-data-parallel degree: tp * cp * dp / (etp * ep), over the
+	                           * replicas of hybrid sharding (the expert shard group) */
+	int grad;                 /* the gradient-reduction group: dp x cp; with hybrid sharding its
+	                           * shard group, dp_shard x cp */
+	int grad_per_node;        /* its members per domain */
+	int repl, repl_per_node;  /* hybrid sharding's replica group (1: none), per domain */
 	bool pp_intra;            /* consecutive stages share a domain */
 } placement;
 
@@ -211,7 +215,7 @@ enum tag_kind {
 	TAG_FWD_ATTN = 1, TAG_FWD_MLP, TAG_BWD_ATTN, TAG_BWD_MLP, TAG_W_ATTN, TAG_W_MLP, TAG_RECOMP,
 	TAG_TP, TAG_CP, TAG_EP, TAG_PP_FWD, TAG_PP_BWD, TAG_DP, TAG_ZERO_AG, TAG_ZERO_RS, TAG_EMBED_FWD,
 	TAG_EMBED_BWD, TAG_HEAD_FWD, TAG_HEAD_BWD, TAG_OPTIM, TAG_EMB_SYNC, TAG_PARAM_AG, TAG_CNN_FWD,
-	TAG_CNN_BWD, TAG_STEP, TAG_ETP, TAG_NKINDS
+	TAG_CNN_BWD, TAG_STEP, TAG_ETP, TAG_DPR, TAG_NKINDS
 };
 static inline uint32_t
 sim_tag(int kind, int64_t layer, int64_t mb)

@@ -568,11 +568,13 @@ START_TEST(groups_partition_and_placement)
 	ck_assert(hw_open(":memory:", 0, &db, err, sizeof err) == 0);
 	hw_system sys;
 	ck_assert(hw_system_get(db, "dgx-h100", &sys, err, sizeof err) == 0);
-	static const int shapes[][6] = {/* tp, cp, dp, pp, ep, etp (0: the default) */
-					{2, 1, 2, 2, 1, 0}, {8, 1, 4, 2, 1, 0}, {4, 2, 2, 2, 2, 0}, {2, 2, 4, 1, 4, 0},
-					{1, 1, 8, 1, 8, 0}, {8, 4, 2, 2, 4, 0},
+	static const int shapes[][7] = {/* tp, cp, dp, pp, ep, etp (0: the default), dp_shard (0: none) */
+					{2, 1, 2, 2, 1, 0, 0}, {8, 1, 4, 2, 1, 0, 0}, {4, 2, 2, 2, 2, 0, 0}, {2, 2, 4, 1, 4, 0, 0},
+					{1, 1, 8, 1, 8, 0, 0}, {8, 4, 2, 2, 4, 0, 0},
 					/* parallel folding: EP over TP ranks (etp 1), etp 2 of tp 4, EP of 16 on tp 8 */
-					{4, 1, 2, 1, 8, 1}, {4, 1, 4, 2, 4, 2}, {8, 1, 2, 1, 16, 1}, {2, 2, 4, 1, 8, 2}};
+					{4, 1, 2, 1, 8, 1, 0}, {4, 1, 4, 2, 4, 2, 0}, {8, 1, 2, 1, 16, 1, 0}, {2, 2, 4, 1, 8, 2, 0},
+					/* hybrid sharding: shard groups inside a node, across nodes; with experts */
+					{1, 1, 32, 1, 1, 0, 8}, {2, 1, 16, 2, 1, 0, 8}, {1, 2, 16, 1, 1, 0, 2}, {2, 1, 8, 1, 2, 0, 4}};
 	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
 		sim_train_cfg c;
 		sim_train_cfg_init(&c);
@@ -582,6 +584,8 @@ START_TEST(groups_partition_and_placement)
 		c.pp = shapes[i][3];
 		c.ep = shapes[i][4];
 		c.etp = shapes[i][5];
+		c.dp_shard = shapes[i][6];
+		c.zero = c.dp_shard > 0;
 		c.gpus = c.tp * c.cp * c.dp * c.pp;
 		check_partition(&c);
 		/* TP groups: consecutive ranks inside one node */
@@ -595,10 +599,13 @@ START_TEST(groups_partition_and_placement)
 		/* members per node as sim_place assumes them when it shares links */
 		placement pl;
 		sim_place(&sys, &c, &pl);
-		static const sim_group gs[] = {SIM_G_TP, SIM_G_CP, SIM_G_DP, SIM_G_EP, SIM_G_EDP, SIM_G_ETP};
-		const int want[] = {pl.tp_per_node,  pl.cp_per_node,  pl.grad_per_node,
-				    pl.ep_per_node,  pl.edp_per_node, pl.etp_per_node};
-		for (size_t k = 0; k < 6; k++) {
+		static const sim_group gs[] = {SIM_G_TP, SIM_G_CP, SIM_G_DP, SIM_G_EP, SIM_G_EDP, SIM_G_ETP, SIM_G_DPR};
+		const int want[] = {pl.tp_per_node,  pl.cp_per_node,  pl.grad_per_node, pl.ep_per_node,
+				    pl.edp_per_node, pl.etp_per_node, pl.repl_per_node};
+		ck_assert_int_eq(sim_group_size(&c, SIM_G_DP), pl.grad);
+		ck_assert_int_eq(sim_group_size(&c, SIM_G_DPR), pl.repl);
+		ck_assert_int_eq(sim_group_size(&c, SIM_G_EDP), pl.edp);
+		for (size_t k = 0; k < 7; k++) {
 			int all[512];
 			int n = sim_group_members(&c, gs[k], 0, all, 512), on0 = 0;
 			for (int j = 0; j < n; j++)
@@ -620,14 +627,20 @@ START_TEST(groups_are_the_full_modes)
 {
 	static const struct {
 		const char *model;
-		int gpus, tp, pp, cp, ep;
-	} cases[] = {{"mpt-125m", 16, 2, 2, 2, 1}, {"mixtral-8x7b", 16, 2, 2, 1, 2}};
-	for (size_t ci = 0; ci < 2; ci++) {
+		int gpus, tp, pp, cp, ep, zero, dp_shard;
+	} cases[] = {{"mpt-125m", 16, 2, 2, 2, 1, 0, 0},
+		     {"mixtral-8x7b", 16, 2, 2, 1, 2, 0, 0},
+		     {"mpt-125m", 32, 2, 1, 2, 1, 1, 2},
+		     {"mpt-125m", 16, 1, 1, 1, 1, 3, 4}};
+	for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
 		fixture f;
 		setup(&f, cases[ci].model, "dgx-h100");
 		sim_train_cfg c = cfg(cases[ci].gpus, cases[ci].tp, cases[ci].pp, 1, 8);
 		c.cp = cases[ci].cp;
 		c.ep = cases[ci].ep;
+		c.zero = cases[ci].zero;
+		c.dp_shard = cases[ci].dp_shard;
+		c.global_batch = 16;
 		c.seq = 1024;
 		c.full = true;
 		simulate(&f, &c);
@@ -653,8 +666,10 @@ START_TEST(groups_are_the_full_modes)
 				g = SIM_G_CP;
 			else if (kind == TAG_EP)
 				g = SIM_G_EP;
-			else if (kind == TAG_DP && cc->ep == 1)
+			else if ((kind == TAG_DP || kind == TAG_ZERO_AG || kind == TAG_ZERO_RS) && cc->ep == 1)
 				g = SIM_G_DP;
+			else if (kind == TAG_DPR)
+				g = SIM_G_DPR;
 			else if (kind == TAG_EMB_SYNC)
 				g = SIM_G_EMB;
 			else if (kind == TAG_PP_FWD || kind == TAG_PP_BWD) {
@@ -678,9 +693,14 @@ START_TEST(groups_are_the_full_modes)
 			}
 			checked[kind]++;
 		}
-		ck_assert(checked[TAG_TP] > 0 && checked[TAG_PP_FWD] > 0 && checked[TAG_PP_BWD] > 0);
-		ck_assert(ci == 0 ? checked[TAG_CP] > 0 && checked[TAG_EMB_SYNC] > 0 && checked[TAG_DP] > 0
-				  : checked[TAG_EP] > 0);
+		ck_assert(checked[TAG_TP] > 0 || cc->tp == 1);
+		ck_assert((checked[TAG_PP_FWD] > 0 && checked[TAG_PP_BWD] > 0) || cc->pp == 1);
+		if (ci == 0)
+			ck_assert(checked[TAG_CP] > 0 && checked[TAG_EMB_SYNC] > 0 && checked[TAG_DP] > 0);
+		else if (ci == 1)
+			ck_assert(checked[TAG_EP] > 0);
+		else
+			ck_assert(checked[TAG_DPR] > 0 && checked[c.zero >= 3 ? TAG_ZERO_RS : TAG_DP] > 0);
 		teardown(&f);
 	}
 }

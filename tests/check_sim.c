@@ -466,29 +466,35 @@ START_TEST(census_counts_the_full_graph)
 		sim_recompute rc;
 		int64_t mb, gb, seq;
 		int dp;
-		int etp; /* 0: the default */
+		int etp;      /* 0: the default */
+		int dp_shard; /* 0: none */
 	} cases[] = {
-		{"gpt-1.7b", 2, 4, 1, 1, 1, 0, false, false, SIM_1F1B, SIM_RECOMPUTE_NONE, 1, 16, 0, 2, 0},
-		{"gpt-1.7b", 2, 2, 1, 1, 2, 1, false, true, SIM_INTERLEAVED, SIM_RECOMPUTE_SELECTIVE, 1, 16, 0, 2, 0},
-		{"gpt-1.7b", 1, 4, 1, 1, 1, 0, false, false, SIM_ZB_H1, SIM_RECOMPUTE_NONE, 1, 16, 0, 2, 0},
-		{"gpt-1.7b", 2, 2, 1, 1, 1, 0, false, false, SIM_GPIPE, SIM_RECOMPUTE_FULL, 2, 16, 0, 2, 0},
-		{"gpt2-xl", 1, 1, 1, 1, 1, 3, false, false, SIM_1F1B, SIM_RECOMPUTE_NONE, 2, 16, 0, 4, 0},
-		{"gpt2-xl", 1, 1, 1, 1, 1, 3, true, false, SIM_1F1B, SIM_RECOMPUTE_FULL, 2, 16, 0, 4, 0},
-		{"gpt-1.7b", 2, 1, 1, 1, 1, 2, false, true, SIM_1F1B, SIM_RECOMPUTE_NONE, 1, 8, 0, 4, 0},
-		{"llama-3-8b", 2, 2, 4, 1, 1, 1, false, true, SIM_1F1B, SIM_RECOMPUTE_NONE, 1, 4, 32768, 1, 0},
-		{"mixtral-8x7b", 2, 2, 1, 4, 1, 1, false, true, SIM_1F1B, SIM_RECOMPUTE_NONE, 1, 16, 2048, 4, 0},
-		{"mixtral-8x7b", 1, 1, 2, 4, 1, 3, false, false, SIM_1F1B, SIM_RECOMPUTE_NONE, 1, 8, 8192, 2, 0},
+		{"gpt-1.7b", 2, 4, 1, 1, 1, 0, false, false, SIM_1F1B, SIM_RECOMPUTE_NONE, 1, 16, 0, 2, 0, 0},
+		{"gpt-1.7b", 2, 2, 1, 1, 2, 1, false, true, SIM_INTERLEAVED, SIM_RECOMPUTE_SELECTIVE, 1, 16, 0, 2, 0, 0},
+		{"gpt-1.7b", 1, 4, 1, 1, 1, 0, false, false, SIM_ZB_H1, SIM_RECOMPUTE_NONE, 1, 16, 0, 2, 0, 0},
+		{"gpt-1.7b", 2, 2, 1, 1, 1, 0, false, false, SIM_GPIPE, SIM_RECOMPUTE_FULL, 2, 16, 0, 2, 0, 0},
+		{"gpt2-xl", 1, 1, 1, 1, 1, 3, false, false, SIM_1F1B, SIM_RECOMPUTE_NONE, 2, 16, 0, 4, 0, 0},
+		{"gpt2-xl", 1, 1, 1, 1, 1, 3, true, false, SIM_1F1B, SIM_RECOMPUTE_FULL, 2, 16, 0, 4, 0, 0},
+		{"gpt-1.7b", 2, 1, 1, 1, 1, 2, false, true, SIM_1F1B, SIM_RECOMPUTE_NONE, 1, 8, 0, 4, 0, 0},
+		{"llama-3-8b", 2, 2, 4, 1, 1, 1, false, true, SIM_1F1B, SIM_RECOMPUTE_NONE, 1, 4, 32768, 1, 0, 0},
+		{"mixtral-8x7b", 2, 2, 1, 4, 1, 1, false, true, SIM_1F1B, SIM_RECOMPUTE_NONE, 1, 16, 2048, 4, 0, 0},
+		{"mixtral-8x7b", 1, 1, 2, 4, 1, 3, false, false, SIM_1F1B, SIM_RECOMPUTE_NONE, 1, 8, 8192, 2, 0, 0},
 		/* parallel folding: EP over the TP ranks (etp 1); a hybrid Mamba/attention model */
-		{"mixtral-8x7b", 2, 2, 1, 4, 1, 1, false, true, SIM_1F1B, SIM_RECOMPUTE_NONE, 1, 8, 1024, 2, 1},
-		{"nemotron-h-56b", 8, 1, 1, 1, 1, 1, false, true, SIM_1F1B, SIM_RECOMPUTE_NONE, 1, 4, 1024, 2, 0},
-		{"resnet-50", 1, 1, 1, 1, 1, 0, false, false, SIM_1F1B, SIM_RECOMPUTE_NONE, 32, 512, 0, 8, 0},
-		{"resnet-50", 1, 1, 1, 1, 1, 1, false, false, SIM_1F1B, SIM_RECOMPUTE_NONE, 16, 256, 0, 4, 0},
+		{"mixtral-8x7b", 2, 2, 1, 4, 1, 1, false, true, SIM_1F1B, SIM_RECOMPUTE_NONE, 1, 8, 1024, 2, 1, 0},
+		{"nemotron-h-56b", 8, 1, 1, 1, 1, 1, false, true, SIM_1F1B, SIM_RECOMPUTE_NONE, 1, 4, 1024, 2, 0, 0},
+		{"resnet-50", 1, 1, 1, 1, 1, 0, false, false, SIM_1F1B, SIM_RECOMPUTE_NONE, 32, 512, 0, 8, 0, 0},
+		{"resnet-50", 1, 1, 1, 1, 1, 1, false, false, SIM_1F1B, SIM_RECOMPUTE_NONE, 16, 256, 0, 4, 0, 0},
+		/* hybrid sharding: ZeRO-1 buckets and ZeRO-3 layers, each shard all-reduced over replicas */
+		{"gpt-1.7b", 2, 2, 1, 1, 1, 1, false, true, SIM_1F1B, SIM_RECOMPUTE_NONE, 1, 16, 0, 4, 0, 2},
+		{"gpt2-xl", 1, 1, 2, 1, 1, 3, true, false, SIM_1F1B, SIM_RECOMPUTE_NONE, 1, 16, 2048, 8, 0, 2},
+		{"mixtral-8x7b", 1, 1, 1, 2, 1, 3, false, false, SIM_1F1B, SIM_RECOMPUTE_NONE, 1, 8, 1024, 4, 0, 2},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		model *m;
 		ck_assert_int_eq(model_load(cases[i].model, &m, err, sizeof err), 0);
 		sim_train_cfg cfg;
 		sim_train_cfg_init(&cfg);
+		cfg.dp_shard = cases[i].dp_shard;
 		cfg.tp = cases[i].tp;
 		cfg.pp = cases[i].pp;
 		cfg.cp = cases[i].cp;
@@ -581,7 +587,9 @@ START_TEST(symmetric_equals_full)
 	ck_assert_int_eq(hw_cost_new(db, "toy", &c, err, sizeof err), 0);
 	model *m;
 	ck_assert_int_eq(model_load("gpt-1.7b", &m, err, sizeof err), 0);
-	const int cfgs[][4] = {{2, 2, 2, 0}, {2, 4, 2, 1}, {4, 2, 2, 2}, {1, 2, 4, 3}};
+	/* tp, pp, dp, and 0 plain, 1 sequence parallel, 2 ZeRO-1 with full recompute, 3 ZeRO-3,
+	 * 4 ZeRO-1 and 5 ZeRO-3 sharded over pairs of data-parallel ranks (hybrid sharding) */
+	const int cfgs[][4] = {{2, 2, 2, 0}, {2, 4, 2, 1}, {4, 2, 2, 2}, {1, 2, 4, 3}, {2, 1, 8, 4}, {1, 2, 4, 5}};
 	for (size_t i = 0; i < sizeof cfgs / sizeof cfgs[0]; i++) {
 		sim_train_cfg cfg;
 		sim_train_cfg_init(&cfg);
@@ -589,7 +597,8 @@ START_TEST(symmetric_equals_full)
 		cfg.pp = cfgs[i][1];
 		cfg.dp = cfgs[i][2];
 		cfg.gpus = cfg.tp * cfg.pp * cfg.dp;
-		cfg.zero = cfgs[i][3] == 3 ? 3 : cfgs[i][3] == 2 ? 1 : 0;
+		cfg.zero = cfgs[i][3] == 3 || cfgs[i][3] == 5 ? 3 : cfgs[i][3] == 2 || cfgs[i][3] == 4 ? 1 : 0;
+		cfg.dp_shard = cfgs[i][3] >= 4 ? 2 : 0;
 		cfg.sequence_parallel = cfgs[i][3] == 1;
 		cfg.recompute = cfgs[i][3] == 2 ? SIM_RECOMPUTE_FULL : SIM_RECOMPUTE_NONE;
 		cfg.micro_batch = 1;
@@ -661,17 +670,20 @@ START_TEST(fold_is_exact)
 		bool sp;
 		int64_t micro, seq;
 		bool folds;
+		int dp_shard;
 	} cases[] = {
-		{"gpt-1.7b", 1, 1, 1, 2, 1, 1, 0, SIM_RECOMPUTE_NONE, false, 40, 1024, true},
-		{"gpt-1.7b", 2, 2, 1, 2, 1, 1, 1, SIM_RECOMPUTE_NONE, true, 48, 1024, true},
-		{"gpt-1.7b", 2, 4, 1, 1, 1, 1, 0, SIM_RECOMPUTE_FULL, false, 97, 1024, true},
-		{"gpt-1.7b", 2, 2, 2, 2, 1, 1, 1, SIM_RECOMPUTE_SELECTIVE, true, 64, 1024, true},
-		{"gpt-1.7b", 2, 2, 1, 2, 1, 1, 2, SIM_RECOMPUTE_NONE, true, 64, 1024, true},
-		{"gpt-1.7b", 1, 1, 1, 4, 1, 1, 3, SIM_RECOMPUTE_NONE, false, 40, 1024, true},
-		{"gpt-1.7b", 1, 2, 1, 4, 1, 3, 1, SIM_RECOMPUTE_NONE, false, 48, 1024, true},
-		{"gpt-1.7b", 1, 1, 1, 16, 1, 1, 2, SIM_RECOMPUTE_NONE, false, 40, 128, false},
-		{"gpt-1.7b", 2, 4, 1, 1, 1, 2, 0, SIM_RECOMPUTE_NONE, true, 96, 1024, true},
-		{"mixtral-8x7b", 2, 2, 1, 4, 4, 1, 1, SIM_RECOMPUTE_NONE, true, 40, 1024, true},
+		{"gpt-1.7b", 1, 1, 1, 2, 1, 1, 0, SIM_RECOMPUTE_NONE, false, 40, 1024, true, 0},
+		{"gpt-1.7b", 2, 2, 1, 2, 1, 1, 1, SIM_RECOMPUTE_NONE, true, 48, 1024, true, 0},
+		{"gpt-1.7b", 2, 4, 1, 1, 1, 1, 0, SIM_RECOMPUTE_FULL, false, 97, 1024, true, 0},
+		{"gpt-1.7b", 2, 2, 2, 2, 1, 1, 1, SIM_RECOMPUTE_SELECTIVE, true, 64, 1024, true, 0},
+		{"gpt-1.7b", 2, 2, 1, 2, 1, 1, 2, SIM_RECOMPUTE_NONE, true, 64, 1024, true, 0},
+		{"gpt-1.7b", 1, 1, 1, 4, 1, 1, 3, SIM_RECOMPUTE_NONE, false, 40, 1024, true, 0},
+		{"gpt-1.7b", 1, 2, 1, 4, 1, 3, 1, SIM_RECOMPUTE_NONE, false, 48, 1024, true, 0},
+		{"gpt-1.7b", 1, 1, 1, 16, 1, 1, 2, SIM_RECOMPUTE_NONE, false, 40, 128, false, 0},
+		{"gpt-1.7b", 2, 4, 1, 1, 1, 2, 0, SIM_RECOMPUTE_NONE, true, 96, 1024, true, 0},
+		{"mixtral-8x7b", 2, 2, 1, 4, 4, 1, 1, SIM_RECOMPUTE_NONE, true, 40, 1024, true, 0},
+		{"gpt-1.7b", 2, 2, 1, 4, 1, 1, 1, SIM_RECOMPUTE_NONE, true, 48, 1024, true, 2},
+		{"gpt-1.7b", 1, 1, 1, 4, 1, 1, 3, SIM_RECOMPUTE_NONE, false, 40, 1024, true, 2},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		model *m;
@@ -686,6 +698,7 @@ START_TEST(fold_is_exact)
 		cfg.vpp = cases[i].vpp;
 		cfg.schedule = cfg.vpp > 1 ? SIM_INTERLEAVED : SIM_1F1B;
 		cfg.zero = cases[i].zero;
+		cfg.dp_shard = cases[i].dp_shard;
 		cfg.recompute = cases[i].rc;
 		cfg.sequence_parallel = cases[i].sp;
 		cfg.dtype = i == 1 ? HW_FP16 : HW_BF16;
@@ -1069,6 +1082,88 @@ START_TEST(zero_offload_step_by_hand)
 }
 END_TEST
 
+/* Hybrid sharding by hand: gpt2-xl under FSDP on 32 A100s (4 nodes of 8), 2 micro-batches of
+ * 1, sharded within each node (dp_shard 8, 4 replicas).  Rank 0's ops: every gather and
+ * reduce-scatter spans its node's 8 ranks, all on NVLink; each reduce-scatter is followed on
+ * its stream by one all-reduce of the node's shard of it (1/8 of the bytes) over the 4
+ * replicas, one rank a node; 48 layers gathered twice and reduced once a micro-batch.  The
+ * states per GPU are those of 8-way sharding: gradients and optimizer states 4x the 32-way
+ * figures, the weights' shards 4x too. */
+START_TEST(hybrid_sharding_by_hand)
+{
+	hw_db *db;
+	ck_assert_int_eq(hw_open(":memory:", 0, &db, err, sizeof err), 0);
+	hw_cost *cost;
+	ck_assert_int_eq(hw_cost_new(db, "dgx-a100", &cost, err, sizeof err), 0);
+	model *m;
+	ck_assert_int_eq(model_load("gpt2-xl", &m, err, sizeof err), 0);
+	sim_mem mem[2];
+	for (int k = 0; k < 2; k++) {
+		sim_train_cfg cfg;
+		zero3_gpt2xl_cfg(&cfg);
+		cfg.fsdp = true;
+		cfg.dp_shard = k ? 8 : 0;
+		ck_assert_int_eq(sim_train_check(m, hw_cost_system(cost), &cfg, err, sizeof err), 0);
+		ck_assert_int_eq(sim_dp_replicas(&cfg), k ? 4 : 1);
+		sim_train_memory(m, hw_cost_system(cost), &cfg, 0, &mem[k]);
+	}
+	ck_assert_double_eq_tol(mem[1].grads, 4 * mem[0].grads, 1e-9 * mem[1].grads);
+	ck_assert_double_eq_tol(mem[1].optimizer, 4 * mem[0].optimizer, 1e-9 * mem[1].optimizer);
+	ck_assert(mem[1].weights > mem[0].weights);
+
+	sim_train_cfg cfg;
+	zero3_gpt2xl_cfg(&cfg);
+	cfg.fsdp = true;
+	cfg.dp_shard = 8;
+	cfg.record_ops = true;
+	sim_train_result *r = run_train(m, cost, &cfg);
+	sim_rank_ops *o;
+	ck_assert_msg(sim_train_rank_ops(r, 0, &o, err, sizeof err) == 0, "%s", err);
+	int gathers = 0, scatters = 0, replicas = 0;
+	double last_rs = 0.0;
+	int last_stream = -1;
+	for (size_t k = 0; k < o->nops; k++) {
+		const sim_rop *op = &o->ops[k];
+		if (op->kind != SIM_OP_COLL)
+			continue;
+		if (op->group == SIM_G_DP) {
+			ck_assert_int_eq(op->group_size, 8);
+			ck_assert_int_eq(op->per_node, 8);
+			if (op->coll == HW_ALL_GATHER)
+				gathers++;
+			if (op->coll == HW_REDUCE_SCATTER) {
+				scatters++;
+				last_rs = op->bytes;
+				last_stream = op->stream;
+			}
+		} else if (op->group == SIM_G_DPR) {
+			ck_assert_int_eq(op->coll, HW_ALL_REDUCE);
+			ck_assert_int_eq(op->group_size, 4);
+			ck_assert_int_eq(op->per_node, 1);
+			ck_assert_int_eq(op->stream, last_stream);
+			ck_assert_double_eq_tol(op->bytes, last_rs / 8.0, 1e-9 * op->bytes);
+			replicas++;
+		}
+	}
+	ck_assert_int_eq(gathers, 48 * 2 * 2);
+	ck_assert_int_eq(scatters, 48 * 2);
+	ck_assert_int_eq(replicas, scatters);
+	/* the group lists say the same: rank 0 shards with ranks 0-7, holds replicas with 8, 16, 24 */
+	int g[32];
+	ck_assert_int_eq(sim_group_members(sim_train_config(r), SIM_G_DP, 0, g, 32), 8);
+	for (int i = 0; i < 8; i++)
+		ck_assert_int_eq(g[i], i);
+	ck_assert_int_eq(sim_group_members(sim_train_config(r), SIM_G_DPR, 0, g, 32), 4);
+	for (int i = 0; i < 4; i++)
+		ck_assert_int_eq(g[i], 8 * i);
+	sim_rank_ops_free(o);
+	sim_train_result_free(r);
+	model_free(m);
+	hw_cost_free(cost);
+	hw_close(db);
+}
+END_TEST
+
 /* Megatron's asynchronous input-gradient all-reduce (tp_wgrad_overlap), worked by hand: Llama 3
  * 8B on TP 8 in one node (no DP, PP, SP or recomputation), 2 micro-batches of 2.  Without it every
  * collective is synchronous, so the step is the kernels and the all-reduces end to end.  With it
@@ -1327,6 +1422,44 @@ START_TEST(invalid_configurations)
 		ck_assert_int_eq(sim_train_check(m, &sys, &cfg, err, sizeof err), PP_EUSAGE);
 		ck_assert_msg(strstr(err, bad[i].needle) != NULL, "case %zu: \"%s\" lacks \"%s\"", i, err, bad[i].needle);
 	}
+	/* hybrid sharding: a shard group that divides dp, under ZeRO, of a transformer */
+	static const struct {
+		int zero, dp_shard;
+		const char *needle; /* NULL: valid */
+	} hy[] = {{1, 3, "--dp-shard (3) must divide dp (8)"}, {3, 16, "--dp-shard (16) must divide dp (8)"},
+		  {0, 2, "it needs --zero 1, 2 or 3"}, {3, 2, NULL}, {1, 8, NULL}};
+	for (size_t i = 0; i < sizeof hy / sizeof hy[0]; i++) {
+		sim_train_cfg cfg;
+		sim_train_cfg_init(&cfg);
+		cfg.gpus = 64;
+		cfg.tp = 8;
+		cfg.global_batch = 64;
+		cfg.zero = hy[i].zero;
+		cfg.dp_shard = hy[i].dp_shard;
+		int rc = sim_train_check(m, &sys, &cfg, err, sizeof err);
+		if (hy[i].needle == NULL) {
+			ck_assert_msg(rc == 0, "hybrid case %zu: %s", i, err);
+			/* a shard group of every data-parallel rank is the plain form */
+			ck_assert_int_eq(cfg.dp_shard, hy[i].dp_shard == cfg.dp ? 0 : hy[i].dp_shard);
+			ck_assert_int_eq(sim_dp_shard(&cfg) * sim_dp_replicas(&cfg), cfg.dp);
+		} else {
+			ck_assert_int_eq(rc, PP_EUSAGE);
+			ck_assert_msg(strstr(err, hy[i].needle) != NULL, "hybrid case %zu: \"%s\"", i, err);
+		}
+	}
+	model *cnn;
+	ck_assert_int_eq(model_load("resnet-50", &cnn, err, sizeof err), 0);
+	sim_train_cfg cc;
+	sim_train_cfg_init(&cc);
+	cc.gpus = 8;
+	cc.zero = 1;
+	cc.dp_shard = 4;
+	cc.micro_batch = 32;
+	cc.global_batch = 256;
+	cc.dtype = HW_FP16;
+	ck_assert_int_eq(sim_train_check(cnn, &sys, &cc, err, sizeof err), PP_EUSAGE);
+	ck_assert_msg(strstr(err, "hybrid sharding (--dp-shard) is not modelled for CNNs") != NULL, "%s", err);
+	model_free(cnn);
 	/* uneven stages: Llama-3-405B's 126 layers on 16 stages run 7 on the ends, 8 elsewhere */
 	model *big;
 	ck_assert_int_eq(model_load("llama-3-405b", &big, err, sizeof err), 0);
@@ -1550,6 +1683,7 @@ main(void)
 	tcase_add_test(tt, fold_is_exact);
 	tcase_add_test(tt, fold_after_a_transient);
 	tcase_add_test(tt, census_counts_the_full_graph);
+	tcase_add_test(tt, hybrid_sharding_by_hand);
 	tcase_add_test(tt, over_the_op_limit_refused_before_building);
 	tcase_add_test(tt, deterministic_and_traced);
 	tcase_add_test(tt, activation_memory_formulas);

@@ -145,6 +145,35 @@ arg 'mixed_precision_reduce = "float32"' "$TMPD/out"
 run 2 $P8 --dtype fp8 --zero 0 --framework megatron --export torchtitan
 expect_err "torchtitan 0.2.1 reduces gradients in float32 only"
 
+# hybrid sharding: each program's own words for shard groups of 8 data-parallel ranks replicated
+# over the rest (Megatron's distributed-optimizer instances, FSDP2's replicate x shard degrees,
+# MiCS), and a refusal where MiCS cannot group the ranks
+PH="plan train --model llama-3-8b --system dgx-h100 --gpus 64 --global-batch 512 --tp 1 --pp 1 --cp 1 --zero 3 --dp-shard 8"
+# shellcheck disable=SC2086
+run 0 $PH --json
+python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['counts'][0]['candidates'][0]['config']; sys.exit(0 if (c['dp_shard'], c['dp_replicas']) == (8, 8) else 1)" "$TMPD/out" ||
+	fail "the ranked layout is not sharded over 8 ranks with 8 replicas"
+for k in megatron nemo torchtitan deepspeed; do
+	# shellcheck disable=SC2086
+	run 0 $PH --framework $([ $k = nemo ] && echo megatron || echo $k) --export $k --out "$TMPD/h-$k.out"
+	check $k "$TMPD/h-$k.out"
+done
+arg "--num-distributed-optimizer-instances 8" "$TMPD/h-megatron.out"
+arg "ZeRO-3 sharded over 8 data-parallel ranks x 8 replicas" "$TMPD/h-megatron.out"
+arg "num_distributed_optimizer_instances=8," "$TMPD/h-nemo.out"
+arg "data_parallel_replicate_degree = 8" "$TMPD/h-torchtitan.out"
+arg "data_parallel_shard_degree = 8" "$TMPD/h-torchtitan.out"
+arg '"mics_shard_size":	8' "$TMPD/h-deepspeed.out"
+# shellcheck disable=SC2086
+run 0 $P8 --zero 3 --export megatron
+noarg "--num-distributed-optimizer-instances" "$TMPD/out"
+run 2 plan train --model llama-3-8b --system dgx-h100 --gpus 64 --global-batch 512 --tp 2 --pp 1 --cp 1 --zero 3 \
+	--dp-shard 4 --framework deepspeed --export deepspeed
+expect_err "MiCS groups consecutive ranks of the whole job"
+run 2 plan train --model llama-3-8b --system dgx-h100 --gpus 64 --global-batch 512 --tp 1 --pp 1 --zero 1 \
+	--dp-shard 8 --framework deepspeed --export deepspeed
+expect_err "hybrid sharding with ZeRO-1"
+
 # refusals: what the framework cannot express, with the reason
 run 2 plan train --model llama-3-8b --system dgx-h100 --gpus 16 --global-batch 128 --pp 2 --schedule zb-h1 --export megatron
 expect_err "does not run the zb-h1 pipeline schedule"

@@ -106,6 +106,41 @@ run 0 simulate train --model gpt3-175b --system dgx-a100 --gpus 1536 --zero 3 --
 json_check "$TMPD/out" "d['config']['zero3_regather'] is False and d['step_time_s'] < $(python3 -c "import json; print(json.load(open('$TMPD/z3-tensor.json'))['step_time_s'])")"
 run 2 simulate train --model gpt3-175b --system dgx-a100 --gpus 8 --zero 3 --micro-batch 1 --global-batch 8 --zero3-regather yes
 expect_err "--zero3-regather must be off or on"
+
+# hybrid sharding: FSDP within each node of 8, 4 replicas; the layout line and the JSON say so,
+# and the shard group must divide the data parallelism and shard something
+H="simulate train --model llama-3-8b --system dgx-h100 --gpus 32 --zero 3 --fsdp --micro-batch 1 --global-batch 32"
+# shellcheck disable=SC2086
+run 0 $H --dp-shard 8
+expect_out "sharded over 8 data-parallel ranks x 4 replicas"
+# shellcheck disable=SC2086
+run 0 $H --dp-shard 8 --json
+json_check "$TMPD/out" "d['config']['dp_shard'] == 8 and d['config']['dp_replicas'] == 4"
+# shellcheck disable=SC2086
+run 0 $H --dp-shard 32 --json
+json_check "$TMPD/out" "'dp_shard' not in d['config']"
+# shellcheck disable=SC2086
+run 2 $H --dp-shard 3
+expect_err "--dp-shard (3) must divide dp (32)"
+run 2 simulate train --model llama-3-8b --system dgx-h100 --gpus 32 --micro-batch 1 --global-batch 32 --dp-shard 8
+expect_err "it needs --zero 1, 2 or 3"
+# a published row's notes that state the replicas (MaxText's DCN data parallelism) run them
+python3 - "$TMPD/hy.csv" <<'PY'
+import csv, sys
+head = ["source", "table", "model", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "seq", "gpu", "num_gpus",
+        "precision", "tp", "pp", "dp", "cp", "ep", "vpp", "zero", "micro_batch", "global_batch", "recompute",
+        "measured_metric", "measured_value", "unit", "notes", "framework"]
+row = ["my runs", "t", "Llama3-8B", "32", "4096", "32", "8", "14336", "128256", "8192", "H100", "64", "bf16", "", "", "",
+       "", "", "", "FSDP", "1", "64", "", "iteration time", "5", "s"]
+notes = ["ici_fsdp_parallelism=8, dcn_data_parallelism=8", "FSDP shard size 16, data-parallel replicas 4",
+         "FSDP shard size 32", "data-parallel replicas 3", "dcn_DP 1"]
+w = csv.writer(open(sys.argv[1], "w", newline=""), lineterminator="\n")
+w.writerow(head)
+for n in notes:
+    w.writerow(row + [n, "maxtext"])
+PY
+run 0 validate --data "$TMPD/hy.csv" --json
+json_check "$TMPD/out" "[r['config'].get('dp_shard') for r in sorted(d['rows'], key=lambda r: r['line'])] == [8, 16, 32, None, None]"
 # Gradient reduction precision: torchtitan reduces in fp32 (mixed_precision_reduce), so its
 # FSDP gradient shard is 4 bytes a parameter where plain FSDP's is 2; --grad-reduce overrides it.
 run 0 simulate train --model llama-3-8b --system dgx-h100 --gpus 8 --zero 3 --fsdp --micro-batch 1 \

@@ -455,6 +455,41 @@ notes_split(const vrow *w, int *tp, int *pp)
 	}
 }
 
+/* The number after the first of keys in the notes ("data-parallel replicas 16", "dcn_DP 16",
+ * "dcn_data_parallelism=16"); 0 when none is there or it is out of range. */
+static int
+notes_number(const char *notes, const char *const *keys)
+{
+	for (; *keys != NULL; keys++) {
+		const char *p = word_at(notes, *keys);
+		if (p != NULL) {
+			long x = strtol(p + strlen(*keys), NULL, 10);
+			return x > 0 && x <= GPUS_MAX ? (int)x : 0;
+		}
+	}
+	return 0;
+}
+
+/* Hybrid sharding a row's notes state: its data-parallel replicas (MaxText's DCN data
+ * parallelism, each replica an FSDP group) or the FSDP shard size; sets dp_shard where it
+ * divides the row's data parallelism, else leaves ZeRO over every data-parallel rank. */
+static void
+notes_hybrid(vrow *w)
+{
+	static const char *const repl[] = {"data-parallel replicas ", "dcn_DP ", "dcn_data_parallelism=", NULL};
+	static const char *const shard[] = {"FSDP shard size ", NULL};
+	sim_train_cfg *c = &w->cfg;
+	if (c->zero < 1 && !c->fsdp)
+		return;
+	int64_t mp = (int64_t)c->tp * c->pp * c->cp;
+	int64_t dp = c->dp > 0 ? c->dp : c->gpus / mp;
+	const char *notes = get(w, C_NOTES);
+	int r = notes_number(notes, repl), sh = notes_number(notes, shard);
+	int64_t want = r > 0 ? (dp % r == 0 ? dp / r : 0) : sh > 0 && sh % (c->tp * c->cp) == 0 ? sh / (c->tp * c->cp) : 0;
+	if (want > 0 && want < dp && dp % want == 0)
+		c->dp_shard = (int)want;
+}
+
 /* Builds the configuration (the framework's way first); the reason when it cannot. */
 static const char *
 row_config(vrow *w, const hw_profile *fw)
@@ -583,6 +618,8 @@ row_config(vrow *w, const hw_profile *fw)
 	/* a row that says it ran its source's most performant layout and states none runs the
 	 * fastest the simulator finds (TP inside a node, PP, recomputation) */
 	w->slay = val_has(notes, "most performant") && geti(w, C_TP) <= 0 && geti(w, C_PP) <= 0 && geti(w, C_CP) <= 1;
+	if (!w->slay) /* the search's layouts have data parallelism of their own */
+		notes_hybrid(w);
 	w->svpp = vpp <= 0 && c->pp > 1;
 	c->vpp = vpp > 0 ? (int)vpp : 1;
 	if (c->vpp > 1)
@@ -1170,6 +1207,8 @@ val_train_report(const val_set *s)
 		cJSON_AddBoolToObject(cf, "sequence_parallel", c->sequence_parallel);
 		cJSON_AddNumberToObject(cf, "zero", c->zero);
 		cJSON_AddBoolToObject(cf, "fsdp", c->fsdp);
+		if (c->dp_shard > 0)
+			cJSON_AddNumberToObject(cf, "dp_shard", c->dp_shard);
 		cJSON_AddStringToObject(cf, "dtype", hw_dtype_name(c->dtype));
 		pp_str as = {0};
 		if (w->smb)
