@@ -331,6 +331,9 @@ void plan_scenario_opts_init(plan_scenario_opts *o);
 /* Runs the scenario on the deployment; *out is a "paraplan.plan-scenario/1" document. */
 int plan_serve_scenario(const model *m, const hw_cost *cost, const plan_scenario_opts *o, struct cJSON **out,
 			char *err, size_t errlen);
+/* The times the search's upper bound (1.2 x the Offline throughput) is doubled while the rate
+ * there still passes: 2^6 x 1.2 = 77 times the Offline throughput at most. */
+#define PLAN_SCENARIO_DOUBLINGS 6
 #define PLAN_SCENARIO_SCHEMA "paraplan.plan-scenario/1"
 
 /* Launch configurations (planner/export.c): the ranked configuration as a Megatron-LM run script,

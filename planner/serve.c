@@ -696,8 +696,11 @@ plan_serve_scenario(const model *m, const hw_cost *cost, const plan_scenario_opt
 	x.m = m;
 	x.cost = cost;
 	x.o = o;
-	/* Offline, and the search's upper bound: every request at once.  A Poisson rate above a
-	 * saturated batch's throughput cannot be sustained; 1.2x leaves room for the batch's drain. */
+	/* Offline, and the search's first upper bound: every request at once.  A Poisson rate well
+	 * above a batch's throughput is not sustained where the batch ran the engine at its best;
+	 * but a batch of every request at once can run it worse than arrivals do (an engine that
+	 * admits more sequences than the KV cache holds preempts them and computes them again), so
+	 * a bound that passes is doubled until one fails. */
 	sim_serve_cfg c = o->cfg;
 	c.arrival = SIM_ARR_BATCH;
 	c.requests = o->offline_requests;
@@ -723,11 +726,18 @@ plan_serve_scenario(const model *m, const hw_cost *cost, const plan_scenario_opt
 		*out = d;
 		return 0;
 	}
-	double rate = 0;
+	double rate = 0, hi = 1.2 * off.requests_per_s;
 	int steps = 0;
-	if ((rc = plan_rate_search(scen_pass, &x, 1.2 * off.requests_per_s, o->tolerance, &rate, &steps, err, errlen)) != 0) {
-		cJSON_Delete(d);
-		return rc;
+	for (int k = 0;; k++) {
+		int n = 0;
+		if ((rc = plan_rate_search(scen_pass, &x, hi, o->tolerance, &rate, &n, err, errlen)) != 0) {
+			cJSON_Delete(d);
+			return rc;
+		}
+		steps += n;
+		if (rate < hi || k == PLAN_SCENARIO_DOUBLINGS)
+			break;
+		hi *= 2.0;
 	}
 	cJSON *lim = cJSON_AddObjectToObject(d, "limits");
 	cJSON_AddNumberToObject(lim, "ttft_p99_s", o->ttft_p99_s);
