@@ -124,6 +124,11 @@ int cli_opt_base_dtype(const cli_opt *o, const char *val, char *err, size_t errl
 	OPT_NUM("spec-accept", "A", A, 0.0, 1.0,                                                               \
 		"probability that each proposed token is accepted (measure it on your traffic)")
 int cli_spec_check(const char *cmd, const cli_opt *opts, int spec);
+/* --chunked-prefill MODE into an int (sim_chunked_names' index). */
+#define OPT_CHUNKED(P)                                                                                       \
+	OPT_CHOICE("chunked-prefill", "MODE", P, sim_chunked_names,                                          \
+		   "engine (default: as the engine runs), on (prompts in chunks beside the decodes) or off (whole " \
+		   "prompts)")
 /* A file the command will write (--out FILE, --trace FILE): the path is held, when it is read,
  * to the rule every written file follows (pp_output_check: a new path or a regular file we may
  * write), so a refusal comes before any work. */

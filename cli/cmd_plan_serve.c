@@ -202,9 +202,7 @@ cmd_plan_serve(int argc, char **argv)
 		OPT_DIST("prompt-len", "DIST", &o.prompt, "prompt tokens (default 512)"),
 		OPT_DIST("output-len", "DIST", &o.output, "output tokens (default 256)"),
 		OPT_SERVE_FEATURES(&o.prefix_hit, &spec, &o.spec_tokens, &o.spec_accept),
-		OPT_CHOICE("chunked-prefill", "MODE", &chunked, sim_chunked_names,
-			   "engine (default: as the engine runs), on (prompts in chunks beside the decodes) or off (whole "
-			   "prompts)"),
+		OPT_CHUNKED(&chunked),
 		OPT_INT("failures", "K", &o.failures, 0, 1000, "spare replicas so that the SLO holds with K down"),
 		OPT_NUM("availability", "A", &o.availability, 0.5, 0.999999999,
 			"instead of --failures: the fewest spares that keep the SLO's replicas up this share of the "

@@ -552,9 +552,7 @@ simulate_serve(int argc, char **argv)
 		OPT_I64("max-batched-tokens", "N", &c.max_batched_tokens, 1, 1 << 22,
 			"tokens per iteration (default: the engine's; an engine that runs whole prompts, at least the "
 			"longest)"),
-		OPT_CHOICE("chunked-prefill", "MODE", &chunked, sim_chunked_names,
-			   "engine (default: as the engine runs), on (prompts in chunks beside the decodes) or off (whole "
-			   "prompts)"),
+		OPT_CHUNKED(&chunked),
 		OPT_DTYPE("weights", "W", &c.weights,
 			  "weight format: bf16, fp8, fp4 (NVFP4 experts, Blackwell), int8 or int4 (default: as the model is "
 			  "published, 'paraplan model show')"),
