@@ -77,6 +77,21 @@ and [r['rank'] for r in d['ranks']] == [0, 4]"
 json_check "$TMPD/dry.json" "all(r['totals']['collectives']['tp']['all_reduce'] == 4 * 6 * 4 \
 and r['totals']['collectives']['emb']['all_reduce'] == 1 for r in d['ranks']) \
 and d['ranks'][0]['totals']['sends'] == 4 and d['ranks'][1]['totals']['recvs'] == 4"
+# hybrid sharding: FSDP within pairs of ranks, each shard all-reduced over the four pairs; the
+# replay builds both groups and predicts the simulated step
+run 0 simulate train --model mpt-125m --system dgx-h100 --gpus 8 --zero 3 --fsdp --dp-shard 2 --micro-batch 1 \
+	--global-batch 16 --seq 1024 --json
+cp "$TMPD/out" "$TMPD/hsdp.json"
+run 0 replay --plan "$TMPD/hsdp.json" --dry-run --json
+json_check "$TMPD/out" "d['world']['groups']['dp'] == [[0,1],[2,3],[4,5],[6,7]] \
+and d['world']['groups']['dpr'] == [[0,2,4,6],[1,3,5,7]] and abs(d['predicted_step_s'] / d['plan_step_s'] - 1) < 1e-9 \
+and d['ranks'][0]['totals']['collectives']['dpr']['all_reduce'] == d['ranks'][0]['totals']['collectives']['dp']['reduce_scatter'] > 0"
+python3 - "$TMPD/hsdp.json" "$TMPD/bad-shard.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); d['config']['dp_shard'] = 3; json.dump(d, open(sys.argv[2], 'w'))
+PY
+run 2 replay --plan "$TMPD/bad-shard.json" --dry-run
+expect_err "bad-shard.json: the plan's configuration: --dp-shard (3) must divide dp (8)"
 # every op waits only for earlier ops; the program says what it launches
 json_check "$TMPD/dry.json" "all(w < o['i'] for r in d['ranks'] for o in r['ops'] for w in o.get('wait', [])) \
 and all(r['program']['communicators'] for r in d['ranks'])"
