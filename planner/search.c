@@ -765,6 +765,23 @@ plan_train(const model *m, hw_db *db, const char *system, const plan_train_opts 
 		o.top = 1;
 	if (!(o.memory_headroom >= 0.0) || !(o.memory_headroom < 1.0))
 		return pp_err(err, errlen, PP_EUSAGE, "--memory-headroom must be from 0 to 99%%, got %g%%", 100.0 * o.memory_headroom);
+	if (model_transformer(m) == NULL) {
+		/* a CNN's layouts are data parallelism, micro-batch and dtype: a pin of anything else
+		 * would be ignored, so it is refused */
+		static const char *const names[] = {"--tp", "--pp", "--vpp", "--cp", "--ep", "--zero", "--dp-shard"};
+		const plan_pin *pins[] = {&o.tp, &o.pp, &o.vpp, &o.cp, &o.ep, &o.zero, &o.dp_shard};
+		for (size_t i = 0; i < sizeof pins / sizeof pins[0]; i++)
+			if (pins[i]->n > 0)
+				return pp_err(err, errlen, PP_EUSAGE,
+					      "%s is a CNN: its layouts are data parallelism, micro-batch and dtype; %s does "
+					      "not apply",
+					      model_name(m), names[i]);
+		if (o.schedules || o.recomputes)
+			return pp_err(err, errlen, PP_EUSAGE,
+				      "%s is a CNN: its layouts are data parallelism, micro-batch and dtype; %s does not "
+				      "apply",
+				      model_name(m), o.schedules ? "--schedule" : "--recompute");
+	}
 	hw_cost *cost;
 	int rc = hw_cost_new(db, system, &cost, err, errlen);
 	if (rc != 0)

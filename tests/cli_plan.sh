@@ -46,6 +46,14 @@ run 2 plan train --model llama-3-8b --tokens 1e9 --global-batch 64
 expect_err "both --tokens and --days"
 run 2 plan train --model llama-3-8b --system nope --gpus 8 --global-batch 64
 expect_err "unknown system"
+# a CNN's layouts are data parallelism, micro-batch and dtype: a pin of another dimension is
+# refused, not ignored
+for o in "--tp 2" "--pp 2" "--zero 1" "--dp-shard 4" "--recompute full"; do
+	# shellcheck disable=SC2086
+	run 2 plan train --model resnet-50 --system dgx-a100 --gpus 8 --global-batch 256 $o
+	expect_err "resnet-50 is a CNN: its layouts are data parallelism, micro-batch and dtype; ${o% *} does not apply"
+done
+run 0 plan train --model resnet-50 --system dgx-a100 --gpus 8 --global-batch 256 --micro-batch 32
 run 2 plan train --model llama-3-8b --system dgx-h100 --gpus 16 --global-batch 128 --export megatron --out "$TMPD/nodir/x.txt" --bogus
 # two nodes of 4 GPUs: TP stays inside the 4-GPU node
 run 0 plan train --model gpt-7.5b --system dgx-a100 --gpus 8 --gpus-per-node 4 --global-batch 64 --json
