@@ -164,7 +164,7 @@ plan_framework_runs(const plan_framework *f, const model *m, const sim_train_cfg
 		snprintf(z, sizeof z, "ZeRO-%d", zero);
 		return lacks(why, n, "%s", z);
 	}
-	if (c->dp_shard > 0 && c->dp_shard < c->dp && !(f->hybrid & S(zero))) {
+	if (sim_dp_replicas(c) > 1 && !(f->hybrid & S(zero))) {
 		char z[64];
 		snprintf(z, sizeof z, "hybrid sharding with ZeRO-%d", zero);
 		return lacks(why, n, "%s", z);

@@ -87,8 +87,8 @@ plan_key(const sim_train_cfg *c, char *buf, size_t n)
 	p = put_int(put_str(p, " v"), c->vpp, 0);
 	p = put_int(put_str(p, " z"), c->zero, 0);
 	p = put_str(p, c->fsdp ? "f" : "");
-	if (c->dp_shard > 0 && c->dp_shard < c->dp)
-		p = put_int(put_str(p, " h"), c->dp_shard, 0);
+	if (sim_dp_replicas(c) > 1)
+		p = put_int(put_str(p, " h"), sim_dp_shard(c), 0);
 	p = put_int(put_str(p, " mb"), (long long)c->micro_batch, 3);
 	p = put_str(put_str(p, " "), sim_recompute_name(c->recompute));
 	p = put_str(p, c->sequence_parallel ? " sp" : "");
@@ -768,19 +768,17 @@ plan_train(const model *m, hw_db *db, const char *system, const plan_train_opts 
 	if (model_transformer(m) == NULL) {
 		/* a CNN's layouts are data parallelism, micro-batch and dtype: a pin of anything else
 		 * would be ignored, so it is refused */
-		static const char *const names[] = {"--tp", "--pp", "--vpp", "--cp", "--ep", "--zero", "--dp-shard"};
-		const plan_pin *pins[] = {&o.tp, &o.pp, &o.vpp, &o.cp, &o.ep, &o.zero, &o.dp_shard};
+		const struct { bool given; const char *name; } pins[] = {
+			{o.tp.n > 0, "--tp"}, {o.pp.n > 0, "--pp"}, {o.vpp.n > 0, "--vpp"}, {o.cp.n > 0, "--cp"},
+			{o.ep.n > 0, "--ep"}, {o.zero.n > 0, "--zero"}, {o.dp_shard.n > 0, "--dp-shard"},
+			{o.schedules != 0, "--schedule"}, {o.recomputes != 0, "--recompute"},
+		};
 		for (size_t i = 0; i < sizeof pins / sizeof pins[0]; i++)
-			if (pins[i]->n > 0)
+			if (pins[i].given)
 				return pp_err(err, errlen, PP_EUSAGE,
 					      "%s is a CNN: its layouts are data parallelism, micro-batch and dtype; %s does "
 					      "not apply",
-					      model_name(m), names[i]);
-		if (o.schedules || o.recomputes)
-			return pp_err(err, errlen, PP_EUSAGE,
-				      "%s is a CNN: its layouts are data parallelism, micro-batch and dtype; %s does not "
-				      "apply",
-				      model_name(m), o.schedules ? "--schedule" : "--recompute");
+					      model_name(m), pins[i].name);
 	}
 	hw_cost *cost;
 	int rc = hw_cost_new(db, system, &cost, err, errlen);

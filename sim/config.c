@@ -170,7 +170,8 @@ sim_dp_shard(const sim_train_cfg *c)
 int
 sim_dp_replicas(const sim_train_cfg *c)
 {
-	return c->dp / sim_dp_shard(c);
+	int s = sim_dp_shard(c);
+	return s > 0 ? c->dp / s : 1; /* dp 0: not derived yet, no replicas */
 }
 
 double
@@ -483,13 +484,11 @@ sim_place(const hw_system *sys, const sim_train_cfg *c, placement *out)
 	int etp = sim_train_etp(c), ep = c->ep > 0 ? c->ep : 1;
 	out->etp_per_node = etp < dom ? etp : dom;
 	out->ep_per_node = per_domain(ep, etp, dom);
-	out->edp = (int)((int64_t)c->tp * c->cp * c->dp / ((int64_t)etp * ep));
-	if (out->edp < 1)
-		out->edp = 1;
 	/* hybrid sharding: the replicas are the outer dp / dp_shard of the data-parallel ranks, so a
-	 * shard group is the first dp_shard x cp of them and a replica group strides over the rest */
+	 * shard group is the first dp_shard x cp of them and a replica group strides over the rest;
+	 * the expert shard group is the expert-data-parallel group of one replica */
 	int shard = sim_dp_shard(c), repl = sim_dp_replicas(c);
-	out->edp /= repl;
+	out->edp = (int)((int64_t)c->tp * c->cp * c->dp / ((int64_t)etp * ep) / repl);
 	if (out->edp < 1)
 		out->edp = 1;
 	out->edp_per_node = per_domain(out->edp, (int64_t)etp * ep, dom);
