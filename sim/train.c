@@ -2087,11 +2087,12 @@ fold_steady(const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t
 	memset(&last, 0, sizeof last);
 	int agree = 0;
 	/* k counts the small steps of the current window of consecutive counts mk - 2g, mk - g, mk.
-	 * After WINDOW_SLIDES windows that disagree the next window starts at twice the count: a
+	 * After WINDOW_SLIDES windows that disagree, their disagreement not dying out (below), the
+	 * next window starts at twice the count: a
 	 * transient that dies out geometrically with the micro-batches (a stage with slack whose
 	 * communication and slowed compute settle into their phase a little more each micro-batch)
 	 * is gone, to the picosecond, sooner at twice the count than one micro-batch further on */
-	enum { WINDOW_SLIDES = 4 };
+	enum { WINDOW_SLIDES = 2 };
 	int64_t k = 0, mk = first, slides = 0, budget = micro / 2, last_gap = INT64_MAX;
 	while (agree == 0 && spent + mk <= budget) {
 		free(s[0].st);
