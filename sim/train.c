@@ -1856,9 +1856,11 @@ sim_train_census(const model *m, const hw_cost *cost, const sim_train_cfg *cin, 
  * step of M is the last small step plus its (M - m') / g missing groups.  The FLOP counts are
  * doubles, whose sums depend on their order: they are added again in the order the whole graph
  * adds them, from the last small step's log of what each job added.  Where no two groups agree
- * before the small steps have cost half of the whole step (or the first three would cost more;
- * three quarters while their disagreement shrinks geometrically), every micro-batch is simulated; and wherever something may run ahead of the schedule without
- * bound, whose queue can grow until the step's pattern changes far past any small step.  GPipe
+ * before the small steps have cost half of the whole step (three quarters while their
+ * disagreement shrinks geometrically; the first three are run where they cost at most three
+ * quarters: GPT-3's interleaved step of 96 micro-batches on PP 8 agrees in its first window, at
+ * 72), every micro-batch is simulated; and wherever something may run ahead of the schedule
+ * without bound, whose queue can grow until the step's pattern changes far past any small step.  GPipe
  * and ZB-H1 are never folded (GPipe runs every forward before any backward; a GPT-3 GPipe
  * step's groups agreed to the picosecond from 8 to 76 micro-batches, then shortened by
  * microseconds).  ZeRO-2 and 3 reduce-scatter every micro-batch's gradients and nothing waits
@@ -2079,7 +2081,7 @@ fold_steady(const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t
 	 * groups in; 1F1B one at a time, from its pp - 1 warm-up forwards */
 	bool il = c->schedule == SIM_INTERLEAVED;
 	int64_t g = il ? c->pp : 1, first = il ? 2 * c->pp : c->pp + 1, spent = 0;
-	if (3 * first + 3 * g > micro / 2)
+	if (3 * first + 3 * g > micro / 4 * 3)
 		return false;
 	run_sum s[3];
 	memset(s, 0, sizeof s);
@@ -2093,7 +2095,8 @@ fold_steady(const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t
 	 * communication and slowed compute settle into their phase a little more each micro-batch)
 	 * is gone, to the picosecond, sooner at twice the count than one micro-batch further on */
 	enum { WINDOW_SLIDES = 2 };
-	int64_t k = 0, mk = first, slides = 0, budget = micro / 2, last_gap = INT64_MAX;
+	int64_t k = 0, mk = first, slides = 0, last_gap = INT64_MAX;
+	int64_t budget = 3 * first + 3 * g > micro / 2 ? 3 * first + 3 * g : micro / 2; /* the first window */
 	while (agree == 0 && spent + mk <= budget) {
 		free(s[0].st);
 		s[0] = s[1];
