@@ -2114,12 +2114,22 @@ fold_steady(const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t
 		 * picosecond of the clock's rounding, is a transient dying out: the small steps may
 		 * then cost up to 3/4 of the whole step (a Llama-3-70B interleaved step of 512
 		 * micro-batches agrees from 56 to 72, at 352 of them), and the window slides on */
-		int64_t gp = window_gap(s, nranks);
-		bool dying = gp <= 1 || (last_gap != INT64_MAX && gp <= last_gap / 8);
+		int64_t gp = window_gap(s, nranks), prev = last_gap;
+		bool dying = gp <= 1 || (prev != INT64_MAX && gp <= prev / 8);
 		last_gap = gp;
 		budget = dying ? micro / 4 * 3 : micro / 2;
 		if (!dying && ++slides >= WINDOW_SLIDES)
 			mk = 2 * at, k = 0, slides = 0, last_gap = INT64_MAX;
+		if (dying && gp > 1 && prev != INT64_MAX) {
+			/* shrinking by prev / gp a group, it is gone in about log(gp) / log(prev / gp)
+			 * groups: the window ending one group later is the first likely to agree, and the
+			 * counts before it need not run (70B: from 40 micro-batches straight to 56, 64
+			 * and 72) */
+			int64_t more = (int64_t)ceil(log((double)gp) / log((double)prev / (double)gp));
+			int64_t end = at + (more + 1) * g;
+			if (more > 2 && more < micro && end - 2 * g > mk && spent + 3 * end - 3 * g <= budget)
+				mk = end - 2 * g, k = 0;
+		}
 		int64_t n = (micro - at) / g;
 		int r[3] = {extend(s[0].now, s[1].now, s[2].now, n, &out->now),
 			    extend(s[0].events, s[1].events, s[2].events, n, &out->events),
