@@ -2090,10 +2090,10 @@ fold_steady(const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t
 	int agree = 0;
 	/* k counts the small steps of the current window of consecutive counts mk - 2g, mk - g, mk.
 	 * After WINDOW_SLIDES windows that disagree, their disagreement not dying out (below), the
-	 * next window starts at twice the count: a
-	 * transient that dies out geometrically with the micro-batches (a stage with slack whose
-	 * communication and slowed compute settle into their phase a little more each micro-batch)
-	 * is gone, to the picosecond, sooner at twice the count than one micro-batch further on */
+	 * next window starts at twice the count: a transient that dies out geometrically with the
+	 * micro-batches (a stage with slack whose communication and slowed compute settle into
+	 * their phase a little more each micro-batch) is gone, to the picosecond, sooner at twice
+	 * the count than one micro-batch further on */
 	enum { WINDOW_SLIDES = 2 };
 	int64_t k = 0, mk = first, slides = 0, last_gap = INT64_MAX;
 	int64_t budget = 3 * first + 3 * g > micro / 2 ? 3 * first + 3 * g : micro / 2; /* the first window */
@@ -2113,7 +2113,7 @@ fold_steady(const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t
 		/* a window whose disagreement shrank eightfold from the one before, or is down to a
 		 * picosecond of the clock's rounding, is a transient dying out: the small steps may
 		 * then cost up to 3/4 of the whole step (a Llama-3-70B interleaved step of 512
-		 * micro-batches agrees from 56 to 72, at 352 of them), and the window slides on */
+		 * micro-batches agrees from 56 to 72, past half of it), and the window slides on */
 		int64_t gp = window_gap(s, nranks), prev = last_gap;
 		bool dying = gp <= 1 || (prev != INT64_MAX && gp <= prev / 8);
 		last_gap = gp;
