@@ -1544,6 +1544,11 @@ START_TEST(stated_settings)
 	ck_assert_double_eq(val_stated_setting("my_batch_size 64, batch_sizes 8", seqs, 0), 0); /* not whole keys */
 	ck_assert_double_eq(val_stated_setting("batch_size", seqs, 0), 0);
 	ck_assert_double_eq(val_stated_setting("", seqs, 0), 0);
+	static const char *const mem[] = {"gpu_memory_utilization", "gpu-memory-utilization", NULL};
+	const char *e = "tp=1 pp=1 dp=8; gpu_memory_utilization 0.95; max_num_seqs 1232/858, max_num_batched_tokens 8192";
+	ck_assert_double_eq(val_stated_setting(e, mem, 0), 0.95);
+	ck_assert_double_eq(val_stated_setting(e, seqs, 1), 858);
+	ck_assert_double_eq(val_stated_setting("vllm serve --gpu-memory-utilization=0.9", mem, -1), 0.9);
 }
 END_TEST
 

@@ -629,6 +629,9 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 			static const char *const tok_keys[] = {"max_num_tokens", "max_num_batched_tokens", "max-num-batched-tokens",
 							       NULL};
 			static const char *const step_keys[] = {"num_scheduler_steps", "num-scheduler-steps", NULL, false};
+			/* vLLM's share of the GPU's memory its weights, activations and KV cache may take
+			 * (Krai's MLPerf v5.1 runs: "gpu_memory_utilization 0.95") */
+			static const char *const mem_keys[] = {"gpu_memory_utilization", "gpu-memory-utilization", NULL};
 			int si = scenario_index(scen, strlen(scen));
 			double v;
 			for (int w = 0; w < 2; w++) {
@@ -639,6 +642,8 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 					c.max_batched_tokens = (int64_t)v;
 				if ((v = val_stated_setting(text, step_keys, si)) >= 1 && v <= 256)
 					c.engine.sched_steps = (int)v;
+				if ((v = val_stated_setting(text, mem_keys, si)) > 0.1 && v <= 1.0)
+					c.gpu_memory_utilization = v;
 				if (val_has(text, "chunked_prefill False") || val_has(text, "chunked prefill off") ||
 				    val_has(text, "chunked-prefill=False"))
 					c.engine.prefill = HW_EN_PREFILL_SEPARATE;
