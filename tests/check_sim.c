@@ -558,19 +558,23 @@ START_TEST(over_the_op_limit_refused_before_building)
 	cfg.sequence_parallel = true;
 	cfg.full = true;
 	double census;
-	ck_assert_int_eq(sim_train_census(m, c, &cfg, &census, err, sizeof err), 0);
-	ck_assert_msg(census > SIM_MAX_OPS && census < 4.0 * SIM_MAX_OPS, "census %.0f", census);
-	struct timespec t0, t1;
+	struct timespec t0, t1, t2;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ck_assert_int_eq(sim_train_census(m, c, &cfg, &census, err, sizeof err), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ck_assert_msg(census > SIM_MAX_OPS && census < 4.0 * SIM_MAX_OPS, "census %.0f", census);
 	sim_train_result *r = NULL;
 	ck_assert_int_eq(sim_train(m, c, &cfg, &r, err, sizeof err), PP_EUSAGE);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
+	clock_gettime(CLOCK_MONOTONIC, &t2);
 	ck_assert_ptr_null(r);
 	ck_assert_msg(strstr(err, "16384 simulated ranks x 64 micro-batches") != NULL, "%s", err);
-	/* building 16.8 million ops took seconds; the census a few milliseconds (generous bound
-	 * for a loaded machine and sanitizers) */
-	double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
-	ck_assert_msg(secs < 1.0, "refused after %.2f s", secs);
+	/* building 16.8 million ops took seconds, hundreds of times the census's few
+	 * milliseconds: the refusal costs about one census.  Measured against the census on the
+	 * same machine, the bound holds on a loaded one and under valgrind (where 1.43 s against a
+	 * fixed second failed once). */
+	double tc = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	double secs = (double)(t2.tv_sec - t1.tv_sec) + (double)(t2.tv_nsec - t1.tv_nsec) * 1e-9;
+	ck_assert_msg(secs < 0.2 + 5.0 * tc, "refused after %.2f s (the census alone: %.3f s)", secs, tc);
 	model_free(m);
 	hw_cost_free(c);
 	hw_close(db);
