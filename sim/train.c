@@ -2130,6 +2130,8 @@ fold_steady(const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t
 			if (more > 2 && more < micro && end - 2 * g > mk && spent + 3 * end - 3 * g <= budget)
 				mk = end - 2 * g, k = 0;
 		}
+		if (gp != 0)
+			continue; /* some increment differs: no agreement to extend */
 		int64_t n = (micro - at) / g;
 		int r[3] = {extend(s[0].now, s[1].now, s[2].now, n, &out->now),
 			    extend(s[0].events, s[1].events, s[2].events, n, &out->events),
