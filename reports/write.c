@@ -5,8 +5,8 @@
  * Everything is written into a fresh directory beside the target (DIR.tmp-XXXXXX, same file
  * system, so the final rename is atomic): charts and their data, the HTML, the Markdown, the
  * CSV files and manifest.txt last.  Then the target is swapped in.  A target that exists is
- * replaced only when it is empty or holds an earlier report (its manifest.txt), never a
- * directory of the user's other files.  On any failure the temporary directory is removed.
+ * replaced only when it is empty or holds an earlier report and nothing else (its manifest.txt
+ * and the files it lists), never a directory of the user's other files.  On any failure the temporary directory is removed.
  */
 #include "config.h"
 #include "reports/rep_int.h"
@@ -243,8 +243,56 @@ empty_dir(const char *dir)
 	return empty;
 }
 
-/* 0: dir is absent; 1: it holds an earlier report; 2: it is empty; a negative code: it must
- * not be replaced. */
+/* Whether rel ("report.md", "charts/d1.svg") is a file the manifest lists: man is the manifest's
+ * text behind a newline, each line "REL<TAB>SIZE". */
+static bool
+listed(const char *man, const char *rel)
+{
+	size_t n = strlen(rel);
+	for (const char *p = strstr(man, "\n"); p != NULL; p = strstr(p + 1, "\n"))
+		if (!strncmp(p + 1, rel, n) && p[1 + n] == '\t')
+			return true;
+	return false;
+}
+
+/* The first entry of an earlier report's directory (sub: "" for its top, or "charts" or
+ * "tables") that the report did not write, into bad: anything but its manifest, the files the
+ * manifest lists and the two folders it writes them in.  1 when there is one, 0 when none, a
+ * negative code when the directory cannot be read. */
+static int
+stray(const char *dir, const char *sub, const char *man, char *bad, size_t badlen, char *err, size_t errlen)
+{
+	char path[4300];
+	snprintf(path, sizeof path, "%s%s%s", dir, sub[0] ? "/" : "", sub);
+	DIR *d = opendir(path);
+	if (d == NULL)
+		return pp_err(err, errlen, PP_EIO, "%s: %s", path, strerror(errno));
+	int found = 0;
+	struct dirent *e;
+	while (found == 0 && (e = readdir(d)) != NULL) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		char rel[600], full[4600];
+		struct stat st;
+		snprintf(rel, sizeof rel, "%s%s%.500s", sub, sub[0] ? "/" : "", e->d_name);
+		bool top = sub[0] == '\0';
+		if ((size_t)snprintf(full, sizeof full, "%s/%s", path, e->d_name) >= sizeof full || lstat(full, &st) != 0)
+			found = 1;
+		else if (top && S_ISDIR(st.st_mode) && (!strcmp(e->d_name, "charts") || !strcmp(e->d_name, "tables")))
+			found = stray(dir, e->d_name, man, bad, badlen, err, errlen);
+		else
+			found = !(S_ISREG(st.st_mode) && ((top && !strcmp(e->d_name, "manifest.txt")) || listed(man, rel)));
+		if (found == 1 && bad[0] == '\0')
+			pp_strlcpy(bad, rel, badlen);
+	}
+	closedir(d);
+	return found;
+}
+
+/* 0: dir is absent; 1: it holds an earlier report and nothing else; 2: it is empty; a negative
+ * code: it must not be replaced.  An earlier report is a manifest.txt that paraplan wrote
+ * (its first line says so) and only the files it lists: a directory holding anything more is
+ * the user's, whatever else it holds. */
 static int
 replaceable(const char *dir, char *err, size_t errlen)
 {
@@ -253,15 +301,40 @@ replaceable(const char *dir, char *err, size_t errlen)
 		return errno == ENOENT ? 0 : pp_err(err, errlen, PP_EIO, "%s: %s", dir, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
 		return pp_err(err, errlen, PP_EUSAGE, "--out %s exists and is not a directory", dir);
-	char path[4300];
-	snprintf(path, sizeof path, "%s/manifest.txt", dir);
-	if (access(path, F_OK) == 0)
-		return 1;
 	if (empty_dir(dir))
 		return 2;
-	return pp_err(err, errlen, PP_EUSAGE,
-		      "--out %s exists and is not an earlier report (no manifest.txt): choose another directory or remove it",
-		      dir);
+	static const char head[] = "# paraplan report:";
+	char path[4300], e2[256], *text = NULL;
+	size_t len = 0;
+	snprintf(path, sizeof path, "%s/manifest.txt", dir);
+	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || pp_read_text(path, 1 << 20, &text, &len, e2, sizeof e2) != 0 ||
+	    strncmp(text, head, sizeof head - 1) != 0) {
+		free(text);
+		return pp_err(err, errlen, PP_EUSAGE,
+			      "--out %s exists and is not an earlier report (no manifest.txt of one): choose another directory "
+			      "or remove it",
+			      dir);
+	}
+	/* behind a newline, so that every line, the first too, starts after one */
+	char *man = malloc(len + 2);
+	if (man == NULL) {
+		free(text);
+		return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+	}
+	man[0] = '\n';
+	memcpy(man + 1, text, len + 1);
+	free(text);
+	char bad[600] = "";
+	int rc = stray(dir, "", man, bad, sizeof bad, err, errlen);
+	free(man);
+	if (rc < 0)
+		return rc;
+	if (rc > 0)
+		return pp_err(err, errlen, PP_EUSAGE,
+			      "--out %s holds %s, which its manifest.txt does not list: it is not only an earlier report, and "
+			      "is left as it is; choose another directory or remove it",
+			      dir, bad);
+	return 1;
 }
 
 int

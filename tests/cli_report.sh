@@ -54,6 +54,24 @@ run 0 report --from "$F/plan-train-h100.json" --out "$TMPD/r2" --format csv
 [ ! -e "$TMPD/r2/report.html" ] || fail "the earlier report's files survived its replacement"
 [ -s "$TMPD/r2/tables/d1-cost.csv" ] || fail "csv format wrote no tables"
 ls "$TMPD" | grep -q 'tmp-\|old-' && fail "temporary directories left beside the report"
+# a directory with a manifest.txt is replaced only if it holds nothing else than what its manifest
+# lists: the user's files beside a report, or a manifest.txt of the user's own, are left as they are
+echo notes >"$TMPD/r2/charts/mine.txt"
+run 2 report --from "$F/sim-train.json" --out "$TMPD/r2" --format md
+expect_err "holds charts/mine.txt, which its manifest.txt does not list"
+[ -s "$TMPD/r2/tables/d1-cost.csv" ] || fail "a refused report still replaced the earlier one"
+rm "$TMPD/r2/charts/mine.txt"
+mkdir "$TMPD/r2/sub"
+run 2 report --from "$F/sim-train.json" --out "$TMPD/r2" --format md
+expect_err "holds sub, which"
+rmdir "$TMPD/r2/sub"
+run 0 report --from "$F/sim-train.json" --out "$TMPD/r2" --format md
+mkdir "$TMPD/own"
+echo notes >"$TMPD/own/manifest.txt"
+echo thesis >"$TMPD/own/thesis.tex"
+run 2 report --from "$F/sim-train.json" --out "$TMPD/own"
+expect_err "is not an earlier report"
+[ "$(cat "$TMPD/own/thesis.tex")" = thesis ] || fail "a directory of the user's own was replaced"
 
 # no gnuplot: tables only, with a notice, and the charts' data and scripts
 PARAPLAN_GNUPLOT="$TMPD/no-such-gnuplot" run 0 report $ALL --out "$TMPD/r3"
