@@ -111,8 +111,26 @@ json_check "$TMPD/out" "{s['model']: s['reason'] for s in d['skipped']}['huge-gp
 json_check "$TMPD/out" "{s['model']: s['reason'] for s in d['skipped']}['huge-batch'] == 'the batch size is out of range'"
 json_check "$TMPD/out" "'must be between 1 and 65536' in {s['model']: s['reason'] for s in d['skipped']}['huge-layers']"
 json_check "$TMPD/out" "{s['model']: s['reason'] for s in d['skipped']}['nan-value'] == 'the measured value is not a positive number'"
+# a stated count that is not a whole number from 1 is a mistake, not an unstated value; a value
+# in another unit than its metric's would be scored off by the factor
+json_check "$TMPD/out" "{s['model']: s['reason'] for s in d['skipped']}['typo-batch'] == 'the global_batch \"128x\" is not a whole number from 1'"
+json_check "$TMPD/out" "{s['model']: s['reason'] for s in d['skipped']}['zero-tp'] == 'the tp \"0\" is not a whole number from 1'"
+json_check "$TMPD/out" "{s['model']: s['reason'] for s in d['skipped']}['odd-unit'].startswith('the unit \"parsecs\" is not one of')"
 run 0 validate --set serving --data "$BAD/validate/serving-absurd.csv" --json
-json_check "$TMPD/out" "len(d['skipped']) == 3 and all('out of range' in s['reason'] or 'from 1 to 100000' in s['reason'] for s in d['skipped'])"
+json_check "$TMPD/out" "len([s for s in d['skipped'] if s['source'] == 'x']) == 3 and all('out of range' in s['reason'] or 'from 1 to 100000' in s['reason'] for s in d['skipped'] if s['source'] == 'x')"
+# a GPU count that wraps or leaves GPUs over, a unit not the metric's, an engine setting out of
+# its range, a count that is not whole: each skipped with its reason, not run on a default
+for why in "gpus-wrap|the GPU count \"4294967297\" is not a whole number" \
+	"gpus-odd|the 3 GPUs are not a whole number of TP 2 x PP 1 replicas" \
+	"ttft-in-s|the unit \"s\" is not one of the metric's (ms)" \
+	"memory-5|the stated gpu_memory_utilization 5 is not above 0.1" \
+	"seqs-huge|the stated max_num_seqs 999999999999 is not a whole number from 1 to 1048576" \
+	"conc-float|is not a batch, a concurrency from 1 to 100000 or a rate"; do
+	json_check "$TMPD/out" "'''${why#*|}''' in {s['source']: s['reason'] for s in d['skipped']}['${why%%|*}']"
+done
+# (the one row predicted is the concurrency of 100,000: at the limit, not past it)
+[ "$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['overall']['rows'])" "$TMPD/out")" = 1 ] ||
+	fail "a hostile serving row was predicted"
 
 # ---- flags out of range, malformed, repeated or missing their value -----------------------------
 T="simulate train --model llama-3-8b --system dgx-h100 --pp 1 --micro-batch 1"

@@ -13,6 +13,7 @@
 
 #include <cJSON.h>
 #include <ctype.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,6 +161,83 @@ val_stated_setting(const char *text, const char *const *keys, int scen)
 		}
 	}
 	return 0.0;
+}
+
+/* The engine settings a row may state, their keys as the notes and engine columns write them
+ * and the values they may take: a value outside them is a mistake in the row, which is then
+ * skipped with the reason (it used to run on the engine's default, unsaid). */
+enum { SET_SEQS, SET_TOKENS, SET_STEPS, SET_MEMORY, NSETTINGS };
+static const char *const seq_keys[] = {"max_num_seqs", "max-num-seqs", "max_batch_size", "batch_size", NULL};
+static const char *const tok_keys[] = {"max_num_tokens", "max_num_batched_tokens", "max-num-batched-tokens", NULL};
+static const char *const step_keys[] = {"num_scheduler_steps", "num-scheduler-steps", NULL};
+/* vLLM's share of the GPU's memory its weights, activations and KV cache may take (Krai's
+ * MLPerf v5.1 runs: "gpu_memory_utilization 0.95") */
+static const char *const mem_keys[] = {"gpu_memory_utilization", "gpu-memory-utilization", NULL};
+static const struct {
+	const char *const *keys;
+	double lo, hi; /* lo excluded for the memory share, included for the counts */
+	bool whole;
+} settings[NSETTINGS] = {
+	[SET_SEQS] = {seq_keys, 1, 1 << 20, true},
+	[SET_TOKENS] = {tok_keys, 1, 1 << 22, true},
+	[SET_STEPS] = {step_keys, 1, 256, true},
+	[SET_MEMORY] = {mem_keys, 0.1, 1.0, false},
+};
+
+/* The first engine setting the notes or the engine column state out of its range, as the
+ * reason a row is skipped, into why; nothing when every stated one is in range. */
+static void
+settings_in_range(const char *notes, const char *ecell, const char *scen, char *why, size_t n)
+{
+	int si = scenario_index(scen, strlen(scen));
+	for (int w = 0; w < 2; w++)
+		for (int k = 0; k < NSETTINGS; k++) {
+			double v = val_stated_setting(w ? ecell : notes, settings[k].keys, si);
+			bool ok = settings[k].whole ? v >= settings[k].lo && v <= settings[k].hi && v == floor(v)
+						    : v > settings[k].lo && v <= settings[k].hi;
+			if (v > 0 && !ok) {
+				if (settings[k].whole)
+					snprintf(why, n, "the stated %s %.15g is not a whole number from %.15g to %.15g",
+						 settings[k].keys[0], v, settings[k].lo, settings[k].hi);
+				else
+					snprintf(why, n, "the stated %s %.15g is not above %.15g and at most %.15g",
+						 settings[k].keys[0], v, settings[k].lo, settings[k].hi);
+				return;
+			}
+		}
+}
+
+/* The whole number at p ("64", "64 (tuned)", "64,"), or 0 when p holds none or a number that is
+ * not whole ("1e308", "1.5": strtoll read them as 1); saturates at INT64_MAX, not overflowing. */
+static int64_t
+count_at(const char *p)
+{
+	char *end;
+	long long v = strtoll(p, &end, 10);
+	if (end == p || *end == '.' || *end == 'e' || *end == 'E' || *end == 'x' || *end == 'X')
+		return 0;
+	return (int64_t)v;
+}
+
+/* Whether a serving row's unit is its metric's: throughputs per second, latencies in
+ * milliseconds, a benchmark's duration in seconds (the published files' units).  A value in
+ * another unit, compared as if in this one, would be off by its factor and scored. */
+static const char *
+serve_units(bool tput, bool reqs, bool dur)
+{
+	return tput ? "tokens/s|tok/s" : reqs ? "requests/s|req/s|samples/s" : dur ? "s" : "ms";
+}
+
+static bool
+serve_unit_ok(const char *unit, const char *list)
+{
+	size_t n = strlen(unit);
+	if (n == 0)
+		return true;
+	for (const char *p = list; p != NULL; p = strchr(p, '|'), p = p != NULL ? p + 1 : NULL)
+		if (!strncmp(p, unit, n) && (p[n] == '|' || p[n] == '\0'))
+			return true;
+	return false;
 }
 
 /* The catalog model of a row's model name: a catalog name ('paraplan model list'), or as the
@@ -505,11 +583,21 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 		bool tput = val_has(metric, "output tokens/s"), e2e = val_has(metric, "end-to-end");
 		bool reqs = !strcmp(metric, "requests/s"), dur = val_has(metric, "benchmark duration");
 		bool ttft = val_has(metric, "TTFT"), tpot = val_has(metric, "TPOT") || val_has(metric, "ITL");
+		const char *unit = pp_csv_get(&t, r, col[11]);
 		if (pp_parse_double(pp_csv_get(&t, r, col[10]), &measured) != 0 || !(measured > 0))
 			snprintf(why, sizeof why, "the measured value is not a positive number");
+		else if (pp_parse_i64(pp_csv_get(&t, r, col[3]), &gpus) != 0 || gpus < 1 || gpus > 1 << 20)
+			snprintf(why, sizeof why, "the GPU count \"%.24s\" is not a whole number from 1 to 1048576",
+				 pp_csv_get(&t, r, col[3]));
+		else if (tp_stated && tp >= 1 && tp <= 1024 && !pp_bad && pp <= gpus && gpus % (tp * pp) != 0)
+			snprintf(why, sizeof why, "the %" PRId64 " GPUs are not a whole number of TP %" PRId64 " x PP %" PRId64 " replicas",
+				 gpus, tp, pp);
 		else if (!tput && !e2e && !ttft && !tpot && !reqs && !dur)
 			snprintf(why, sizeof why,
 				 "the metric \"%.60s\" is not output tokens/s, requests/s, TTFT, TPOT, latency or duration", metric);
+		else if (!serve_unit_ok(unit, serve_units(tput, reqs, dur)))
+			snprintf(why, sizeof why, "the unit \"%.24s\" is not one of the metric's (%s)", unit,
+				 serve_units(tput, reqs, dur));
 		else if (engine == NULL)
 			snprintf(why, sizeof why, "the engine \"%.60s\" has no profile", ecell);
 		else if (cat == NULL)
@@ -524,6 +612,8 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 			snprintf(why, sizeof why, "the TP degree is not stated");
 		else if (tp > 1024 || in > 10000000 || outl > 10000000)
 			snprintf(why, sizeof why, "the TP degree or lengths are out of range");
+		if (why[0] == '\0')
+			settings_in_range(ncol >= 0 ? pp_csv_get(&t, r, ncol) : "", ecell, scen, why, sizeof why);
 		sim_serve_cfg c;
 		sim_serve_cfg_init(&c);
 		c.pp = (int)pp; /* part of the key of the run before (below) */
@@ -543,9 +633,9 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 		if (why[0] == '\0') {
 			/* strtoll, not atoll: a long run of digits saturates instead of overflowing */
 			if (bp != NULL)
-				conc = strtoll(bp + 6, NULL, 10);
+				conc = count_at(bp + 6);
 			else if (cp != NULL)
-				conc = strtoll(cp + 12, NULL, 10);
+				conc = count_at(cp + 12);
 			else if (qp != NULL)
 				qps = strtod(tq != NULL ? qp : rate_s, NULL);
 			else if (mlperf && val_has(scen, "offline"))
@@ -623,26 +713,19 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 			c.attention_dp = true;
 		if (val_has(prec, "KV cache FP8") || val_has(prec, "kv-cache-dtype fp8") || !strcmp(prec, "fp8"))
 			c.kv_dtype = HW_FP8;
-		/* the engine settings the row states, for its scenario */
+		/* the engine settings the row states, for its scenario (their ranges were checked above) */
 		{
-			static const char *const seq_keys[] = {"max_num_seqs", "max-num-seqs", "max_batch_size", "batch_size", NULL, false};
-			static const char *const tok_keys[] = {"max_num_tokens", "max_num_batched_tokens", "max-num-batched-tokens",
-							       NULL};
-			static const char *const step_keys[] = {"num_scheduler_steps", "num-scheduler-steps", NULL, false};
-			/* vLLM's share of the GPU's memory its weights, activations and KV cache may take
-			 * (Krai's MLPerf v5.1 runs: "gpu_memory_utilization 0.95") */
-			static const char *const mem_keys[] = {"gpu_memory_utilization", "gpu-memory-utilization", NULL};
 			int si = scenario_index(scen, strlen(scen));
 			double v;
 			for (int w = 0; w < 2; w++) {
 				const char *text = w ? ecell : notes;
-				if ((v = val_stated_setting(text, seq_keys, si)) >= 1 && v <= 1 << 20 && c.max_num_seqs == 0)
+				if ((v = val_stated_setting(text, settings[SET_SEQS].keys, si)) > 0 && c.max_num_seqs == 0)
 					c.max_num_seqs = (int)v;
-				if ((v = val_stated_setting(text, tok_keys, si)) >= 1 && v <= 1 << 22 && c.max_batched_tokens == 0)
+				if ((v = val_stated_setting(text, settings[SET_TOKENS].keys, si)) > 0 && c.max_batched_tokens == 0)
 					c.max_batched_tokens = (int64_t)v;
-				if ((v = val_stated_setting(text, step_keys, si)) >= 1 && v <= 256)
+				if ((v = val_stated_setting(text, settings[SET_STEPS].keys, si)) > 0)
 					c.engine.sched_steps = (int)v;
-				if ((v = val_stated_setting(text, mem_keys, si)) > 0.1 && v <= 1.0)
+				if ((v = val_stated_setting(text, settings[SET_MEMORY].keys, si)) > 0)
 					c.gpu_memory_utilization = v;
 				if (val_has(text, "chunked_prefill False") || val_has(text, "chunked prefill off") ||
 				    val_has(text, "chunked-prefill=False"))

@@ -187,6 +187,41 @@ metric_of(const vrow *w)
 	return M_NONE;
 }
 
+/* The units a metric's measured value may be written in, as the published files write them,
+ * separated by '|' (an empty unit is one not stated: the metric's). */
+static const char *
+unit_of(enum metric m)
+{
+	switch (m) {
+	case M_TFLOPS_EQ3: case M_TFLOPS_SRC: return "TFLOP/s/GPU|TFLOP/s|TFLOPS";
+	case M_MFU_EQ7: case M_WEAK_EFF: return "%";
+	case M_ITER_S: return "s|ms";
+	case M_ITER_MS: case M_LAYER_MS: return "ms";
+	case M_TOKENS_GPU: return "tokens/s/GPU|tokens/s|tok/s/GPU|tok/s";
+	case M_SPEEDUP: return "x";
+	default: return "";
+	}
+}
+
+/* Whether a row's unit is one its metric is written in (an iteration time in seconds reads
+ * "s" only: "ms" made it M_ITER_MS): a value in another unit, compared as if in this one,
+ * would be off by its factor and scored. */
+static bool
+unit_ok(const vrow *w)
+{
+	const char *u = get(w, C_UNIT);
+	if (u[0] == '\0')
+		return true;
+	if (w->mt == M_ITER_S)
+		return !strcmp(u, "s");
+	const char *list = unit_of(w->mt);
+	size_t n = strlen(u);
+	for (const char *p = list; p != NULL; p = strchr(p, '|'), p = p != NULL ? p + 1 : NULL)
+		if (!strncmp(p, u, n) && (p[n] == '|' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
 /* The system a row ran on: its system column; else a cloud machine its notes name (its network
  * is not a DGX's: GCP's A3 High moves 100 GB/s a node where a DGX H100 moves 400); else from
  * its GPU column, the first entry whose GPU name the column contains (more specific names
@@ -1030,6 +1065,22 @@ prepare_row(val_set *s, vrow *w, bool simulate, char *err, size_t errlen)
 	if (pp_parse_double(get(w, C_VALUE), &w->measured) != 0 || !(w->measured > 0) || !isfinite(w->measured)) {
 		pp_strlcpy(w->why, "the measured value is not a positive number", sizeof w->why);
 		return 0;
+	}
+	if (!unit_ok(w)) {
+		snprintf(w->why, sizeof w->why, "the unit \"%.40s\" is not one of the metric's (%s)", get(w, C_UNIT), unit_of(w->mt));
+		return 0;
+	}
+	/* a count the row states is a whole number from 1: a cell that is not one is a mistake, not
+	 * an unstated value (it used to run as if empty: a global batch of "128x" as dp x mb) */
+	static const int counts[] = {C_LAYERS, C_HIDDEN, C_HEADS, C_KV, C_FFN, C_VOCAB, C_SEQ, C_GPUS,
+				     C_TP, C_PP, C_DP, C_CP, C_EP, C_VPP, C_MB, C_GB};
+	for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+		const char *cell = get(w, counts[i]);
+		int64_t x;
+		if (cell[0] != '\0' && (pp_parse_i64(cell, &x) != 0 || x < 1)) {
+			snprintf(w->why, sizeof w->why, "the %s \"%.24s\" is not a whole number from 1", cols[counts[i]], cell);
+			return 0;
+		}
 	}
 	const char *system = system_of(w);
 	if (system == NULL) {
