@@ -719,7 +719,8 @@ cmd_plan_train(int argc, char **argv)
 			int lrank = 0;
 			cal_launched_tasks(NULL, &lrank);
 			bool printing = lrank == 0;
-			if (!json && printing && (!have_export || out_path != NULL))
+			/* an export that could not be written fails the command: nothing on stdout */
+			if (!json && printing && status == 0 && (!have_export || out_path != NULL))
 				print_plan(doc, cli_now_s() - t0);
 			if (want_validate && w != NULL && status == 0) {
 				fflush(stdout);
@@ -733,7 +734,7 @@ cmd_plan_train(int argc, char **argv)
 				cJSON_AddStringToObject(v, "status", "not run");
 				cJSON_AddStringToObject(v, "reason", "no layout fits: nothing to replay");
 			}
-			if (json && printing && (!have_export || out_path != NULL))
+			if (json && printing && status == 0 && (!have_export || out_path != NULL))
 				cli_print_json(doc, PLAN_TRAIN_SCHEMA);
 			/* A scaling curve (several counts) is a result when some count has a layout: it says
 			 * which counts have none, and fails only when none has one. */

@@ -55,6 +55,11 @@ for o in "--tp 2" "--pp 2" "--zero 1" "--dp-shard 4" "--recompute full"; do
 done
 run 0 plan train --model resnet-50 --system dgx-a100 --gpus 8 --global-batch 256 --micro-batch 32
 run 2 plan train --model llama-3-8b --system dgx-h100 --gpus 16 --global-batch 128 --export megatron --out "$TMPD/nodir/x.txt" --bogus
+# an export that cannot be written fails the command, with nothing on stdout (the plan's table
+# was printed before the failure)
+run 1 plan train --model llama-3-8b --system dgx-h100 --gpus 8 --global-batch 16 --export megatron --out "$TMPD/nodir/x.sh"
+expect_err "cannot create"
+[ ! -s "$TMPD/out" ] || fail "a failed export still printed the plan on stdout"
 # two nodes of 4 GPUs: TP stays inside the 4-GPU node
 run 0 plan train --model gpt-7.5b --system dgx-a100 --gpus 8 --gpus-per-node 4 --global-batch 64 --json
 json_check "$TMPD/out" "d['gpus_per_node'] == 4 and all(c['config']['tp'] <= 4 for g in d['counts'] for c in g['candidates'])"
