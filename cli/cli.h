@@ -129,6 +129,9 @@ int cli_spec_check(const char *cmd, const cli_opt *opts, int spec);
 	OPT_CHOICE("chunked-prefill", "MODE", P, sim_chunked_names,                                          \
 		   "engine (default: as the engine runs), on (prompts in chunks beside the decodes) or off (whole " \
 		   "prompts)")
+/* The largest --seed: 2^53, the largest integer a JSON number (a double) holds exactly, so that
+ * the seed a result prints reproduces it. */
+#define SEED_MAX 9007199254740992.0
 /* A file the command will write (--out FILE, --trace FILE): the path is held, when it is read,
  * to the rule every written file follows (pp_output_check: a new path or a regular file we may
  * write), so a refusal comes before any work. */

@@ -215,7 +215,7 @@ cmd_plan_serve(int argc, char **argv)
 		OPT_INT("top", "K", &o.top, 1, 1000, "deployments shown"),
 		OPT_NEGATE("no-disaggregate", &o.disaggregate, "do not try prefill/decode disaggregation"),
 		OPT_INT("jobs", "N", &o.jobs, 1, 256, "threads (default: all cores)"),
-		OPT_I64("seed", "N", (int64_t *)&o.seed, 0, (double)INT64_MAX, "random seed"),
+		OPT_I64("seed", "N", (int64_t *)&o.seed, 0, SEED_MAX, "random seed (0 to 2^53, exact in the JSON output)"),
 		OPT_STR("export", "ENGINE", &export_s,
 			"print the serve command of the cheapest deployment's replica: vllm, sglang or trtllm (TP, PP, "
 			"weight quantization, KV-cache dtype, batch limits)"),

@@ -569,7 +569,7 @@ simulate_serve(int argc, char **argv)
 		OPT_MS("slo-tpot-p99", "MS", &c.slo_tpot_s, 0.001, 1e9, "SLO on the P99 time per output token, ms"),
 		OPT_MS("slo-e2e-p99", "MS", &c.slo_e2e_s, 0.001, 1e9, "SLO on the P99 end-to-end latency, ms"),
 		OPT_NUM("price", "USD", &c.price, 0.0001, 1e6, "USD per GPU-hour (default: the database's price for S)"),
-		OPT_I64("seed", "N", (int64_t *)&c.seed, 0, (double)INT64_MAX, "random seed"),
+		OPT_I64("seed", "N", (int64_t *)&c.seed, 0, SEED_MAX, "random seed (0 to 2^53, exact in the JSON output)"),
 		OPT_OUT("trace", "FILE", &trace_out, "write a Chrome/Perfetto trace of the iterations"),
 		OPT_JSON(&json),
 		OPT_DB(&db_path),

@@ -11,6 +11,7 @@
 #include "config.h"
 #include "cli/cli.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,9 +78,13 @@ cli_opt_clear(const cli_opt *o, const char *val, char *err, size_t errlen)
 static int
 read_i64(const cli_opt *o, const char *val, int64_t *v, char *err, size_t errlen)
 {
-	if (pp_parse_i64(val, v) != 0 || (double)*v < o->lo || (double)*v > o->hi)
-		return pp_err(err, errlen, PP_EUSAGE, "--%s must be an integer from %.0f to %.0f, got \"%s\"", o->name, o->lo,
-			      o->hi, val);
+	/* the bounds compared as integers: as doubles, 2^53 + 1 passed a bound of 2^53 (and a bound
+	 * of INT64_MAX, which no double holds, printed as 2^63) */
+	int64_t lo = o->lo <= -9223372036854775808.0 ? INT64_MIN : (int64_t)o->lo;
+	int64_t hi = o->hi >= 9223372036854775807.0 ? INT64_MAX : (int64_t)o->hi;
+	if (pp_parse_i64(val, v) != 0 || *v < lo || *v > hi)
+		return pp_err(err, errlen, PP_EUSAGE, "--%s must be an integer from %" PRId64 " to %" PRId64 ", got \"%s\"",
+			      o->name, lo, hi, val);
 	return 0;
 }
 

@@ -19,6 +19,7 @@
 
 #include <cJSON.h>
 #include <gsl/gsl_cdf.h>
+#include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -718,7 +719,12 @@ plan_serve_scenario(const model *m, const hw_cost *cost, const plan_scenario_opt
 	cJSON_AddNumberToObject(d, "tp", o->cfg.tp);
 	cJSON_AddNumberToObject(d, "pp", o->cfg.pp);
 	cJSON_AddNumberToObject(d, "replicas", o->cfg.replicas);
-	cJSON_AddNumberToObject(d, "seed", (double)o->cfg.seed);
+	{
+		/* as digits: a double prints 2^53 with 15 significant digits, which does not reproduce it */
+		char seed[24];
+		snprintf(seed, sizeof seed, "%" PRIu64, (uint64_t)o->cfg.seed);
+		cJSON_AddRawToObject(d, "seed", seed);
+	}
 	add_metrics(d, "offline", &off);
 	cJSON_AddNumberToObject(d, "offline_requests", (double)issued);
 	if (o->scenario == PLAN_SCEN_OFFLINE) {

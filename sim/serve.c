@@ -20,6 +20,7 @@
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -2357,7 +2358,12 @@ sim_serve_json(const sim_serve_result *r)
 	cJSON_AddNumberToObject(cf, "ep", c->ep > 1 ? c->ep : 1);
 	cJSON_AddBoolToObject(cf, "attention_dp", c->attention_dp);
 	cJSON_AddNumberToObject(cf, "moe_imbalance", c->moe_imbalance);
-	cJSON_AddNumberToObject(cf, "seed", (double)c->seed);
+	{
+		/* as digits: a double prints 2^53 with 15 significant digits, which does not reproduce it */
+		char seed[24];
+		snprintf(seed, sizeof seed, "%" PRIu64, (uint64_t)c->seed);
+		cJSON_AddRawToObject(cf, "seed", seed);
+	}
 	if (c->prefix_hit > 0)
 		cJSON_AddNumberToObject(cf, "prefix_hit", c->prefix_hit);
 	if (c->spec != SIM_SPEC_OFF) {

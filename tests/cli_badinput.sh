@@ -133,6 +133,12 @@ done
 	fail "a hostile serving row was predicted"
 
 # ---- flags out of range, malformed, repeated or missing their value -----------------------------
+# the seed is exact in the JSON up to 2^53 (a double holds no larger integer), and refused above
+run_bad 2 "--seed must be an integer from 0 to 9007199254740992" simulate serve --model llama-3-8b \
+	--system dgx-h100 --tp 1 --rate 5 --requests 20 --seed 9007199254740993
+run 0 simulate serve --model llama-3-8b --system dgx-h100 --tp 1 --rate 5 --requests 20 --json --seed 9007199254740992
+json_check "$TMPD/out" "d['config']['seed'] == 9007199254740992"
+run_bad 2 "--gpus must be an integer from 1 to" simulate train --model llama-3-8b --system dgx-h100 --gpus 99999999999999999
 T="simulate train --model llama-3-8b --system dgx-h100 --pp 1 --micro-batch 1"
 # shellcheck disable=SC2086
 {
