@@ -235,21 +235,26 @@ check_transformer(model *m, const char *origin, char *err, size_t errlen)
 }
 
 /* A hybrid model's pattern (Nemotron-H's hybrid_override_pattern): one character a layer, "M" a
- * Mamba-2 mixer, "*" attention, "-" an MLP, "E" a MoE; as long as "layers". */
+ * Mamba-2 mixer, "*" attention, "-" an MLP, "E" a MoE; as long as "layers".  key names the field
+ * in messages. */
 static int
-set_pattern(model *m, const char *pat, const char *origin, char *err, size_t errlen)
+set_pattern(model *m, const char *pat, const char *key, const char *origin, char *err, size_t errlen)
 {
 	size_t n = strlen(pat);
 	if ((int64_t)n != m->tf.layers)
-		return pp_err(err, errlen, PP_EINPUT, "%s: \"hybrid.pattern\" has %zu layers, \"layers\" says %lld", origin, n,
+		return pp_err(err, errlen, PP_EINPUT, "%s: \"%s\" has %zu layers, the model %lld", origin, key, n,
 			      (long long)m->tf.layers);
 	size_t bad = strspn(pat, "M*-E");
-	if (bad < n)
+	if (bad < n && isgraph((unsigned char)pat[bad]))
 		return pp_err(err, errlen, PP_EINPUT,
-			      "%s: \"hybrid.pattern\" may hold only M (Mamba-2), * (attention), - (MLP) and E (MoE), got '%c' at %zu",
-			      origin, pat[bad], bad + 1);
+			      "%s: \"%s\" may hold only M (Mamba-2), * (attention), - (MLP) and E (MoE), got '%c' at %zu", origin,
+			      key, pat[bad], bad + 1);
+	if (bad < n) /* a control or non-ASCII byte: as a number, not raw on the terminal */
+		return pp_err(err, errlen, PP_EINPUT,
+			      "%s: \"%s\" may hold only M (Mamba-2), * (attention), - (MLP) and E (MoE), got byte 0x%02x at %zu",
+			      origin, key, (unsigned char)pat[bad], bad + 1);
 	if (strchr(pat, 'E') != NULL && m->tf.experts == 0)
-		return pp_err(err, errlen, PP_EINPUT, "%s: \"hybrid.pattern\" has MoE layers (E) but no \"moe\" is given", origin);
+		return pp_err(err, errlen, PP_EINPUT, "%s: \"%s\" has MoE layers (E) but no experts are given", origin, key);
 	free(m->pattern);
 	m->pattern = strdup(pat);
 	if (m->pattern == NULL)
@@ -363,7 +368,7 @@ parse_ours(const cJSON *root, const char *origin, model *m, char *err, size_t er
 		    (rc = get_int(&rh, hy, "ssm_conv", false, 4, 1, 1 << 10, &t->ssm_conv)) != 0 ||
 		    (rc = get_int(&rh, hy, "ssm_chunk", false, 128, 1, 1 << 16, &t->ssm_chunk)) != 0)
 			return rc;
-		if ((rc = set_pattern(m, pat, origin, err, errlen)) != 0)
+		if ((rc = set_pattern(m, pat, "hybrid.pattern", origin, err, errlen)) != 0)
 			return rc;
 	}
 	return check_transformer(m, origin, err, errlen);
@@ -461,7 +466,6 @@ hf_decoder(const reader *r, const cJSON *root, const char *mt, model *m)
 		{"jamba", "a hybrid of attention and Mamba layers"},
 		{"falcon_h1", "a hybrid of attention and Mamba layers"},
 		{"falcon_mamba", "a state-space model (Mamba layers, no attention)"},
-		{"nemotron_h", "a hybrid of attention and Mamba layers"},
 		{"zamba2", "a hybrid of attention and Mamba layers"},
 		{"rwkv", "a recurrent model (RWKV layers, no attention)"},
 		{"recurrent_gemma", "a hybrid of attention and recurrent layers"},
@@ -643,6 +647,75 @@ hf_decoder(const reader *r, const cJSON *root, const char *mt, model *m)
 	return 0;
 }
 
+/* Nemotron-H and Nemotron 3 (model_type nemotron_h, transformers' NemotronHConfig): a hybrid
+ * of Mamba-2 mixers, attention and MLP or MoE layers in the order hybrid_override_pattern gives,
+ * one character a layer (M, *, -, E: our "hybrid.pattern").  Its MLPs and experts are two
+ * matrices around a squared ReLU (mlp_hidden_act relu2); its attention has no position
+ * embedding; its shared expert is one matrix pair of moe_shared_expert_intermediate_size,
+ * counted in expert widths.  LatentMoE (experts in a narrower latent space, Nemotron 3 Super's
+ * moe_latent_size) cannot be expressed and is refused. */
+static int
+hf_nemotron_h(const reader *r, const cJSON *root, model *m)
+{
+	model_tf *t = &m->tf;
+	int rc;
+	if ((rc = hf_int(r, root, "hidden_size", NULL, true, 0, &t->hidden)) != 0 ||
+	    (rc = hf_int(r, root, "num_hidden_layers", NULL, true, 0, &t->layers)) != 0 ||
+	    (rc = hf_int(r, root, "num_attention_heads", NULL, true, 0, &t->heads)) != 0 ||
+	    (rc = hf_int(r, root, "num_key_value_heads", NULL, false, 0, &t->kv_heads)) != 0 ||
+	    (rc = hf_int(r, root, "head_dim", NULL, false, 0, &t->head_dim)) != 0 ||
+	    (rc = hf_int(r, root, "intermediate_size", NULL, false, 0, &t->ffn)) != 0 ||
+	    (rc = hf_int(r, root, "vocab_size", NULL, true, 0, &t->vocab)) != 0 ||
+	    (rc = hf_int(r, root, "max_position_embeddings", NULL, true, 0, &t->seq)) != 0 ||
+	    (rc = hf_int(r, root, "mamba_num_heads", NULL, true, 0, &t->ssm_heads)) != 0 ||
+	    (rc = hf_int(r, root, "mamba_head_dim", NULL, true, 0, &t->ssm_head_dim)) != 0 ||
+	    (rc = hf_int(r, root, "ssm_state_size", NULL, true, 0, &t->ssm_state)) != 0 ||
+	    (rc = hf_int(r, root, "n_groups", NULL, false, 1, &t->ssm_groups)) != 0 ||
+	    (rc = hf_int(r, root, "conv_kernel", NULL, false, 4, &t->ssm_conv)) != 0 ||
+	    (rc = hf_int(r, root, "chunk_size", NULL, false, 128, &t->ssm_chunk)) != 0)
+		return rc;
+	const cJSON *lat = hf_get(root, "moe_latent_size", NULL);
+	if (lat != NULL && !cJSON_IsNull(lat) && !(cJSON_IsNumber(lat) && lat->valuedouble == 0))
+		return pp_err(r->err, r->errlen, PP_EINPUT,
+			      "%s: \"moe_latent_size\" is given: experts in a latent space (LatentMoE) cannot be expressed",
+			      r->origin);
+	const cJSON *pat = hf_get(root, "hybrid_override_pattern", NULL);
+	if (!cJSON_IsString(pat))
+		return pp_err(r->err, r->errlen, PP_EINPUT,
+			      "%s: missing field \"hybrid_override_pattern\" (a string, one of M * - E a layer)", r->origin);
+	if (strchr(pat->valuestring, 'E') != NULL) {
+		int64_t shared = 0;
+		if ((rc = hf_int(r, root, "n_routed_experts", NULL, true, 0, &t->experts)) != 0 ||
+		    (rc = hf_int(r, root, "num_experts_per_tok", NULL, true, 0, &t->top_k)) != 0 ||
+		    (rc = hf_int(r, root, "moe_intermediate_size", NULL, true, 0, &t->expert_ffn)) != 0 ||
+		    (rc = hf_int(r, root, "moe_shared_expert_intermediate_size", NULL, false, 0, &shared)) != 0)
+			return rc;
+		if (shared % t->expert_ffn != 0)
+			return pp_err(r->err, r->errlen, PP_EINPUT,
+				      "%s: \"moe_shared_expert_intermediate_size\" (%lld) must be a whole number of experts' width "
+				      "(%lld): paraplan counts shared experts in expert widths",
+				      r->origin, (long long)shared, (long long)t->expert_ffn);
+		t->shared_experts = shared / t->expert_ffn;
+	}
+	if (strchr(pat->valuestring, '-') != NULL && t->ffn < 1)
+		return pp_err(r->err, r->errlen, PP_EINPUT, "%s: missing field \"intermediate_size\" (the MLP layers' width)",
+			      r->origin);
+	if (t->ffn < 1)
+		t->ffn = t->expert_ffn;
+	const cJSON *act = hf_get(root, "mlp_hidden_act", NULL);
+	if (cJSON_IsString(act) && strcmp(act->valuestring, "relu2") != 0)
+		warn(m, "the MLPs' activation is %s: counted as the squared ReLU's two matrices", act->valuestring);
+	t->mlp = MODEL_MLP_RELU;
+	t->norm = MODEL_NORM_RMSNORM;
+	t->pos = MODEL_POS_NONE;
+	if ((rc = get_bool(r, root, "tie_word_embeddings", false, &t->tied_embeddings)) != 0)
+		return rc;
+	const cJSON *mtp = hf_get(root, "num_nextn_predict_layers", "mtp_num_layers");
+	if (cJSON_IsNumber(mtp) && mtp->valuedouble >= 1)
+		warn(m, "the %.0f multi-token-prediction layer(s) are not modelled", mtp->valuedouble);
+	return set_pattern(m, pat->valuestring, "hybrid_override_pattern", r->origin, r->err, r->errlen);
+}
+
 /* The keys of a Hugging Face config are held to what our own format allows, before they are
  * read, in one pass of its own (the readers per model type need not repeat it):
  *   - a size, count or rank, when given, is a positive integer: num_key_value_heads 0,
@@ -769,6 +842,9 @@ parse_hf(const cJSON *root, const char *origin, const char *model_type, model *m
 		t->pos = MODEL_POS_ROPE;
 		t->bias = true;
 		if ((rc = get_bool(&r, root, "tie_word_embeddings", false, &t->tied_embeddings)) != 0)
+			return rc;
+	} else if (!strcmp(mt, "nemotron_h")) {
+		if ((rc = hf_nemotron_h(&r, root, m)) != 0)
 			return rc;
 	} else {
 		if ((rc = hf_decoder(&r, root, mt, m)) != 0)

@@ -309,17 +309,85 @@ END_TEST
 static void expect_error(const char *doc, const char *needle);
 
 /* A hybrid pattern must be as long as the model and use only its four letters. */
+/* Nemotron 3 Nano 30B-A3B (its config.json; Megatron-Bridge's Nemotron3NanoProvider): 23
+ * Mamba-2, 23 MoE and 6 attention layers, h 2688.  A Mamba-2 mixer of 64 heads of 64 (d_inner
+ * 4096), 8 groups of state 128: in_proj 2688 x (2 x 4096 + 2 x 8 x 128 + 64), out_proj 4096 x
+ * 2688, the width-4 convolution and its bias (4096 + 2048) x 5, A, D and dt (3 x 64), the gated
+ * norm (4096) and the input norm.  Attention: 2688 x (32 + 2 x 2 + 32) x 128 + norm.  A MoE
+ * layer: 128 experts of two 2688 x 1856 matrices (squared ReLU), the shared expert of 3712 (two
+ * expert widths), the router 2688 x 128, the norm.  Untied embedding and head, 131072 x 2688
+ * each, and the final norm: 31,577,937,344, where OpenRouter lists 31.6B and the model card
+ * "30B"; active with 6 of the 128 experts, 3.58B ("3.5B" on the card). */
+START_TEST(nemotron_3_nano_counts)
+{
+	model *m = load("nemotron-3-nano-30b-a3b");
+	const double h = 2688, di = 64.0 * 64, gn = 8.0 * 128;
+	double mamba = h * (2 * di + 2 * gn + 64) + di * h + (di + 2 * gn) * 5 + 3 * 64 + di + h;
+	double attn = h * (32 + 2 * 2 + 32) * 128 + h;
+	double expert = 2 * h * 1856, moe = 128 * expert + 2 * expert + h * 128 + h;
+	ck_assert_int_eq(model_layer_block(m, 0), MODEL_BLOCK_MAMBA);
+	ck_assert_int_eq(model_layer_block(m, 5), MODEL_BLOCK_ATTN);
+	ck_assert_rel(model_layer_params(m, 0), mamba, 0.0);
+	ck_assert_rel(model_layer_params(m, 5), attn, 0.0);
+	ck_assert_rel(model_layer_params(m, 1), moe, 0.0);
+	double total = 23 * mamba + 6 * attn + 23 * moe + 2 * 131072.0 * h + h;
+	ck_assert_rel(model_params(m), total, 0.0);
+	ck_assert_rel(total, 31577937344.0, 0.0);
+	double active = total - 23 * (128 - 6) * expert;
+	ck_assert_rel(model_params_active(m), active, 1e-12);
+	ck_assert_msg(fabs(active - 3.5e9) < 0.1e9, "active %.6g, published 3.5B", active);
+}
+END_TEST
+
+/* A Nemotron 3 config that cannot be expressed is refused with the reason: LatentMoE's experts
+ * run in a narrower space (Nemotron 3 Super's moe_latent_size); a pattern whose length is not
+ * the layer count, or with a layer kind we lack, names the field. */
+START_TEST(huggingface_nemotron_h_refusals)
+{
+	static const char base[] = "{\"model_type\":\"nemotron_h\",\"hidden_size\":64,\"num_hidden_layers\":3,"
+				   "\"num_attention_heads\":4,\"vocab_size\":128,\"max_position_embeddings\":256,"
+				   "\"mamba_num_heads\":4,\"mamba_head_dim\":16,\"ssm_state_size\":16,\"intermediate_size\":128,";
+	static const struct {
+		const char *tail, *want;
+	} cases[] = {
+		{"\"hybrid_override_pattern\":\"M*-\"}", NULL},
+		{"\"hybrid_override_pattern\":\"M*\"}", "\"hybrid_override_pattern\" has 2 layers, the model 3"},
+		{"\"hybrid_override_pattern\":\"M*X\"}", "got 'X' at 3"},
+		{"\"n_groups\":1}", "missing field \"hybrid_override_pattern\""},
+		{"\"hybrid_override_pattern\":\"M*E\"}", "missing field \"n_routed_experts\""},
+		{"\"hybrid_override_pattern\":\"M*E\",\"n_routed_experts\":8,\"num_experts_per_tok\":2,"
+		 "\"moe_intermediate_size\":32,\"moe_latent_size\":16}", "LatentMoE"},
+		{"\"hybrid_override_pattern\":\"M*E\",\"n_routed_experts\":8,\"num_experts_per_tok\":2,"
+		 "\"moe_intermediate_size\":32,\"moe_shared_expert_intermediate_size\":48}", "whole number of experts' width"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char doc[1024];
+		snprintf(doc, sizeof doc, "%s%s", base, cases[i].tail);
+		model *m = NULL;
+		err[0] = '\0';
+		int rc = model_parse(doc, strlen(doc), "nh.json", &m, err, sizeof err);
+		if (cases[i].want == NULL) {
+			ck_assert_msg(rc == 0, "case %zu: %s", i, err);
+			ck_assert_str_eq(model_hybrid_pattern(m), "M*-");
+			model_free(m);
+		} else {
+			ck_assert_msg(rc == PP_EINPUT && strstr(err, cases[i].want) != NULL, "case %zu: rc %d, \"%s\"", i, rc, err);
+		}
+	}
+}
+END_TEST
+
 START_TEST(hybrid_pattern_checked)
 {
 	static const char head[] = "{\"name\":\"h\",\"layers\":3,\"hidden\":64,\"heads\":4,\"ffn\":256,\"vocab\":100,"
 				   "\"seq\":16,\"hybrid\":{\"ssm_heads\":4,\"ssm_head_dim\":32,\"ssm_state\":16,";
 	char doc[512];
 	snprintf(doc, sizeof doc, "%s\"pattern\":\"M-\"}}", head);
-	expect_error(doc, "\"hybrid.pattern\" has 2 layers, \"layers\" says 3");
+	expect_error(doc, "\"hybrid.pattern\" has 2 layers, the model 3");
 	snprintf(doc, sizeof doc, "%s\"pattern\":\"M-A\"}}", head);
 	expect_error(doc, "got 'A' at 3");
 	snprintf(doc, sizeof doc, "%s\"pattern\":\"M-E\"}}", head);
-	expect_error(doc, "has MoE layers (E) but no \"moe\"");
+	expect_error(doc, "has MoE layers (E) but no experts are given");
 	snprintf(doc, sizeof doc, "%s\"pattern\":\"M*-\"}}", head);
 	model *m;
 	ck_assert_msg(model_parse(doc, strlen(doc), "test", &m, err, sizeof err) == 0, "%s", err);
@@ -510,6 +578,7 @@ START_TEST(huggingface_matches_catalog)
 		{"hf/llama-4-scout-config.json", "llama-4-scout"},
 		{"hf/llama-4-maverick-config.json", "llama-4-maverick"},
 		{"hf/kimi-k2-config.json", "kimi-k2"},
+		{"hf/nemotron-3-nano-30b-a3b-config.json", "nemotron-3-nano-30b-a3b"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		model *hf = load(test_data(cases[i].fixture));
@@ -943,6 +1012,8 @@ main(void)
 	tcase_add_test(tc, deepseek_v3_counts);
 	tcase_add_test(tc, released_weights);
 	tcase_add_test(tc, nemotron_h_counts);
+	tcase_add_test(tc, nemotron_3_nano_counts);
+	tcase_add_test(tc, huggingface_nemotron_h_refusals);
 	tcase_add_test(tc, hybrid_pattern_checked);
 	tcase_add_test(tc, cnn_exact_counts);
 	tcase_add_test(tc, resnet50_flops_and_shapes);
