@@ -344,6 +344,7 @@ catalog_of(const vrow *w)
 		{"Grok-1", "grok-1"}, {"Nemotron4-15B", "nemotron-4-15b"}, {"Nemotron4-340B", "nemotron-4-340b"},
 		{"Llama4-Maverick", "llama-4-maverick"}, {"Qwen3-30B-A3B", "qwen3-30b-a3b"}, {"GPT-OSS 120B", "gpt-oss-120b"},
 		{"GPT-OSS 20B", "gpt-oss-20b"}, {"Kimi K2", "kimi-k2"}, {"Nemotron-H-56B", "nemotron-h-56b"},
+		{"Nemotron V3 Nano 30B", "nemotron-3-nano-30b-a3b"}, {"Nemotron-3-Nano-30B-A3B", "nemotron-3-nano-30b-a3b"},
 	};
 	const char *name = get(w, C_MODEL);
 	for (size_t i = 0; i < model_catalog_count(); i++) /* a catalog name, as 'paraplan model list' gives it */
