@@ -37,6 +37,18 @@ val_has(const char *hay, const char *needle)
 	return false;
 }
 
+bool
+val_unit_in(const char *unit, const char *list)
+{
+	size_t n = strlen(unit);
+	if (n == 0)
+		return true;
+	for (const char *p = list; p != NULL; p = strchr(p, '|'), p = p != NULL ? p + 1 : NULL)
+		if (!strncmp(p, unit, n) && (p[n] == '|' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
 void
 val_source_key(const char *src, char *out, size_t n)
 {

@@ -219,25 +219,12 @@ count_at(const char *p)
 	return (int64_t)v;
 }
 
-/* Whether a serving row's unit is its metric's: throughputs per second, latencies in
- * milliseconds, a benchmark's duration in seconds (the published files' units).  A value in
- * another unit, compared as if in this one, would be off by its factor and scored. */
+/* The units a serving row's metric is written in: throughputs per second, latencies in
+ * milliseconds, a benchmark's duration in seconds (the published files' units). */
 static const char *
 serve_units(bool tput, bool reqs, bool dur)
 {
 	return tput ? "tokens/s|tok/s" : reqs ? "requests/s|req/s|samples/s" : dur ? "s" : "ms";
-}
-
-static bool
-serve_unit_ok(const char *unit, const char *list)
-{
-	size_t n = strlen(unit);
-	if (n == 0)
-		return true;
-	for (const char *p = list; p != NULL; p = strchr(p, '|'), p = p != NULL ? p + 1 : NULL)
-		if (!strncmp(p, unit, n) && (p[n] == '|' || p[n] == '\0'))
-			return true;
-	return false;
 }
 
 /* The catalog model of a row's model name: a catalog name ('paraplan model list'), or as the
@@ -595,7 +582,7 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 		else if (!tput && !e2e && !ttft && !tpot && !reqs && !dur)
 			snprintf(why, sizeof why,
 				 "the metric \"%.60s\" is not output tokens/s, requests/s, TTFT, TPOT, latency or duration", metric);
-		else if (!serve_unit_ok(unit, serve_units(tput, reqs, dur)))
+		else if (!val_unit_in(unit, serve_units(tput, reqs, dur)))
 			snprintf(why, sizeof why, "the unit \"%.24s\" is not one of the metric's (%s)", unit,
 				 serve_units(tput, reqs, dur));
 		else if (engine == NULL)

@@ -204,22 +204,12 @@ unit_of(enum metric m)
 }
 
 /* Whether a row's unit is one its metric is written in (an iteration time in seconds reads
- * "s" only: "ms" made it M_ITER_MS): a value in another unit, compared as if in this one,
- * would be off by its factor and scored. */
+ * "s" only: "ms" made it M_ITER_MS). */
 static bool
 unit_ok(const vrow *w)
 {
 	const char *u = get(w, C_UNIT);
-	if (u[0] == '\0')
-		return true;
-	if (w->mt == M_ITER_S)
-		return !strcmp(u, "s");
-	const char *list = unit_of(w->mt);
-	size_t n = strlen(u);
-	for (const char *p = list; p != NULL; p = strchr(p, '|'), p = p != NULL ? p + 1 : NULL)
-		if (!strncmp(p, u, n) && (p[n] == '|' || p[n] == '\0'))
-			return true;
-	return false;
+	return w->mt == M_ITER_S ? u[0] == '\0' || !strcmp(u, "s") : val_unit_in(u, unit_of(w->mt));
 }
 
 /* The system a row ran on: its system column; else a cloud machine its notes name (its network

@@ -15,6 +15,10 @@ struct hw_profile;
 /* Case-insensitive substring test. */
 bool val_has(const char *hay, const char *needle);
 
+/* Whether a row's unit is one of list ("tokens/s|tok/s"), or not stated (empty): a value in
+ * another unit, compared as if in the metric's, would be off by its factor and scored. */
+bool val_unit_in(const char *unit, const char *list);
+
 /* The short name of a source (its first author or repository and year: up to the first comma
  * or parenthesis), and its family: the repository (owner/name) of a "github ..." source or of
  * one that starts with owner/name, the benchmark round of an MLPerf source, else the paper
