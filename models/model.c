@@ -255,6 +255,20 @@ set_pattern(model *m, const char *pat, const char *key, const char *origin, char
 			      origin, key, (unsigned char)pat[bad], bad + 1);
 	if (strchr(pat, 'E') != NULL && m->tf.experts == 0)
 		return pp_err(err, errlen, PP_EINPUT, "%s: \"%s\" has MoE layers (E) but no experts are given", origin, key);
+	/* the Mamba-2 mixer's dimensions, from either format: positive, bounded, and groups that
+	 * split the heads (a zero chunk or group count divided by zero; a config's optional keys may
+	 * be 0 where ours may not) */
+	const model_tf *t = &m->tf;
+	if (t->ssm_heads < 1 || t->ssm_head_dim < 1 || t->ssm_state < 1 || t->ssm_groups < 1 || t->ssm_conv < 1 ||
+	    t->ssm_chunk < 1 || t->ssm_heads > DIM_MAX / t->ssm_head_dim || t->ssm_state > DIM_MAX || t->ssm_conv > 1024 ||
+	    t->ssm_chunk > 65536)
+		return pp_err(err, errlen, PP_EINPUT,
+			      "%s: the Mamba-2 heads, head width, state, groups, convolution width and chunk must be positive, "
+			      "heads x head width at most %lld, the convolution at most 1024 and the chunk at most 65536",
+			      origin, (long long)DIM_MAX);
+	if (t->ssm_heads % t->ssm_groups != 0)
+		return pp_err(err, errlen, PP_EINPUT, "%s: the Mamba-2 groups (%lld) must divide its heads (%lld)", origin,
+			      (long long)t->ssm_groups, (long long)t->ssm_heads);
 	free(m->pattern);
 	m->pattern = strdup(pat);
 	if (m->pattern == NULL)

@@ -341,7 +341,8 @@ END_TEST
 
 /* A Nemotron 3 config that cannot be expressed is refused with the reason: LatentMoE's experts
  * run in a narrower space (Nemotron 3 Super's moe_latent_size); a pattern whose length is not
- * the layer count, or with a layer kind we lack, names the field. */
+ * the layer count, or with a layer kind we lack, names the field; Mamba-2 groups of 0 or that do
+ * not split the heads, and a zero chunk (a config's optional keys may be 0), are refused. */
 START_TEST(huggingface_nemotron_h_refusals)
 {
 	static const char base[] = "{\"model_type\":\"nemotron_h\",\"hidden_size\":64,\"num_hidden_layers\":3,"
@@ -359,6 +360,9 @@ START_TEST(huggingface_nemotron_h_refusals)
 		 "\"moe_intermediate_size\":32,\"moe_latent_size\":16}", "LatentMoE"},
 		{"\"hybrid_override_pattern\":\"M*E\",\"n_routed_experts\":8,\"num_experts_per_tok\":2,"
 		 "\"moe_intermediate_size\":32,\"moe_shared_expert_intermediate_size\":48}", "whole number of experts' width"},
+		{"\"hybrid_override_pattern\":\"M*-\",\"n_groups\":0}", "must be positive"},
+		{"\"hybrid_override_pattern\":\"M*-\",\"chunk_size\":0}", "must be positive"},
+		{"\"hybrid_override_pattern\":\"M*-\",\"n_groups\":3}", "the Mamba-2 groups (3) must divide its heads (4)"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char doc[1024];
