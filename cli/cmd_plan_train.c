@@ -715,12 +715,13 @@ cmd_plan_train(int argc, char **argv)
 				eo.gpus_per_node = o.gpus_per_node;
 				status = export_all(m, db, system, r, &eo, out_path, err, sizeof err);
 			}
+			/* an export that could not be written fails the command: nothing on stdout */
+			bool exported = status == 0;
 			/* Under a launcher every rank plans; rank 0 prints. */
 			int lrank = 0;
 			cal_launched_tasks(NULL, &lrank);
 			bool printing = lrank == 0;
-			/* an export that could not be written fails the command: nothing on stdout */
-			if (!json && printing && status == 0 && (!have_export || out_path != NULL))
+			if (!json && printing && exported && (!have_export || out_path != NULL))
 				print_plan(doc, cli_now_s() - t0);
 			if (want_validate && w != NULL && status == 0) {
 				fflush(stdout);
@@ -734,7 +735,7 @@ cmd_plan_train(int argc, char **argv)
 				cJSON_AddStringToObject(v, "status", "not run");
 				cJSON_AddStringToObject(v, "reason", "no layout fits: nothing to replay");
 			}
-			if (json && printing && status == 0 && (!have_export || out_path != NULL))
+			if (json && printing && exported && (!have_export || out_path != NULL))
 				cli_print_json(doc, PLAN_TRAIN_SCHEMA);
 			/* A scaling curve (several counts) is a result when some count has a layout: it says
 			 * which counts have none, and fails only when none has one. */
