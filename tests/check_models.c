@@ -336,6 +336,7 @@ START_TEST(nemotron_3_nano_counts)
 	double active = total - 23 * (128 - 6) * expert;
 	ck_assert_rel(model_params_active(m), active, 1e-12);
 	ck_assert_msg(fabs(active - 3.5e9) < 0.1e9, "active %.6g, published 3.5B", active);
+	model_free(m);
 }
 END_TEST
 
