@@ -131,6 +131,22 @@ pp_csv_parse(const char *text, size_t len, const char *origin, pp_csv *out, char
 }
 
 int
+pp_csv_header(const pp_csv *t, const char *origin, char *err, size_t errlen)
+{
+	if (t->nrows == 0)
+		return 0;
+	for (size_t f = 0; f < t->nfields[0]; f++)
+		for (size_t g = f + 1; g < t->nfields[0] && t->rows[0][f][0] != '\0'; g++)
+			if (strcmp(t->rows[0][f], t->rows[0][g]) == 0) {
+				char name[64];
+				pp_printable(t->rows[0][f], name, sizeof name);
+				return pp_err(err, errlen, PP_EINPUT, "%s:%zu: column \"%s\" is given twice (fields %zu and %zu)",
+					      origin, t->lines[0], name, f + 1, g + 1);
+			}
+	return 0;
+}
+
+int
 pp_csv_column(const pp_csv *t, const char *name)
 {
 	if (t->nrows == 0)

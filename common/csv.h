@@ -25,6 +25,9 @@ typedef struct pp_csv {
  * Blank lines and a UTF-8 byte order mark at the start are skipped.  Returns 0 or PP_EINPUT (an unterminated quote, binary data). */
 int pp_csv_parse(const char *text, size_t len, const char *origin, pp_csv *out, char *err, size_t errlen);
 void pp_csv_free(pp_csv *t);
+/* Checks row 0 as a header: a name given twice (the first copy would win, unsaid) is
+ * PP_EINPUT naming it; empty names are not compared.  0 when every name is unique. */
+int pp_csv_header(const pp_csv *t, const char *origin, char *err, size_t errlen);
 /* Index of the header field named `name` in row 0, or -1. */
 int pp_csv_column(const pp_csv *t, const char *name);
 /* Field f of row r, or "" when the row is shorter. */

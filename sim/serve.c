@@ -260,6 +260,10 @@ sim_trace_parse(const char *text, size_t len, const char *origin, sim_request **
 		pp_csv t;
 		if ((rc = pp_csv_parse(text, len, origin, &t, err, errlen)) != 0)
 			return rc;
+		if ((rc = pp_csv_header(&t, origin, err, errlen)) != 0) {
+			pp_csv_free(&t);
+			return rc;
+		}
 		int ca = pp_csv_column(&t, "arrival_s");
 		if (ca < 0)
 			ca = pp_csv_column(&t, "arrival");

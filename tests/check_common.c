@@ -307,6 +307,23 @@ START_TEST(csv_bom)
 }
 END_TEST
 
+/* A header that names a column twice is refused, naming it (the first copy would be read and
+ * the second ignored); empty names, as trailing commas leave them, are not compared. */
+START_TEST(csv_header_twice)
+{
+	char err[256];
+	pp_csv t;
+	const char *dup = "a,b,,c,b\n1,2,,3,4\n", *ok = "a,b,,c,,\n1,2,,3,,\n";
+	ck_assert_int_eq(pp_csv_parse(dup, strlen(dup), "d.csv", &t, err, sizeof err), 0);
+	ck_assert_int_eq(pp_csv_header(&t, "d.csv", err, sizeof err), PP_EINPUT);
+	ck_assert_str_eq(err, "d.csv:1: column \"b\" is given twice (fields 2 and 5)");
+	pp_csv_free(&t);
+	ck_assert_int_eq(pp_csv_parse(ok, strlen(ok), "o.csv", &t, err, sizeof err), 0);
+	ck_assert_int_eq(pp_csv_header(&t, "o.csv", err, sizeof err), 0);
+	pp_csv_free(&t);
+}
+END_TEST
+
 /* What the writer writes, the reader reads back field for field; only fields that need
  * quotes get them (RFC 4180 section 2). */
 START_TEST(csv_round_trip)
@@ -349,6 +366,7 @@ main(void)
 	tcase_add_test(tc, printable_text);
 	tcase_add_test(tc, strict_json);
 	tcase_add_test(tc, csv_bom);
+	tcase_add_test(tc, csv_header_twice);
 	tcase_add_test(tc, csv_round_trip);
 	suite_add_tcase(s, tc);
 	return test_run(s);

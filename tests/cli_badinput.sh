@@ -105,6 +105,10 @@ run_bad 1 'empty.csv: missing column "source"' validate --data "$BAD/validate/em
 run_bad 1 'missing-column.csv: missing column "num_gpus"' validate --data "$BAD/validate/missing-column.csv"
 run_bad 1 "binary.csv: binary data" validate --data "$BAD/validate/binary.csv"
 run_bad 2 "cannot open" validate --data "$TMPD/no-such.csv"
+# a column named twice: which copy counts would be a guess
+{ head -1 "$BAD/validate/absurd-values.csv" | sed 's/$/,measured_value/'; sed -n 2p "$BAD/validate/absurd-values.csv" | sed 's/$/,1/'; } \
+	>"$TMPD/twice.csv"
+run_bad 1 'twice.csv:1: column "measured_value" is given twice' validate --data "$TMPD/twice.csv"
 # absurd rows are skipped with their reason; the run itself succeeds
 run 0 validate --data "$BAD/validate/absurd-values.csv" --json
 json_check "$TMPD/out" "{s['model']: s['reason'] for s in d['skipped']}['huge-gpus'].startswith('the GPU count is out of range')"

@@ -492,6 +492,10 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 	int rc = pp_csv_parse(src_in->text, src_in->len, origin, &t, err, errlen);
 	if (rc != 0)
 		return rc;
+	if ((rc = pp_csv_header(&t, origin, err, errlen)) != 0) {
+		pp_csv_free(&t);
+		return rc;
+	}
 	static const char *const sc[] = {"source", "model", "gpu", "num_gpus", "tp", "precision", "scenario", "input_len",
 					 "output_len", "measured_metric", "measured_value", "unit", NULL};
 	int col[12];

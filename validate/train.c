@@ -1137,6 +1137,8 @@ val_train_load(hw_db *db, const val_src *srcs, size_t nsrcs, const char *filter,
 		if ((rc = pp_csv_parse(srcs[i].text, srcs[i].len, srcs[i].origin, &v->t, err, errlen)) != 0)
 			goto fail;
 		s->nsrcs++;
+		if ((rc = pp_csv_header(&v->t, srcs[i].origin, err, errlen)) != 0)
+			goto fail;
 		v->origin = srcs[i].origin;
 		for (int c = 0; cols[c] != NULL; c++)
 			if ((v->col[c] = pp_csv_column(&v->t, cols[c])) < 0 && !col_optional(c)) {
