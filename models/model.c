@@ -453,6 +453,25 @@ count_layer_type(const cJSON *root, const char *type)
 	return n;
 }
 
+/* The dimensions every decoder's config.json names the same way: hidden_size,
+ * num_hidden_layers, num_attention_heads, num_key_value_heads, head_dim, intermediate_size,
+ * vocab_size and max_position_embeddings (the default seq); the last two required unless a
+ * default is given (def_vocab, def_pos > 0). */
+static int
+hf_dims(const reader *r, const cJSON *root, int64_t def_vocab, int64_t def_pos, model_tf *t)
+{
+	int rc;
+	if ((rc = hf_int(r, root, "hidden_size", NULL, true, 0, &t->hidden)) != 0 ||
+	    (rc = hf_int(r, root, "num_hidden_layers", NULL, true, 0, &t->layers)) != 0 ||
+	    (rc = hf_int(r, root, "num_attention_heads", NULL, true, 0, &t->heads)) != 0 ||
+	    (rc = hf_int(r, root, "num_key_value_heads", NULL, false, 0, &t->kv_heads)) != 0 ||
+	    (rc = hf_int(r, root, "head_dim", NULL, false, 0, &t->head_dim)) != 0 ||
+	    (rc = hf_int(r, root, "intermediate_size", NULL, false, 0, &t->ffn)) != 0 ||
+	    (rc = hf_int(r, root, "vocab_size", NULL, def_vocab == 0, def_vocab, &t->vocab)) != 0)
+		return rc;
+	return hf_int(r, root, "max_position_embeddings", NULL, def_pos == 0, def_pos, &t->seq);
+}
+
 /* A decoder-only transformer from a Hugging Face config's standard keys: hidden_size,
  * num_hidden_layers, num_attention_heads, num_key_value_heads, head_dim, intermediate_size (and
  * the MoE and MLA keys), vocab_size, max_position_embeddings, tie_word_embeddings.  Where an
@@ -504,14 +523,7 @@ hf_decoder(const reader *r, const cJSON *root, const char *mt, model *m)
 	/* Keys a config may leave to its class's defaults (transformers' Gemma3TextConfig) */
 	int64_t def_vocab = !strcmp(mt, "gemma3_text") ? 262208 : 0;
 	int64_t def_pos = !strcmp(mt, "gemma3_text") ? 131072 : 0;
-	if ((rc = hf_int(r, root, "hidden_size", NULL, true, 0, &t->hidden)) != 0 ||
-	    (rc = hf_int(r, root, "num_hidden_layers", NULL, true, 0, &t->layers)) != 0 ||
-	    (rc = hf_int(r, root, "num_attention_heads", NULL, true, 0, &t->heads)) != 0 ||
-	    (rc = hf_int(r, root, "num_key_value_heads", NULL, false, 0, &t->kv_heads)) != 0 ||
-	    (rc = hf_int(r, root, "head_dim", NULL, false, 0, &t->head_dim)) != 0 ||
-	    (rc = hf_int(r, root, "intermediate_size", NULL, false, 0, &t->ffn)) != 0 ||
-	    (rc = hf_int(r, root, "vocab_size", NULL, def_vocab == 0, def_vocab, &t->vocab)) != 0 ||
-	    (rc = hf_int(r, root, "max_position_embeddings", NULL, def_pos == 0, def_pos, &t->seq)) != 0)
+	if ((rc = hf_dims(r, root, def_vocab, def_pos, t)) != 0)
 		return rc;
 	if (def_vocab > 0 && hf_get(root, "vocab_size", NULL) == NULL)
 		warn(m, "\"vocab_size\" not given: %s's default, %lld", mt, (long long)def_vocab);
@@ -673,14 +685,7 @@ hf_nemotron_h(const reader *r, const cJSON *root, model *m)
 {
 	model_tf *t = &m->tf;
 	int rc;
-	if ((rc = hf_int(r, root, "hidden_size", NULL, true, 0, &t->hidden)) != 0 ||
-	    (rc = hf_int(r, root, "num_hidden_layers", NULL, true, 0, &t->layers)) != 0 ||
-	    (rc = hf_int(r, root, "num_attention_heads", NULL, true, 0, &t->heads)) != 0 ||
-	    (rc = hf_int(r, root, "num_key_value_heads", NULL, false, 0, &t->kv_heads)) != 0 ||
-	    (rc = hf_int(r, root, "head_dim", NULL, false, 0, &t->head_dim)) != 0 ||
-	    (rc = hf_int(r, root, "intermediate_size", NULL, false, 0, &t->ffn)) != 0 ||
-	    (rc = hf_int(r, root, "vocab_size", NULL, true, 0, &t->vocab)) != 0 ||
-	    (rc = hf_int(r, root, "max_position_embeddings", NULL, true, 0, &t->seq)) != 0 ||
+	if ((rc = hf_dims(r, root, 0, 0, t)) != 0 ||
 	    (rc = hf_int(r, root, "mamba_num_heads", NULL, true, 0, &t->ssm_heads)) != 0 ||
 	    (rc = hf_int(r, root, "mamba_head_dim", NULL, true, 0, &t->ssm_head_dim)) != 0 ||
 	    (rc = hf_int(r, root, "ssm_state_size", NULL, true, 0, &t->ssm_state)) != 0 ||

@@ -6,7 +6,8 @@
  * system, so the final rename is atomic): charts and their data, the HTML, the Markdown, the
  * CSV files and manifest.txt last.  Then the target is swapped in.  A target that exists is
  * replaced only when it is empty or holds an earlier report and nothing else (its manifest.txt
- * and the files it lists), never a directory of the user's other files.  On any failure the temporary directory is removed.
+ * and the files it lists), never a directory of the user's other files.  On any failure the
+ * temporary directory is removed.
  */
 #include "config.h"
 #include "reports/rep_int.h"
@@ -161,6 +162,9 @@ file_size(const char *dir, const char *rel, pp_str *manifest)
 	return 0;
 }
 
+/* manifest.txt's first line: what tells an earlier report from a directory of the user's */
+static const char manifest_head[] = "# paraplan report: the files of this report and their sizes in bytes\n";
+
 /* Writes every file of the report into tmp. */
 static int
 fill(rep_report *r, const char *tmp, char *err, size_t errlen)
@@ -183,7 +187,7 @@ fill(rep_report *r, const char *tmp, char *err, size_t errlen)
 	if (rc != 0)
 		return rc;
 	pp_str manifest = {0};
-	pp_str_add(&manifest, "# paraplan report: the files of this report and their sizes in bytes\n");
+	pp_str_add(&manifest, manifest_head);
 	for (size_t i = 0; i < r->ncharts; i++) {
 		static const char *const ext[] = {"dat", "gp", "svg", "png"};
 		for (int e = 0; e < (r->charts[i].drawn ? 4 : 2); e++) {
@@ -243,8 +247,8 @@ empty_dir(const char *dir)
 	return empty;
 }
 
-/* Whether rel ("report.md", "charts/d1.svg") is a file the manifest lists: man is the manifest's
- * text behind a newline, each line "REL<TAB>SIZE". */
+/* Whether rel ("report.md", "charts/d1.svg") is a file the manifest lists: man is the
+ * manifest's text, its header line and then a line "REL<TAB>SIZE" a file. */
 static bool
 listed(const char *man, const char *rel)
 {
@@ -303,27 +307,17 @@ replaceable(const char *dir, char *err, size_t errlen)
 		return pp_err(err, errlen, PP_EUSAGE, "--out %s exists and is not a directory", dir);
 	if (empty_dir(dir))
 		return 2;
-	static const char head[] = "# paraplan report:";
-	char path[4300], e2[256], *text = NULL;
+	char path[4300], e2[256], *man = NULL;
 	size_t len = 0;
 	snprintf(path, sizeof path, "%s/manifest.txt", dir);
-	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || pp_read_text(path, 1 << 20, &text, &len, e2, sizeof e2) != 0 ||
-	    strncmp(text, head, sizeof head - 1) != 0) {
-		free(text);
+	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || pp_read_text(path, 1 << 20, &man, &len, e2, sizeof e2) != 0 ||
+	    strncmp(man, manifest_head, sizeof manifest_head - 1) != 0) {
+		free(man);
 		return pp_err(err, errlen, PP_EUSAGE,
 			      "--out %s exists and is not an earlier report (no manifest.txt of one): choose another directory "
 			      "or remove it",
 			      dir);
 	}
-	/* behind a newline, so that every line, the first too, starts after one */
-	char *man = malloc(len + 2);
-	if (man == NULL) {
-		free(text);
-		return pp_err(err, errlen, PP_ENOMEM, "out of memory");
-	}
-	man[0] = '\n';
-	memcpy(man + 1, text, len + 1);
-	free(text);
 	char bad[600] = "";
 	int rc = stray(dir, "", man, bad, sizeof bad, err, errlen);
 	free(man);
