@@ -140,6 +140,11 @@ static const hw_pdef defs[HW_NPKEYS] = {
 				    "ZeRO-3 with full recomputation: the recompute gathers a layer's parameters and releases "
 				    "them, and its backward gathers them again (off: one gather serves both)",
 				    onoff},
+	[HW_P_FW_DP_ONE_STREAM] = {"dp_one_stream", HW_SCOPE_FRAMEWORK, 0.0, 0.0, 1.0, "choice", NULL,
+				   "ZeRO-2/3: the gradient reduce-scatters run on the data-parallel group's one communication "
+				   "stream with its parameter all-gathers, in the order they are issued (PyTorch's NCCL "
+				   "process group), not beside them",
+				   onoff},
 	[HW_P_FW_DIST_OPTIMIZER] = {"dist_optimizer", HW_SCOPE_FRAMEWORK, 0.0, 0.0, 1.0, "choice", NULL,
 				    "where on, a validation row that states no ZeRO stage ran with its optimizer states sharded "
 				    "over data parallelism (ZeRO-1: Megatron's distributed optimizer)",

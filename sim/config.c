@@ -109,6 +109,7 @@ sim_train_cfg_framework(sim_train_cfg *c, const hw_profile *fw)
 	c->ep_deepep = hw_profile_get(fw, HW_P_FW_EP_DISPATCH) == HW_EP_DEEPEP;
 	c->zero3_gather = (int)hw_profile_get(fw, HW_P_FW_ZERO3_GATHER);
 	c->zero3_regather = hw_profile_get(fw, HW_P_FW_ZERO3_REGATHER) != 0.0;
+	c->dp_one_stream = hw_profile_get(fw, HW_P_FW_DP_ONE_STREAM) != 0.0;
 	c->grad_reduce = (int)hw_profile_get(fw, HW_P_FW_GRAD_REDUCE);
 }
 

@@ -50,6 +50,8 @@ sim_train_cfg_json(const sim_train_cfg *c, int64_t seq)
 		cJSON_AddStringToObject(o, "zero3_gather", hw_pdef_choice_name(hw_pdef_get(HW_P_FW_ZERO3_GATHER), c->zero3_gather));
 		cJSON_AddBoolToObject(o, "zero3_regather", c->zero3_regather);
 	}
+	if (c->zero >= 2)
+		cJSON_AddBoolToObject(o, "dp_one_stream", c->dp_one_stream);
 	if (c->fw != NULL)
 		cJSON_AddStringToObject(o, "framework", hw_profile_name(c->fw));
 	cJSON_AddStringToObject(o, "attention", sim_attention_name(c->attention));

@@ -85,6 +85,11 @@ typedef struct bld {
 	int32_t *gready;     /* [rank][maxlayers] */
 	int maxlayers;
 	int32_t *ready;      /* scratch: per simulated rank of a stage, an op id */
+	/* ZeRO-3 on one DP stream (dp_one_stream): the reduce-scatter of the layer whose backward
+	 * was built last, held until the gather of the layer after it is queued (see layer_bwd) */
+	bool rs_held;
+	int rs_stage;
+	int64_t rs_layer, rs_mb;
 	bool oom;
 	/* FLOPs counted as the graph is built: FL_STAGE and FL_RECOMP the layers of one rank group
 	 * per stage (recomputation apart), FL_OP every compute op of every simulated rank */
@@ -689,9 +694,10 @@ dp_members(const bld *b, int s, int j, int blk, int *mem, int32_t *gate)
 
 /* Hybrid sharding: each shard of TP member j of stage s, reduced within its shard group, is
  * all-reduced over the replicas holding the same shard (bytes: a shard's of the dense and the
- * expert gradients), on the stream of the reduce-scatter before it. */
+ * expert gradients), on `which`, after each shard group's reduce-scatter (after[blk], or NULL
+ * where the two share the stream that orders them). */
 static void
-replica_reduce(bld *b, int s, int j, int which, double bytes, double ebytes, uint32_t tag)
+replica_reduce(bld *b, int s, int j, int which, double bytes, double ebytes, uint32_t tag, const int32_t *after)
 {
 	if (b->pl.repl <= 1)
 		return;
@@ -700,10 +706,13 @@ replica_reduce(bld *b, int s, int j, int which, double bytes, double ebytes, uin
 	for (int q = 0; q < per; q++) {
 		int mem[4096];
 		int n = 0;
-		for (int r = 0; r < blocks && n < 4096; r++)
+		int32_t deps[4096];
+		for (int r = 0; r < blocks && n < 4096; r++) {
+			deps[n] = after != NULL ? after[r] : -1;
 			mem[n++] = rank_of(b, s, r * per + q, j);
-		collective(b, mem, n, which, SIM_G_DPR, HW_ALL_REDUCE, b->pl.repl, b->pl.repl_per_node, shard, tag, NULL,
-			   false, false);
+		}
+		collective(b, mem, n, which, SIM_G_DPR, HW_ALL_REDUCE, b->pl.repl, b->pl.repl_per_node, shard, tag,
+			   after != NULL ? deps : NULL, false, false);
 	}
 }
 
@@ -740,29 +749,62 @@ zero_gather(bld *b, int s, int64_t layer, int64_t mb, const block_cost *A, const
 
 /* ZeRO-2/3: reduce-scatter a layer's gradients once they are complete (deps: per simulated
  * rank of the stage, the op that completes them), then, with hybrid sharding, all-reduce the
- * shards over the replicas. */
+ * shards over the replicas.  The reduce-scatters run on a stream of their own beside the
+ * parameter all-gathers, or (dp_one_stream) on the all-gathers' stream in the order they are
+ * issued: PyTorch runs every collective of a process group on one NCCL stream per device,
+ * whatever stream issued it (torch.distributed.fsdp.BackwardPrefetch), and FSDP and DeepSpeed
+ * gather and reduce over the same group.  The replicas' all-reduce is a group of its own. */
 static void
 zero_reduce(bld *b, int s, int64_t layer, int64_t mb, const block_cost *A, const block_cost *B, const int32_t *ready)
 {
 	const sim_train_cfg *c = b->c;
 	double gb = (double)sim_grad_bytes(c);
 	double bytes = (A->train_params + B->train_params) * gb, ebytes = B->train_expert_params * gb;
-	int grp = b->pl.grad;
+	int grp = b->pl.grad, which = c->dp_one_stream ? S_DP : S_DPRS;
 	for (int j = 0; j < b->tpm; j++) {
-		for (int blk = 0; blk < shard_blocks(b); blk++) {
+		int32_t rs[4096];
+		int blocks = shard_blocks(b);
+		for (int blk = 0; blk < blocks; blk++) {
 			int mem[4096];
 			int32_t deps[4096];
 			int n = dp_members(b, s, j, blk, mem, NULL);
 			for (int k = 0; k < n; k++)
 				deps[k] = ready[mem[k] - rank_of(b, s, 0, 0)];
-			collective(b, mem, n, S_DPRS, SIM_G_DP, HW_REDUCE_SCATTER, grp, b->pl.grad_per_node, bytes,
-				   sim_tag(TAG_ZERO_RS, layer, mb), deps, false, false);
-			if (ebytes > 0)
-				collective(b, mem, n, S_DPRS, SIM_G_EDP, HW_REDUCE_SCATTER, b->pl.edp, b->pl.edp_per_node,
-					   ebytes, sim_tag(TAG_ZERO_RS, layer, mb), deps, false, false);
+			rs[blk] = collective(b, mem, n, which, SIM_G_DP, HW_REDUCE_SCATTER, grp, b->pl.grad_per_node, bytes,
+					     sim_tag(TAG_ZERO_RS, layer, mb), deps, false, false);
+			if (ebytes > 0) {
+				int32_t e = collective(b, mem, n, which, SIM_G_EDP, HW_REDUCE_SCATTER, b->pl.edp,
+						       b->pl.edp_per_node, ebytes, sim_tag(TAG_ZERO_RS, layer, mb), deps, false,
+						       false);
+				if (e >= 0)
+					rs[blk] = e; /* after the dense one on the same stream */
+			}
 		}
-		replica_reduce(b, s, j, S_DPRS, bytes, ebytes, sim_tag(TAG_DPR, layer, mb));
+		replica_reduce(b, s, j, S_DPRS, bytes, ebytes, sim_tag(TAG_DPR, layer, mb), which == S_DPRS ? NULL : rs);
 	}
+}
+
+static int64_t
+local_index(const bld *b, int s, int64_t layer)
+{
+	(void)s;
+	return b->lidx[layer];
+}
+
+/* The reduce-scatter layer_bwd held back, if any, queued now. */
+static void
+zero_reduce_held(bld *b)
+{
+	if (!b->rs_held)
+		return;
+	b->rs_held = false;
+	int s = b->rs_stage;
+	const layer_cost *lc = &b->lc[b->rs_layer];
+	int64_t li = local_index(b, s, b->rs_layer);
+	int base = rank_of(b, s, 0, 0), nr = b->ninst * b->tpm;
+	for (int k = 0; k < nr; k++)
+		b->ready[k] = b->gready[(size_t)(base + k) * b->maxlayers + li];
+	zero_reduce(b, s, b->rs_layer, b->rs_mb, &lc->attn, &lc->mlp, b->ready);
 }
 
 /* Called at the end of each layer's forward or backward: shifts the prefetch gates. */
@@ -938,13 +980,6 @@ layer_fwd(bld *b, int s, int64_t layer, int64_t mb, bool recomputing)
 		layer_done(b, s);
 }
 
-static int64_t
-local_index(const bld *b, int s, int64_t layer)
-{
-	(void)s;
-	return b->lidx[layer];
-}
-
 static void
 layer_bwd(bld *b, int s, int64_t layer, int64_t mb)
 {
@@ -954,13 +989,17 @@ layer_bwd(bld *b, int s, int64_t layer, int64_t mb)
 	 * serves the recompute and the backward (FSDP), or the recompute releases them as a forward
 	 * does and the backward gathers again (zero3_regather: DeepSpeed's module hooks) */
 	if (b->c->recompute == SIM_RECOMPUTE_FULL) {
-		if (z3)
+		if (z3) {
 			zero_gather(b, s, layer, mb, &lc->attn, &lc->mlp);
+			zero_reduce_held(b);
+		}
 		layer_fwd(b, s, layer, mb, true);
 		z3 = z3 && b->c->zero3_regather;
 	}
-	if (z3)
+	if (z3) {
 		zero_gather(b, s, layer, mb, &lc->attn, &lc->mlp);
+		zero_reduce_held(b);
+	}
 	block(b, s, &lc->mlp, true, false, layer, mb, false);
 	block(b, s, &lc->attn, true, true, layer, mb, false);
 	add_flops(b, &lc->mlp, true, false);
@@ -974,8 +1013,16 @@ layer_bwd(bld *b, int s, int64_t layer, int64_t mb)
 		b->gready[(size_t)(base + k) * b->maxlayers + li] = b->r[base + k].last;
 		b->ready[k] = b->r[base + k].last;
 	}
-	if (b->c->zero >= 2)
+	if (b->c->zero >= 3 && b->c->dp_one_stream) {
+		/* On one stream in issue order, as FSDP's backward prefetch (BACKWARD_PRE) and
+		 * DeepSpeed's prefetcher issue them: the next layer's gather, issued before this
+		 * layer's backward ends, goes ahead of this layer's reduce-scatter, which would
+		 * otherwise hold it until the backward is done */
+		b->rs_held = true;
+		b->rs_stage = s, b->rs_layer = layer, b->rs_mb = mb;
+	} else if (b->c->zero >= 2) {
 		zero_reduce(b, s, layer, mb, &lc->attn, &lc->mlp, b->ready);
+	}
 }
 
 /* Zero-bubble weight gradients of a layer, in the W job the schedule places. */
@@ -1046,6 +1093,7 @@ emit_job(bld *b, int s, size_t ji, const job *jb)
 				compute(b, base + k, &b->head_b, sim_tag(TAG_HEAD_BWD, jb->chunk, jb->mb), b->head_l[1], -1);
 		for (int64_t l = first + count - 1; l >= first; l--)
 			layer_bwd(b, s, l, jb->mb);
+		zero_reduce_held(b);
 		if (is_first_virtual(s, jb->chunk))
 			for (int k = 0; k < nr; k++)
 				compute(b, base + k, &b->embed_b, sim_tag(TAG_EMBED_BWD, jb->chunk, jb->mb), b->embed_l[1], -1);
@@ -1226,7 +1274,7 @@ stage_buckets(bld *b, int s, int j)
 				collective(b, mem, n, S_DP, SIM_G_EDP, op, b->pl.edp, b->pl.edp_per_node, eacc,
 					   sim_tag(TAG_DP, 0, bucket), deps, false, false);
 			}
-			replica_reduce(b, s, j, S_DP, acc, eacc, sim_tag(TAG_DPR, 0, bucket));
+			replica_reduce(b, s, j, S_DP, acc, eacc, sim_tag(TAG_DPR, 0, bucket), NULL);
 			acc = eacc = 0.0;
 			bucket++;
 		}
@@ -1867,7 +1915,8 @@ sim_train_census(const model *m, const hw_cost *cost, const sim_train_cfg *cin, 
  * for them: folded only where none of them had to wait for its stream in the small steps (a
  * ZeRO-2 MoE step whose reduce-scatter stream was busy from its first to its last, a queue that
  * never emptied, agreed from 3 to 5 micro-batches; its 32 took 19 us longer than they
- * foretold).  Elsewhere every stream is held by the schedule: a stage waits for its next
+ * foretold), except where ZeRO-3's reduce-scatters share the gathers' stream (dp_one_stream),
+ * which the compute waits for.  Elsewhere every stream is held by the schedule: a stage waits for its next
  * stage's backward before its next forward, and the TP, CP and EP exchanges for the blocks they
  * feed.  Folded or not, the result is the same to the bit (tests/check_sim.c, fold_is_exact;
  * every training row of validate, and 680 random configurations, compared with the build
@@ -2049,9 +2098,13 @@ small_step(const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t 
 	bool ok = build(b, m, cost, c, micro, 0, err, sizeof err) == 0 && sim_run(b->e, err, sizeof err) == 0 &&
 		  b->nranks == nranks && sum_run(b, s) == 0;
 	/* ZeRO-2 and 3 reduce-scatter every micro-batch's gradients and nothing waits for them:
-	 * where one of them queued behind another, their queue may grow without bound */
-	for (int rk = 0; ok && c->zero >= 2 && rk < b->nranks; rk++)
-		ok = !sim_stream_waited(b->e, b->r[rk].dprs);
+	 * where one of them queued behind another, their queue may grow without bound.  Not so
+	 * where ZeRO-3's reduce-scatters queue with its gathers (dp_one_stream), which the compute
+	 * waits for: a backlog there holds up the backward, and the small steps agree only where
+	 * it repeats itself */
+	bool one = c->dp_one_stream;
+	for (int rk = 0; ok && c->zero >= 2 && !(one && c->zero >= 3) && rk < b->nranks; rk++)
+		ok = !sim_stream_waited(b->e, one ? b->r[rk].dp : b->r[rk].dprs);
 	sim_engine_free(b->e);
 	b->e = NULL;
 	return ok;

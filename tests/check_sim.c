@@ -680,19 +680,30 @@ START_TEST(fold_is_exact)
 		int64_t micro, seq;
 		bool folds;
 		int dp_shard;
+		bool one; /* dp_one_stream */
 	} cases[] = {
-		{"gpt-1.7b", 1, 1, 1, 2, 1, 1, 0, SIM_RECOMPUTE_NONE, false, 40, 1024, true, 0},
-		{"gpt-1.7b", 2, 2, 1, 2, 1, 1, 1, SIM_RECOMPUTE_NONE, true, 48, 1024, true, 0},
-		{"gpt-1.7b", 2, 4, 1, 1, 1, 1, 0, SIM_RECOMPUTE_FULL, false, 97, 1024, true, 0},
-		{"gpt-1.7b", 2, 2, 2, 2, 1, 1, 1, SIM_RECOMPUTE_SELECTIVE, true, 64, 1024, true, 0},
-		{"gpt-1.7b", 2, 2, 1, 2, 1, 1, 2, SIM_RECOMPUTE_NONE, true, 64, 1024, true, 0},
-		{"gpt-1.7b", 1, 1, 1, 4, 1, 1, 3, SIM_RECOMPUTE_NONE, false, 40, 1024, true, 0},
-		{"gpt-1.7b", 1, 2, 1, 4, 1, 3, 1, SIM_RECOMPUTE_NONE, false, 48, 1024, true, 0},
-		{"gpt-1.7b", 1, 1, 1, 16, 1, 1, 2, SIM_RECOMPUTE_NONE, false, 40, 128, false, 0},
-		{"gpt-1.7b", 2, 4, 1, 1, 1, 2, 0, SIM_RECOMPUTE_NONE, true, 96, 1024, true, 0},
-		{"mixtral-8x7b", 2, 2, 1, 4, 4, 1, 1, SIM_RECOMPUTE_NONE, true, 40, 1024, true, 0},
-		{"gpt-1.7b", 2, 2, 1, 4, 1, 1, 1, SIM_RECOMPUTE_NONE, true, 48, 1024, true, 2},
-		{"gpt-1.7b", 1, 1, 1, 4, 1, 1, 3, SIM_RECOMPUTE_NONE, false, 40, 1024, true, 2},
+		{"gpt-1.7b", 1, 1, 1, 2, 1, 1, 0, SIM_RECOMPUTE_NONE, false, 40, 1024, true, 0, false},
+		{"gpt-1.7b", 2, 2, 1, 2, 1, 1, 1, SIM_RECOMPUTE_NONE, true, 48, 1024, true, 0, false},
+		{"gpt-1.7b", 2, 4, 1, 1, 1, 1, 0, SIM_RECOMPUTE_FULL, false, 97, 1024, true, 0, false},
+		{"gpt-1.7b", 2, 2, 2, 2, 1, 1, 1, SIM_RECOMPUTE_SELECTIVE, true, 64, 1024, true, 0, false},
+		{"gpt-1.7b", 2, 2, 1, 2, 1, 1, 2, SIM_RECOMPUTE_NONE, true, 64, 1024, true, 0, false},
+		{"gpt-1.7b", 1, 1, 1, 4, 1, 1, 3, SIM_RECOMPUTE_NONE, false, 40, 1024, true, 0, false},
+		{"gpt-1.7b", 1, 2, 1, 4, 1, 3, 1, SIM_RECOMPUTE_NONE, false, 48, 1024, true, 0, false},
+		{"gpt-1.7b", 1, 1, 1, 16, 1, 1, 2, SIM_RECOMPUTE_NONE, false, 40, 128, false, 0, false},
+		{"gpt-1.7b", 2, 4, 1, 1, 1, 2, 0, SIM_RECOMPUTE_NONE, true, 96, 1024, true, 0, false},
+		{"mixtral-8x7b", 2, 2, 1, 4, 4, 1, 1, SIM_RECOMPUTE_NONE, true, 40, 1024, true, 0, false},
+		{"gpt-1.7b", 2, 2, 1, 4, 1, 1, 1, SIM_RECOMPUTE_NONE, true, 48, 1024, true, 2, false},
+		{"gpt-1.7b", 1, 1, 1, 4, 1, 1, 3, SIM_RECOMPUTE_NONE, false, 40, 1024, true, 2, false},
+		/* ZeRO's reduce-scatters on the gathers' stream, in issue order (dp_one_stream): ZeRO-3's
+		 * fold, the compute waiting for that stream; ZeRO-2's only where nothing queued there
+		 * (case 15, PP 2 with tied embeddings: the step's closing all-reduce of the embedding
+		 * gradients waits behind the last reduce-scatter; case 16, PP 1, folds) */
+		{"gpt-1.7b", 1, 1, 1, 4, 1, 1, 3, SIM_RECOMPUTE_NONE, false, 40, 1024, true, 0, true},
+		{"gpt-1.7b", 1, 2, 1, 4, 1, 1, 3, SIM_RECOMPUTE_FULL, false, 40, 1024, true, 0, true},
+		{"gpt-1.7b", 1, 1, 1, 4, 1, 1, 3, SIM_RECOMPUTE_NONE, false, 40, 1024, true, 2, true},
+		{"gpt-1.7b", 2, 2, 1, 2, 1, 1, 2, SIM_RECOMPUTE_NONE, true, 64, 1024, false, 0, true},
+		{"gpt-1.7b", 2, 1, 1, 2, 1, 1, 2, SIM_RECOMPUTE_NONE, true, 64, 1024, true, 0, true},
+		{"gpt-1.7b", 1, 1, 1, 16, 1, 1, 2, SIM_RECOMPUTE_NONE, false, 40, 128, false, 0, true},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		model *m;
@@ -708,6 +719,7 @@ START_TEST(fold_is_exact)
 		cfg.schedule = cfg.vpp > 1 ? SIM_INTERLEAVED : SIM_1F1B;
 		cfg.zero = cases[i].zero;
 		cfg.dp_shard = cases[i].dp_shard;
+		cfg.dp_one_stream = cases[i].one;
 		cfg.recompute = cases[i].rc;
 		cfg.sequence_parallel = cases[i].sp;
 		cfg.dtype = i == 1 ? HW_FP16 : HW_BF16;
@@ -1048,6 +1060,84 @@ START_TEST(zero3_gathers_for_the_recompute)
 		sim_train_result_free(r);
 	}
 	ck_assert(step[1] >= step[0]);
+	model_free(m);
+	hw_cost_free(cost);
+	hw_close(db);
+}
+END_TEST
+
+/* ZeRO-3 on PyTorch runs its gathers and reduce-scatters on one NCCL stream of the DP group
+ * (dp_one_stream), in the order they are issued: gpt2-xl (48 layers, one gather a layer, no
+ * recompute) on 32 ranks, 2 micro-batches.  Rank 0's DP stream then holds, a micro-batch, 48
+ * gathers for the forward, then the backward's as FSDP's BACKWARD_PRE issues them: the gather
+ * of layer l - 1 ahead of the reduce-scatter of layer l (l = 47 .. 1), the reduce-scatter of
+ * layer 0 last: 144 collectives a micro-batch, none on the reduce-scatter stream.  On two
+ * streams (dp_one_stream off) the 96 reduce-scatters have a stream of their own, in layer order
+ * 47 .. 0, and the step is no longer than on one. */
+START_TEST(zero3_one_dp_stream)
+{
+	hw_db *db;
+	ck_assert_int_eq(hw_open(":memory:", 0, &db, err, sizeof err), 0);
+	hw_cost *cost;
+	ck_assert_int_eq(hw_cost_new(db, "dgx-a100", &cost, err, sizeof err), 0);
+	model *m;
+	ck_assert_int_eq(model_load("gpt2-xl", &m, err, sizeof err), 0);
+	double step[2];
+	for (int one = 0; one <= 1; one++) {
+		sim_train_cfg cfg;
+		zero3_gpt2xl_cfg(&cfg);
+		cfg.dp_one_stream = one;
+		cfg.record_ops = true;
+		sim_train_result *r = run_train(m, cost, &cfg);
+		step[one] = sim_train_metrics(r)->step_time_s;
+		sim_rank_ops *o;
+		ck_assert_msg(sim_train_rank_ops(r, 0, &o, err, sizeof err) == 0, "%s", err);
+		/* each stream's DP collectives in program order: kind, layer, micro-batch */
+		static int seq[2][400][3];
+		int n[2] = {0, 0};
+		for (int st = 0; st < 2; st++)
+			for (int32_t q = 0;; q++) {
+				const sim_rop *op = NULL;
+				for (size_t i = 0; i < o->nops && op == NULL; i++)
+					if (o->ops[i].stream == (st ? SIM_S_DP_RS : SIM_S_DP) && o->ops[i].seq == q)
+						op = &o->ops[i];
+				if (op == NULL)
+					break;
+				if (op->kind != SIM_OP_COLL || op->group != SIM_G_DP)
+					continue;
+				ck_assert_int_lt(n[st], 400);
+				seq[st][n[st]][0] = op->coll == HW_ALL_GATHER ? 'g' : op->coll == HW_REDUCE_SCATTER ? 'r' : '?';
+				seq[st][n[st]][1] = (int)op->layer;
+				seq[st][n[st]][2] = (int)op->mb;
+				n[st]++;
+			}
+		if (one) {
+			ck_assert_int_eq(n[1], 0);
+			ck_assert_int_eq(n[0], 2 * 144);
+			for (int mb = 0; mb < 2; mb++) {
+				int(*x)[3] = &seq[0][mb * 144];
+				for (int l = 0; l < 48; l++)
+					ck_assert(x[l][0] == 'g' && x[l][1] == l && x[l][2] == mb);
+				ck_assert(x[48][0] == 'g' && x[48][1] == 47);
+				for (int l = 47; l >= 1; l--) {
+					int at = 49 + 2 * (47 - l);
+					ck_assert_msg(x[at][0] == 'g' && x[at][1] == l - 1, "mb %d: gather of layer %d at %d", mb,
+						      l - 1, at);
+					ck_assert_msg(x[at + 1][0] == 'r' && x[at + 1][1] == l && x[at + 1][2] == mb,
+						      "mb %d: reduce-scatter of layer %d at %d", mb, l, at + 1);
+				}
+				ck_assert(x[143][0] == 'r' && x[143][1] == 0 && x[143][2] == mb);
+			}
+		} else {
+			ck_assert_int_eq(n[0], 2 * 96);
+			ck_assert_int_eq(n[1], 2 * 48);
+			for (int i = 0; i < n[1]; i++)
+				ck_assert(seq[1][i][0] == 'r' && seq[1][i][1] == 47 - i % 48 && seq[1][i][2] == i / 48);
+		}
+		sim_rank_ops_free(o);
+		sim_train_result_free(r);
+	}
+	ck_assert(step[0] <= step[1]);
 	model_free(m);
 	hw_cost_free(cost);
 	hw_close(db);
@@ -1709,6 +1799,7 @@ main(void)
 	tcase_add_test(tt, zero3_gather_granularity);
 	tcase_add_test(tt, grad_reduce_precision);
 	tcase_add_test(tt, zero3_gathers_for_the_recompute);
+	tcase_add_test(tt, zero3_one_dp_stream);
 	tcase_add_test(tt, zero_offload_step_by_hand);
 	tcase_add_test(tt, tp_allreduce_beside_wgrad);
 	tcase_add_test(tt, invalid_configurations);

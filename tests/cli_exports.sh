@@ -165,7 +165,8 @@ arg "data_parallel_replicate_degree = 8" "$TMPD/h-torchtitan.out"
 arg "data_parallel_shard_degree = 8" "$TMPD/h-torchtitan.out"
 arg '"mics_shard_size":	8' "$TMPD/h-deepspeed.out"
 # shellcheck disable=SC2086
-run 0 $P8 --zero 3 --export megatron
+# sharded over the whole data-parallel group: no replicas, no instances
+run 0 $P8 --zero 3 --dp-shard 16 --export megatron
 noarg "--num-distributed-optimizer-instances" "$TMPD/out"
 run 2 plan train --model llama-3-8b --system dgx-h100 --gpus 64 --global-batch 512 --tp 2 --pp 1 --cp 1 --zero 3 \
 	--dp-shard 4 --framework deepspeed --export deepspeed
