@@ -760,10 +760,13 @@ zero_reduce(bld *b, int s, int64_t layer, int64_t mb, const block_cost *A, const
 	const sim_train_cfg *c = b->c;
 	double gb = (double)sim_grad_bytes(c);
 	double bytes = (A->train_params + B->train_params) * gb, ebytes = B->train_expert_params * gb;
-	int grp = b->pl.grad, which = c->dp_one_stream ? S_DP : S_DPRS;
+	int grp = b->pl.grad, which = c->dp_one_stream ? S_DP : S_DPRS, blocks = shard_blocks(b);
+	int32_t rsbuf[64], *rs = blocks <= 64 ? rsbuf : malloc((size_t)blocks * sizeof *rs);
+	if (rs == NULL) {
+		b->oom = true;
+		return;
+	}
 	for (int j = 0; j < b->tpm; j++) {
-		int32_t rs[4096];
-		int blocks = shard_blocks(b);
 		for (int blk = 0; blk < blocks; blk++) {
 			int mem[4096];
 			int32_t deps[4096];
@@ -782,6 +785,8 @@ zero_reduce(bld *b, int s, int64_t layer, int64_t mb, const block_cost *A, const
 		}
 		replica_reduce(b, s, j, S_DPRS, bytes, ebytes, sim_tag(TAG_DPR, layer, mb), which == S_DPRS ? NULL : rs);
 	}
+	if (rs != rsbuf)
+		free(rs);
 }
 
 static int64_t
@@ -1916,9 +1921,9 @@ sim_train_census(const model *m, const hw_cost *cost, const sim_train_cfg *cin, 
  * ZeRO-2 MoE step whose reduce-scatter stream was busy from its first to its last, a queue that
  * never emptied, agreed from 3 to 5 micro-batches; its 32 took 19 us longer than they
  * foretold), except where ZeRO-3's reduce-scatters share the gathers' stream (dp_one_stream),
- * which the compute waits for.  Elsewhere every stream is held by the schedule: a stage waits for its next
- * stage's backward before its next forward, and the TP, CP and EP exchanges for the blocks they
- * feed.  Folded or not, the result is the same to the bit (tests/check_sim.c, fold_is_exact;
+ * which the compute waits for.  Elsewhere every stream is held by the schedule: a stage waits
+ * for its next stage's backward before its next forward, and the TP, CP and EP exchanges for
+ * the blocks they feed.  Folded or not, the result is the same to the bit (tests/check_sim.c, fold_is_exact;
  * every training row of validate, and 680 random configurations, compared with the build
  * before). */
 

@@ -597,8 +597,11 @@ START_TEST(symmetric_equals_full)
 	model *m;
 	ck_assert_int_eq(model_load("gpt-1.7b", &m, err, sizeof err), 0);
 	/* tp, pp, dp, and 0 plain, 1 sequence parallel, 2 ZeRO-1 with full recompute, 3 ZeRO-3,
-	 * 4 ZeRO-1 and 5 ZeRO-3 sharded over pairs of data-parallel ranks (hybrid sharding) */
-	const int cfgs[][4] = {{2, 2, 2, 0}, {2, 4, 2, 1}, {4, 2, 2, 2}, {1, 2, 4, 3}, {2, 1, 8, 4}, {1, 2, 4, 5}};
+	 * 4 ZeRO-1 and 5 ZeRO-3 sharded over pairs of data-parallel ranks (hybrid sharding), 6 the
+	 * same with the reduce-scatters on the gathers' stream (dp_one_stream), the replicas'
+	 * all-reduce after them: 2 and 80 replicas */
+	const int cfgs[][4] = {{2, 2, 2, 0}, {2, 4, 2, 1}, {4, 2, 2, 2}, {1, 2, 4, 3},
+			       {2, 1, 8, 4}, {1, 2, 4, 5}, {1, 2, 4, 6}, {1, 1, 160, 6}};
 	for (size_t i = 0; i < sizeof cfgs / sizeof cfgs[0]; i++) {
 		sim_train_cfg cfg;
 		sim_train_cfg_init(&cfg);
@@ -606,8 +609,9 @@ START_TEST(symmetric_equals_full)
 		cfg.pp = cfgs[i][1];
 		cfg.dp = cfgs[i][2];
 		cfg.gpus = cfg.tp * cfg.pp * cfg.dp;
-		cfg.zero = cfgs[i][3] == 3 || cfgs[i][3] == 5 ? 3 : cfgs[i][3] == 2 || cfgs[i][3] == 4 ? 1 : 0;
+		cfg.zero = cfgs[i][3] == 3 || cfgs[i][3] >= 5 ? 3 : cfgs[i][3] == 2 || cfgs[i][3] == 4 ? 1 : 0;
 		cfg.dp_shard = cfgs[i][3] >= 4 ? 2 : 0;
+		cfg.dp_one_stream = cfgs[i][3] == 6;
 		cfg.sequence_parallel = cfgs[i][3] == 1;
 		cfg.recompute = cfgs[i][3] == 2 ? SIM_RECOMPUTE_FULL : SIM_RECOMPUTE_NONE;
 		cfg.micro_batch = 1;
