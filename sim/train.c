@@ -86,9 +86,9 @@ typedef struct bld {
 	int maxlayers;
 	int32_t *ready;      /* scratch: per simulated rank of a stage, an op id */
 	/* ZeRO-3 on one DP stream (dp_one_stream): the reduce-scatter of the layer whose backward
-	 * was built last, held until the gather of the layer after it is queued (see layer_bwd) */
+	 * was built last, held until the gather of the layer after it is queued (see layer_bwd);
+	 * always within one backward job, so on the stage building it */
 	bool rs_held;
-	int rs_stage;
 	int64_t rs_layer, rs_mb;
 	bool oom;
 	/* FLOPs counted as the graph is built: FL_STAGE and FL_RECOMP the layers of one rank group
@@ -796,14 +796,13 @@ local_index(const bld *b, int s, int64_t layer)
 	return b->lidx[layer];
 }
 
-/* The reduce-scatter layer_bwd held back, if any, queued now. */
+/* The reduce-scatter layer_bwd held back on stage s, if any, queued now. */
 static void
-zero_reduce_held(bld *b)
+zero_reduce_held(bld *b, int s)
 {
 	if (!b->rs_held)
 		return;
 	b->rs_held = false;
-	int s = b->rs_stage;
 	const layer_cost *lc = &b->lc[b->rs_layer];
 	int64_t li = local_index(b, s, b->rs_layer);
 	int base = rank_of(b, s, 0, 0), nr = b->ninst * b->tpm;
@@ -996,14 +995,14 @@ layer_bwd(bld *b, int s, int64_t layer, int64_t mb)
 	if (b->c->recompute == SIM_RECOMPUTE_FULL) {
 		if (z3) {
 			zero_gather(b, s, layer, mb, &lc->attn, &lc->mlp);
-			zero_reduce_held(b);
+			zero_reduce_held(b, s);
 		}
 		layer_fwd(b, s, layer, mb, true);
 		z3 = z3 && b->c->zero3_regather;
 	}
 	if (z3) {
 		zero_gather(b, s, layer, mb, &lc->attn, &lc->mlp);
-		zero_reduce_held(b);
+		zero_reduce_held(b, s);
 	}
 	block(b, s, &lc->mlp, true, false, layer, mb, false);
 	block(b, s, &lc->attn, true, true, layer, mb, false);
@@ -1024,7 +1023,7 @@ layer_bwd(bld *b, int s, int64_t layer, int64_t mb)
 		 * layer's backward ends, goes ahead of this layer's reduce-scatter, which would
 		 * otherwise hold it until the backward is done */
 		b->rs_held = true;
-		b->rs_stage = s, b->rs_layer = layer, b->rs_mb = mb;
+		b->rs_layer = layer, b->rs_mb = mb;
 	} else if (b->c->zero >= 2) {
 		zero_reduce(b, s, layer, mb, &lc->attn, &lc->mlp, b->ready);
 	}
@@ -1098,7 +1097,7 @@ emit_job(bld *b, int s, size_t ji, const job *jb)
 				compute(b, base + k, &b->head_b, sim_tag(TAG_HEAD_BWD, jb->chunk, jb->mb), b->head_l[1], -1);
 		for (int64_t l = first + count - 1; l >= first; l--)
 			layer_bwd(b, s, l, jb->mb);
-		zero_reduce_held(b);
+		zero_reduce_held(b, s);
 		if (is_first_virtual(s, jb->chunk))
 			for (int k = 0; k < nr; k++)
 				compute(b, base + k, &b->embed_b, sim_tag(TAG_EMBED_BWD, jb->chunk, jb->mb), b->embed_l[1], -1);

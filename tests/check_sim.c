@@ -448,6 +448,20 @@ run_train(const model *m, const hw_cost *c, sim_train_cfg *cfg)
 	return r;
 }
 
+/* Rank 0's op list of cfg's step, recorded (its step time into *step where not NULL). */
+static sim_rank_ops *
+rank0_ops(const model *m, const hw_cost *c, sim_train_cfg *cfg, double *step)
+{
+	cfg->record_ops = true;
+	sim_train_result *r = run_train(m, c, cfg);
+	if (step != NULL)
+		*step = sim_train_metrics(r)->step_time_s;
+	sim_rank_ops *o;
+	ck_assert_msg(sim_train_rank_ops(r, 0, &o, err, sizeof err) == 0, "%s", err);
+	sim_train_result_free(r);
+	return o;
+}
+
 /* The full mode's op count, taken from the symmetric graph before anything is built, is the
  * number of ops the full mode then builds, over every kind of op the builder makes: TP with and
  * without sequence parallelism, CP rings, EP all-to-alls, ZeRO 1 to 3 and FSDP, every schedule,
@@ -1035,11 +1049,7 @@ START_TEST(zero3_gathers_for_the_recompute)
 		zero3_gpt2xl_cfg(&cfg);
 		cfg.recompute = SIM_RECOMPUTE_FULL;
 		cfg.zero3_regather = regather;
-		cfg.record_ops = true;
-		sim_train_result *r = run_train(m, cost, &cfg);
-		step[regather] = sim_train_metrics(r)->step_time_s;
-		sim_rank_ops *o;
-		ck_assert_msg(sim_train_rank_ops(r, 0, &o, err, sizeof err) == 0, "%s", err);
+		sim_rank_ops *o = rank0_ops(m, cost, &cfg, &step[regather]);
 		int gathers = 0, recomputes = 0;
 		for (size_t i = 0; i < o->nops; i++) {
 			const sim_rop *op = &o->ops[i];
@@ -1061,7 +1071,6 @@ START_TEST(zero3_gathers_for_the_recompute)
 		ck_assert_int_eq(gathers, 48 * 2 * (2 + regather));
 		ck_assert_int_eq(recomputes, 48 * 2);
 		sim_rank_ops_free(o);
-		sim_train_result_free(r);
 	}
 	ck_assert(step[1] >= step[0]);
 	model_free(m);
@@ -1091,11 +1100,7 @@ START_TEST(zero3_one_dp_stream)
 		sim_train_cfg cfg;
 		zero3_gpt2xl_cfg(&cfg);
 		cfg.dp_one_stream = one;
-		cfg.record_ops = true;
-		sim_train_result *r = run_train(m, cost, &cfg);
-		step[one] = sim_train_metrics(r)->step_time_s;
-		sim_rank_ops *o;
-		ck_assert_msg(sim_train_rank_ops(r, 0, &o, err, sizeof err) == 0, "%s", err);
+		sim_rank_ops *o = rank0_ops(m, cost, &cfg, &step[one]);
 		/* each stream's DP collectives in program order: kind, layer, micro-batch */
 		static int seq[2][400][3];
 		int n[2] = {0, 0};
@@ -1139,7 +1144,6 @@ START_TEST(zero3_one_dp_stream)
 				ck_assert(seq[1][i][0] == 'r' && seq[1][i][1] == 47 - i % 48 && seq[1][i][2] == i / 48);
 		}
 		sim_rank_ops_free(o);
-		sim_train_result_free(r);
 	}
 	ck_assert(step[0] <= step[1]);
 	model_free(m);
@@ -1171,10 +1175,7 @@ START_TEST(zero_offload_step_by_hand)
 		zero3_gpt2xl_cfg(&cfg);
 		cfg.dtype = HW_BF16;
 		cfg.offload_optimizer = true;
-		cfg.record_ops = true;
-		sim_train_result *r = run_train(m, cost, &cfg);
-		sim_rank_ops *o;
-		ck_assert_msg(sim_train_rank_ops(r, 0, &o, err, sizeof err) == 0, "%s", err);
+		sim_rank_ops *o = rank0_ops(m, cost, &cfg, NULL);
 		double t = -1.0;
 		for (size_t k = 0; k < o->nops; k++) {
 			char lab[64];
@@ -1186,7 +1187,6 @@ START_TEST(zero_offload_step_by_hand)
 		double want = shard * 2.0 * 2.0 / (pcie[i] * 1e9) + shard * 28.0 / (25.0 * 1e9);
 		ck_assert_msg(fabs(t - want) < 1e-6 * want, "%s: optimizer %.9f s, by hand %.9f s", systems[i], t, want);
 		sim_rank_ops_free(o);
-		sim_train_result_free(r);
 		hw_cost_free(cost);
 	}
 	model_free(m);
