@@ -192,10 +192,7 @@ comparison(rep_report *r, double tokens)
 					continue;
 				double v = s == 0 ? rows[i].c.rent_lo : s == 1 ? rows[i].c.rent_hi : rows[i].c.own;
 				bool have = s == 2 ? rows[i].c.own >= 0 : isfinite(rows[i].c.rent_lo);
-				if (have)
-					rep_chart_add(c, "%zu %.17g\n", at, v);
-				else
-					rep_chart_add(c, "%zu NaN\n", at); /* gnuplot leaves undefined points out */
+				rep_chart_row(c, (double)at, have ? v : NAN); /* gnuplot leaves undefined points out */
 				at++;
 			}
 		}

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,15 +65,26 @@ rep_series(rep_chart *c, const char *name)
 	c->nseries++;
 }
 
+/* Each value in the shortest of %.15g, %.16g and %.17g that reads back as the same double, so the
+ * data are exact and no longer than they need be; NaN (gnuplot's undefined point, left out of the
+ * plot) for anything not finite, which printf would spell "nan" or "inf". */
 void
-rep_chart_add(rep_chart *c, const char *fmt, ...)
+rep_chart_vals(rep_chart *c, const double *v, size_t n)
 {
 	if (c == NULL)
 		return;
-	va_list ap;
-	va_start(ap, fmt);
-	pp_str_vaddf(&c->dat, fmt, ap);
-	va_end(ap);
+	for (size_t i = 0; i < n; i++) {
+		char num[40] = "NaN";
+		if (isfinite(v[i]))
+			for (int prec = 15; prec <= 17; prec++) {
+				snprintf(num, sizeof num, "%.*g", prec, v[i]);
+				if (strtod(num, NULL) == v[i])
+					break;
+			}
+		pp_str_add(&c->dat, i ? " " : "");
+		pp_str_add(&c->dat, num);
+	}
+	pp_str_add(&c->dat, "\n");
 }
 
 void

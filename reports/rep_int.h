@@ -193,7 +193,10 @@ void rep_notice(rep_report *r, const char *fmt, ...) __attribute__((format(print
 /* charts (chart.c) */
 rep_chart *rep_chart_new(rep_report *r, const char *name, const char *title, const char *caption);
 void rep_series(rep_chart *c, const char *name); /* starts a series */
-void rep_chart_add(rep_chart *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends one data line of n numbers; rep_chart_row(c, x, y, ...) gives them as a list. */
+void rep_chart_vals(rep_chart *c, const double *v, size_t n);
+#define rep_chart_row(c, ...) \
+	rep_chart_vals((c), (const double[]){__VA_ARGS__}, sizeof((const double[]){__VA_ARGS__}) / sizeof(double))
 void rep_show_chart(rep_report *r, const rep_chart *c);
 /* Draws every chart in dir/charts with gnuplot (NULL: writes their data and scripts only). */
 int rep_draw(rep_report *r, const char *dir, const char *gnuplot, char *err, size_t errlen);

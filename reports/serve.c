@@ -132,11 +132,12 @@ rep_sec_plan_serve(rep_report *r, rep_doc *d)
 				snprintf(at, sizeof at, "/deployments/%d", i);
 				snprintf(ik, sizeof ik, "%s_p99_interval_s", what[k]);
 				bars |= rep_interval(r, d, at, ik, &lo, &hi);
-				rep_chart_add(c, "%d %.17g %.17g %.17g\n", i + 1, 100.0 * v / slo, 100.0 * lo / slo, 100.0 * hi / slo);
+				rep_chart_row(c, i + 1, 100.0 * v / slo, 100.0 * lo / slo, 100.0 * hi / slo);
 			}
 		}
 		rep_series(c, "SLO");
-		rep_chart_add(c, "0.5 100\n%d.5 100\n", n);
+		rep_chart_row(c, 0.5, 100);
+		rep_chart_row(c, n + 0.5, 100);
 		if (c != NULL) {
 			pp_str_add(&c->gp, "set xtics (");
 			for (int i = 0; i < n; i++) {
@@ -305,17 +306,17 @@ single_latency(rep_report *r, const rep_doc *d0)
 		snprintf(nm, sizeof nm, "P%s", pct_key[q] + 1);
 		rep_series(c, nm);
 		for (int m = 0; m < 4; m++)
-			rep_chart_add(c, "%d %.17g\n", m, 1e3 * rep_num(r, d0, "/%s_s/%s", metric[m], pct_key[q]));
+			rep_chart_row(c, m, 1e3 * rep_num(r, d0, "/%s_s/%s", metric[m], pct_key[q]));
 	}
 	rep_series(c, "P99 target");
 	int targets = 0;
 	for (int m = 0; m < 4; m++)
 		if (m != 2 && rep_num(r, d0, "/slo/%s_s", metric[m]) > 0) {
-			rep_chart_add(c, "%d %.17g\n", m, 1e3 * rep_num(r, d0, "/slo/%s_s", metric[m]));
+			rep_chart_row(c, m, 1e3 * rep_num(r, d0, "/slo/%s_s", metric[m]));
 			targets++;
 		}
 	if (targets == 0)
-		rep_chart_add(c, "0 NaN\n");
+		rep_chart_row(c, 0, NAN);
 	if (c != NULL) {
 		pp_str_addf(&c->gp,
 			    "set xtics (\"TTFT\" 0, \"TPOT\" 1, \"ITL\" 2, \"end to end\" 3)\nset xrange [-0.6:3.6]\n"
@@ -428,14 +429,16 @@ rep_sec_sweeps(rep_report *r)
 				snprintf(nm, sizeof nm, "%s P%s", m ? "TPOT" : "TTFT", pct_key[q] + 1);
 				rep_series(c, nm);
 				for (int a = 0; a < k; a++)
-					rep_chart_add(c, "%.17g %.17g\n", rep_num(r, &r->docs[grp[a]], "/config/rate"),
+					rep_chart_row(c, rep_num(r, &r->docs[grp[a]], "/config/rate"),
 						      1e3 * rep_num(r, &r->docs[grp[a]], "/%s_s/%s", ms[m], pct_key[q]));
 			}
 		double lo = rep_num(r, &r->docs[grp[0]], "/config/rate"), hi = rep_num(r, &r->docs[grp[k - 1]], "/config/rate");
 		rep_series(c, "TTFT P99 target");
-		rep_chart_add(c, "%.17g %.17g\n%.17g %.17g\n", lo, slo_t > 0 ? 1e3 * slo_t : NAN, hi, slo_t > 0 ? 1e3 * slo_t : NAN);
+		rep_chart_row(c, lo, slo_t > 0 ? 1e3 * slo_t : NAN);
+		rep_chart_row(c, hi, slo_t > 0 ? 1e3 * slo_t : NAN);
 		rep_series(c, "TPOT P99 target");
-		rep_chart_add(c, "%.17g %.17g\n%.17g %.17g\n", lo, slo_p > 0 ? 1e3 * slo_p : NAN, hi, slo_p > 0 ? 1e3 * slo_p : NAN);
+		rep_chart_row(c, lo, slo_p > 0 ? 1e3 * slo_p : NAN);
+		rep_chart_row(c, hi, slo_p > 0 ? 1e3 * slo_p : NAN);
 		if (c != NULL) {
 			pp_str_addf(&c->gp, "set xlabel \"offered requests/s\"\nset ylabel \"milliseconds (log scale)\"\n"
 					    "set logscale y\nset key outside right top\n"

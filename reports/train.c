@@ -232,16 +232,16 @@ scaling(rep_report *r, const rep_doc *d)
 	rep_table_note(r, t, "Efficiency: tokens/s per GPU against the smallest count's.");
 	rep_series(c, "tokens/s");
 	for (int i = 0; i < n; i++)
-		rep_chart_add(c, "%.17g %.17g\n", rep_num(r, d, "/scaling/%d/gpus", i), rep_num(r, d, "/scaling/%d/tokens_per_s", i));
+		rep_chart_row(c, rep_num(r, d, "/scaling/%d/gpus", i), rep_num(r, d, "/scaling/%d/tokens_per_s", i));
 	rep_series(c, "ideal (linear from the smallest count)");
 	base = rep_num(r, d, "/scaling/0/tokens_per_s_per_gpu");
 	for (int i = 0; i < n; i++) {
 		double g = rep_num(r, d, "/scaling/%d/gpus", i);
-		rep_chart_add(c, "%.17g %.17g\n", g, base * g);
+		rep_chart_row(c, g, base * g);
 	}
 	rep_series(c, "efficiency");
 	for (int i = 0; i < n; i++)
-		rep_chart_add(c, "%.17g %.17g\n", rep_num(r, d, "/scaling/%d/gpus", i),
+		rep_chart_row(c, rep_num(r, d, "/scaling/%d/gpus", i),
 			      100.0 * rep_num(r, d, "/scaling/%d/efficiency", i));
 	if (c != NULL) {
 		pp_str_addf(&c->gp, "set xlabel \"GPUs\"\nset ylabel \"tokens/s\"\nset y2label \"efficiency (%%)\"\n"
@@ -300,7 +300,7 @@ pareto(rep_report *r, const rep_doc *d)
 				snprintf(at, sizeof at, "/counts/%d/candidates/%d", i, j);
 				if (step_interval(r, d, at, &lo, &hi))
 					bars = true;
-				rep_chart_add(c, "%.17g %.17g %.17g %.17g\n", st,
+				rep_chart_row(c, st,
 					      rep_num(r, d, "/counts/%d/candidates/%d/usd_per_million_tokens", i, j), lo, hi);
 			}
 	}
@@ -322,7 +322,7 @@ pareto(rep_report *r, const rep_doc *d)
 		}
 	rep_series(c, "Pareto front");
 	for (int i = 0; i < n; i++)
-		rep_chart_add(c, "%.17g %.17g\n", rep_num(r, d, "/pareto/%d/step_time_s", ord[i]),
+		rep_chart_row(c, rep_num(r, d, "/pareto/%d/step_time_s", ord[i]),
 			      rep_num(r, d, "/pareto/%d/usd_per_million_tokens", ord[i]));
 	free(ord);
 	if (c != NULL) {
@@ -504,7 +504,7 @@ memory(rep_report *r, const rep_doc *d)
 		rep_series(c, label[k]);
 		for (int s = 0; s < n; s++) {
 			double v = rep_num(r, d, "/memory/%d/%s_bytes", s, part[k]) / 1073741824.0;
-			rep_chart_add(c, "%d %.17g %.17g\n", s, base[s] + v / 2, v / 2);
+			rep_chart_row(c, s, base[s] + v / 2, v / 2);
 			base[s] += v;
 		}
 	}
@@ -512,7 +512,8 @@ memory(rep_report *r, const rep_doc *d)
 	rep_series(c, "GPU memory");
 	for (int s = 0; s < n; s++) {
 		double cap = rep_num(r, d, "/memory/%d/capacity_bytes", s) / 1073741824.0;
-		rep_chart_add(c, "%.17g %.17g\n%.17g %.17g\n", s - 0.45, cap, s + 0.45, cap);
+		rep_chart_row(c, s - 0.45, cap);
+		rep_chart_row(c, s + 0.45, cap);
 	}
 	if (c != NULL) {
 		pp_str_addf(&c->gp, "set xlabel \"pipeline stage\"\nset ylabel \"GiB per GPU\"\nset yrange [0:*]\n"
@@ -567,7 +568,7 @@ rep_sec_timeline(rep_report *r, const rep_doc *td, const rep_doc *sim)
 			}
 			/* at least a pixel wide (1/1000 of the step), so short sends and reductions show */
 			double half = fmax((b->t1 - b->t0) / 2, tr->end_s / 2000.0);
-			rep_chart_add(c, "%.9g %.9g %.9g %.9g\n", (b->t0 + b->t1) / 2, y, half, h);
+			rep_chart_row(c, (b->t0 + b->t1) / 2, y, half, h);
 		}
 	}
 	if (c != NULL) {
