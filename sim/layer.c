@@ -126,23 +126,27 @@ ctx_init(ctx *x, const hw_cost *cost, const sim_train_cfg *c, sim_rec *rec)
 			x->lists[b][i] = -1;
 }
 
-/* DeepEP sends a token across nodes once per other node that holds one of its experts (DeepSeek-V3
- * technical report, section 3.2.2: over InfiniBand to the same in-node index, then NVLink).  With
- * uniform routing, top_k of E experts without replacement, and m = E / nodes experts on a node,
- * a given other node holds none of them with probability C(E - m, k) / C(E, k): the expected
- * nodes crossed are (nodes - 1)(1 - that).  An all-to-all instead sends the k copies, of which
- * (n - per_node) / n leave the node (hardware/cost.c prices what leaves the node). */
+/* DeepEP sends a token once to each rank that holds one of its experts (Buffer.get_dispatch_layout's
+ * is_token_in_rank, one row per token and rank), and across nodes once per other node that holds
+ * one (DeepSeek-V3 technical report, section 3.2.2: over InfiniBand to the same in-node index,
+ * then NVLink).  With uniform routing, top_k of E experts without replacement over u units
+ * (the EP group's ranks inside one node, else its nodes), m = E / u experts to a unit, a given
+ * other unit holds none of them with probability C(E - m, k) / C(E, k): the expected units a
+ * token is sent to beside its own are (u - 1)(1 - that).  An all-to-all instead sends the k
+ * copies, of which (u - 1) / u leave the unit (hardware/cost.c prices what leaves the node, or
+ * within a node what leaves the rank). */
 double
 sim_ep_dispatch_scale(const sim_train_cfg *c, int64_t experts, int64_t top_k, int per_node)
 {
 	int n = c->ep;
-	if (!c->ep_deepep || n <= 1 || per_node <= 0 || per_node >= n || experts < top_k || top_k < 1)
+	if (!c->ep_deepep || n <= 1 || per_node <= 0 || experts < top_k || top_k < 1)
 		return 1.0;
-	double nodes = ceil((double)n / (double)per_node), m = (double)experts / nodes, none = 1.0;
+	double units = per_node >= n ? (double)n : ceil((double)n / (double)per_node);
+	double m = (double)experts / units, none = 1.0;
 	for (int64_t i = 0; i < top_k && none > 0.0; i++)
 		none *= fmax(0.0, ((double)experts - m - (double)i) / ((double)experts - (double)i));
-	double crossed = (nodes - 1.0) * (1.0 - none);
-	double copies = (double)top_k * (double)(n - per_node) / (double)n;
+	double crossed = (units - 1.0) * (1.0 - none);
+	double copies = (double)top_k * (units - 1.0) / units;
 	return crossed / copies;
 }
 

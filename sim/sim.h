@@ -164,10 +164,11 @@ int sim_dp_replicas(const sim_train_cfg *c);
 int sim_train_check(const model *m, const hw_system *sys, sim_train_cfg *c, char *err, size_t errlen);
 /* The MoE layers' tensor-parallel degree of a configuration: its etp, or the default for 0. */
 int sim_train_etp(const sim_train_cfg *c);
-/* The bytes a MoE layer's token exchange puts on the wire across nodes, over what an all-to-all
- * that sends a copy per expert puts there: 1 but with DeepEP (c->ep_deepep) over an EP group
- * that spans nodes, where a token crosses once per other node holding one of its top_k experts
- * (of `experts` spread evenly over c->ep ranks, per_node of them to a node). */
+/* The bytes a MoE layer's token exchange puts on the wire (across nodes, or inside one node
+ * between ranks), over what an all-to-all that sends a copy per expert puts there: 1 but with
+ * DeepEP (c->ep_deepep), which sends a token once per other rank of its node, or per other node,
+ * holding one of its top_k experts (of `experts` spread evenly over c->ep ranks, per_node of them
+ * to a node). */
 double sim_ep_dispatch_scale(const sim_train_cfg *c, int64_t experts, int64_t top_k, int per_node);
 
 /* Memory per GPU of one pipeline stage, bytes. */

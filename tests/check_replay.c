@@ -331,7 +331,11 @@ END_TEST
  *     experts of the other node hold none of the 8 with probability C(64, 8) / C(128, 8) =
  *     4,426,165,368 / 1,429,702,652,400, so a token crosses 0.99690414 times, and the
  *     exchange is priced as 33,554,432 x 0.99690414 / 4 B;
- *   - inside one node (ep 8) and without DeepEP the bytes stay those of the all-to-all. */
+ *   - inside one node, ep 16 of 8 experts a rank, DeepEP sends a token once to each other rank
+ *     holding one of its experts: a rank holds none of the 8 with probability C(120, 8) /
+ *     C(128, 8) = 840,261,910,995 / 1,429,702,652,400, so a token goes to 15 x 0.41228205 =
+ *     6.1842308 other ranks, where the all-to-all sends 8 x 15 / 16 = 7.5 of its copies;
+ *   - without DeepEP the bytes stay those of the all-to-all. */
 START_TEST(deepep_hand_worked)
 {
 	const double a2a = 1024.0 * 8 * 2048 * 2, crossed = 1.0 - 4426165368.0 / 1429702652400.0;
@@ -340,7 +344,8 @@ START_TEST(deepep_hand_worked)
 	ck_assert_rel(sim_ep_dispatch_scale(&k, 128, 8, 8), 1.0, 1e-15); /* the all-to-all */
 	k.ep_deepep = true;
 	ck_assert_rel(sim_ep_dispatch_scale(&k, 128, 8, 8), crossed / 4.0, 1e-12);
-	ck_assert_rel(sim_ep_dispatch_scale(&k, 128, 8, 16), 1.0, 1e-15); /* one node */
+	const double ranks = 15.0 * (1.0 - 840261910995.0 / 1429702652400.0);
+	ck_assert_rel(sim_ep_dispatch_scale(&k, 128, 8, 16), ranks / 7.5, 1e-12); /* one node */
 	for (int deepep = 0; deepep < 2; deepep++) {
 		fixture f;
 		setup(&f, "qwen3-30b-a3b", "dgx-h100");
