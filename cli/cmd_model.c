@@ -134,6 +134,14 @@ print_show(const model *m, const cJSON *doc)
 		cli_table_addf(t, 0, "attention");
 		cli_table_addf(t, 1, "MLA, kv rank %lld, q rank %lld", (long long)tf->kv_lora_rank, (long long)tf->q_lora_rank);
 	}
+	if (tf->window > 0) {
+		cli_table_addf(t, 0, "sliding window");
+		if (tf->window_global > 0)
+			cli_table_addf(t, 1, "%lld tokens, but every %lld%s layer", (long long)tf->window,
+				       (long long)tf->window_global, tf->window_global == 2 ? "nd" : tf->window_global == 3 ? "rd" : "th");
+		else
+			cli_table_addf(t, 1, "%lld tokens, every layer", (long long)tf->window);
+	}
 	cli_table_addf(t, 0, "vocabulary");
 	cli_table_addf(t, 1, "%lld%s", (long long)tf->vocab, tf->tied_embeddings ? " (tied embeddings)" : "");
 	cli_table_addf(t, 0, "sequence length");

@@ -6,7 +6,8 @@
  * Conventions (see ../shared/validation/README.md):
  *   - a GEMM of M x K by K x N costs 2MNK FLOPs;
  *   - attention scores (Q K^T) and context (P V) are counted over the full s x s matrix even
- *     for causal models, as Narayanan 2021 Eq. 3, Korthikanti 2022 Eq. 7 and PaLM's 12LHQT do;
+ *     for causal models, as Narayanan 2021 Eq. 3, Korthikanti 2022 Eq. 7 and PaLM's 12LHQT do
+ *     (a sliding-window layer's over its band, min(s, window) keys a query);
  *   - training FLOPs are 3x forward (one forward, two backward GEMMs per forward GEMM);
  *   - element-wise work (norms, activations, softmax) is not counted in FLOPs.
  */
@@ -95,7 +96,34 @@ model_layer_block(const model *m, int64_t layer)
 bool
 model_layers_alike(const model *m, int64_t a, int64_t b)
 {
-	return model_layer_is_moe(m, a) == model_layer_is_moe(m, b) && model_layer_block(m, a) == model_layer_block(m, b);
+	return model_layer_is_moe(m, a) == model_layer_is_moe(m, b) && model_layer_block(m, a) == model_layer_block(m, b) &&
+	       model_layer_window(m, a) == model_layer_window(m, b);
+}
+
+int64_t
+model_layer_window(const model *m, int64_t layer)
+{
+	const model_tf *t = &m->tf;
+	if (m->kind != MODEL_TRANSFORMER || t->window <= 0)
+		return 0;
+	return t->window_global > 0 && (layer + 1) % t->window_global == 0 ? 0 : t->window;
+}
+
+/* The pairs of queries 0..n-1: n (n + 1) / 2 up to the window, then w more a query. */
+static double
+pairs_upto(double n, double w)
+{
+	if (n <= 0)
+		return 0.0;
+	if (w <= 0 || n <= w)
+		return n * (n + 1.0) / 2.0;
+	return w * (w + 1.0) / 2.0 + (n - w) * w;
+}
+
+double
+model_causal_pairs(double from, double to, double w)
+{
+	return pairs_upto(to, w) - pairs_upto(from, w);
 }
 
 const char *
@@ -292,23 +320,54 @@ mamba_layers(const model *m)
 	return n;
 }
 
-/* Attention score + context FLOPs per token per layer at sequence length s (full matrix). */
+/* Attention score + context FLOPs per token per layer, each query scoring s keys. */
 static double
-attn_core_flops_per_token(const model_tf *t, int64_t s)
+attn_core_flops_per_token(const model_tf *t, double s)
 {
 	double nh = (double)t->heads;
 	if (t->kv_lora_rank > 0)
-		return 2.0 * (double)s * nh * (double)(t->qk_nope_dim + t->qk_rope_dim) + 2.0 * (double)s * nh * (double)t->v_head_dim;
-	return 4.0 * (double)s * nh * (double)t->head_dim;
+		return 2.0 * s * nh * (double)(t->qk_nope_dim + t->qk_rope_dim) + 2.0 * s * nh * (double)t->v_head_dim;
+	return 4.0 * s * nh * (double)t->head_dim;
+}
+
+/* Attention core FLOPs per token over all layers at sequence length seq: over the full matrix
+ * (each query scores seq keys; a sliding-window layer's band, min(seq, window)), or causally
+ * (half the full matrix; a sliding-window layer's exact pairs over the sequence). */
+static double
+attn_core_flops(const model *m, int64_t seq, bool causal)
+{
+	double s = (double)seq, full = 0.0, win = 0.0;
+	for (int64_t l = 0; l < m->tf.layers; l++) {
+		if (!has_attn(m, l))
+			continue;
+		int64_t w = model_layer_window(m, l);
+		if (w <= 0)
+			full += 1.0;
+		else if (seq > 0)
+			win += causal ? model_causal_pairs(0.0, s, (double)w) / s : fmin(s, (double)w);
+	}
+	return attn_core_flops_per_token(&m->tf, (causal ? 0.5 : 1.0) * s) * full + attn_core_flops_per_token(&m->tf, 1.0) * win;
+}
+
+static double
+flops_fwd(const model *m, int64_t seq, bool causal)
+{
+	if (m->kind == MODEL_CNN)
+		return model_cnn_flops_per_sample(m);
+	return 2.0 * matmul_params_per_token(m) + attn_core_flops(m, seq, causal) +
+	       mamba_layers(m) * (m->tf.ssm_heads > 0 ? ssm_scan_flops_per_token(&m->tf) : 0.0);
 }
 
 double
 model_flops_fwd_per_token(const model *m, int64_t seq)
 {
-	if (m->kind == MODEL_CNN)
-		return model_cnn_flops_per_sample(m);
-	return 2.0 * matmul_params_per_token(m) + attn_layers(m) * attn_core_flops_per_token(&m->tf, seq) +
-	       mamba_layers(m) * (m->tf.ssm_heads > 0 ? ssm_scan_flops_per_token(&m->tf) : 0.0);
+	return flops_fwd(m, seq, false);
+}
+
+double
+model_flops_train_causal_per_token(const model *m, int64_t seq)
+{
+	return 3.0 * flops_fwd(m, seq, true);
 }
 
 double
@@ -350,7 +409,12 @@ double
 model_flops_palm_per_token(const model *m, int64_t seq)
 {
 	const model_tf *t = &m->tf;
-	return 6.0 * matmul_params_per_token(m) + 12.0 * attn_layers(m) * (double)t->heads * (double)t->head_dim * (double)seq;
+	double keys = 0.0; /* per token, each attention layer's: seq, a sliding window's min(seq, window) */
+	for (int64_t l = 0; l < t->layers; l++) {
+		int64_t w = model_layer_window(m, l);
+		keys += has_attn(m, l) ? (w > 0 && w < seq ? (double)w : (double)seq) : 0.0;
+	}
+	return 6.0 * matmul_params_per_token(m) + 12.0 * (double)t->heads * (double)t->head_dim * keys;
 }
 
 double
@@ -457,6 +521,11 @@ model_to_json(const model *m)
 	cJSON_AddStringToObject(o, "weights", model_weights_name(t->weights));
 	cJSON_AddBoolToObject(o, "causal", t->causal);
 	cJSON_AddBoolToObject(o, "tied_embeddings", t->tied_embeddings);
+	if (t->window > 0) {
+		cJSON *w = cJSON_AddObjectToObject(o, "window");
+		add_int(w, "tokens", t->window);
+		add_int(w, "global_every", t->window_global);
+	}
 	if (t->experts) {
 		cJSON *moe = cJSON_AddObjectToObject(o, "moe");
 		add_int(moe, "experts", t->experts);

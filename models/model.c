@@ -364,6 +364,18 @@ parse_ours(const cJSON *root, const char *origin, model *m, char *err, size_t er
 		    (rc = get_int(&rl, mla, "v_head_dim", true, 0, 1, DIM_MAX, &t->v_head_dim)) != 0)
 			return rc;
 	}
+	const cJSON *win = cJSON_GetObjectItemCaseSensitive(root, "window");
+	if (win != NULL && !cJSON_IsNull(win)) {
+		if (!cJSON_IsObject(win))
+			return pp_err(err, errlen, PP_EINPUT, "%s: \"window\" must be an object", origin);
+		reader rw = {origin, "window.", err, errlen};
+		if ((rc = get_int(&rw, win, "tokens", true, 0, 1, 1LL << 30, &t->window)) != 0 ||
+		    (rc = get_int(&rw, win, "global_every", false, 0, 0, LAYERS_MAX, &t->window_global)) != 0)
+			return rc;
+		if (!t->causal)
+			return pp_err(err, errlen, PP_EINPUT,
+				      "%s: \"window\": sliding-window attention is modelled for causal models only", origin);
+	}
 	const cJSON *hy = cJSON_GetObjectItemCaseSensitive(root, "hybrid");
 	if (hy != NULL && !cJSON_IsNull(hy)) {
 		if (!cJSON_IsObject(hy))
@@ -451,6 +463,39 @@ count_layer_type(const cJSON *root, const char *type)
 	int64_t n = 0;
 	cJSON_ArrayForEach(x, lt) n += cJSON_IsString(x) && !strcmp(x->valuestring, type);
 	return n;
+}
+
+/* The full-attention layers of a layer_types array of n entries ("sliding_attention" or
+ * "full_attention"), as model_tf's window_global: 0 when every layer slides, p when layers
+ * p - 1, 2p - 1, ... are the full ones; -1 for any other arrangement. */
+static int64_t
+layer_types_period(const cJSON *lt, int64_t n)
+{
+	if (cJSON_GetArraySize(lt) != n)
+		return -1;
+	int64_t nfull = 0, first = -1, l = 0;
+	const cJSON *x;
+	cJSON_ArrayForEach(x, lt) {
+		if (!cJSON_IsString(x))
+			return -1;
+		bool full = !strcmp(x->valuestring, "full_attention");
+		if (!full && strcmp(x->valuestring, "sliding_attention") != 0)
+			return -1;
+		if (full && first < 0)
+			first = l;
+		nfull += full;
+		l++;
+	}
+	if (nfull == 0)
+		return 0;
+	int64_t p = first + 1;
+	l = 0;
+	cJSON_ArrayForEach(x, lt) {
+		if ((p > 1 && (l + 1) % p == 0) != !strcmp(x->valuestring, "full_attention"))
+			return -1;
+		l++;
+	}
+	return p > 1 ? p : -1;
 }
 
 /* The dimensions every decoder's config.json names the same way: hidden_size,
@@ -621,28 +666,41 @@ hf_decoder(const reader *r, const cJSON *root, const char *mt, model *m)
 		if (t->head_dim == 0)
 			t->head_dim = t->qk_nope_dim + t->qk_rope_dim;
 	}
-	/* What is read but not modelled: named, so that a user knows how the model differs. */
+	/* Sliding-window attention: every layer, or all but every n-th (layer_types, or the
+	 * patterns of the types that alternate: Gemma 2 every other layer, Gemma 3 five local to
+	 * one global, sliding_window_pattern) */
 	int64_t window = 0;
 	const cJSON *sw = hf_get(root, "sliding_window", NULL);
-	if (cJSON_IsNumber(sw) && sw->valuedouble >= 1 && sw->valuedouble < 1e9)
+	if (cJSON_IsNumber(sw) && sw->valuedouble >= 1 && sw->valuedouble <= (double)(1LL << 30))
 		window = (int64_t)sw->valuedouble;
 	bool use_sw = true;
 	if ((rc = get_bool(r, root, "use_sliding_window", true, &use_sw)) != 0)
 		return rc;
+	if (count_layer_type(root, "sliding_attention") == 0)
+		window = 0; /* layer_types names none */
 	if (window > 0 && use_sw) {
-		int64_t local = count_layer_type(root, "sliding_attention");
-		if (local < 0) {
-			/* the patterns of the types that alternate: Gemma 2 every other layer, Gemma 3 five
-			 * local to one global (sliding_window_pattern), the rest every layer */
-			int64_t pattern = !strcmp(mt, "gemma2") ? 2 : !strcmp(mt, "gemma3_text") ? 6 : 1;
-			if ((rc = hf_int(r, root, "sliding_window_pattern", NULL, false, pattern, &pattern)) != 0)
+		int64_t every = 0;
+		const cJSON *lt = hf_get(root, "layer_types", NULL);
+		if (cJSON_IsArray(lt)) {
+			every = layer_types_period(lt, t->layers);
+		} else {
+			every = !strcmp(mt, "gemma2") ? 2 : !strcmp(mt, "gemma3_text") ? 6 : 1;
+			if ((rc = hf_int(r, root, "sliding_window_pattern", NULL, false, every, &every)) != 0)
 				return rc;
-			local = pattern > 1 ? t->layers - t->layers / pattern : t->layers;
+			every = every > 1 ? every : 0;
 		}
-		if (local > 0)
-			warn(m, "sliding-window attention (%lld tokens, %lld of %lld layers) is modelled as full attention: "
-				"attention FLOPs, activations and the KV cache are counted over the whole sequence",
-			     (long long)window, (long long)local, (long long)t->layers);
+		if (every >= 0) {
+			t->window = window;
+			t->window_global = every;
+			warn(m, "sliding-window attention (%lld tokens, %lld of %lld layers): training prices it over the "
+				"window; serving still prices it, and counts the KV cache, over the whole context",
+			     (long long)window, (long long)(every > 0 ? t->layers - t->layers / every : t->layers),
+			     (long long)t->layers);
+		} else {
+			warn(m, "sliding-window attention (%lld tokens) on layers in no repeating pattern is modelled as full "
+				"attention: attention FLOPs, activations and the KV cache are counted over the whole sequence",
+			     (long long)window);
+		}
 	}
 	const cJSON *chunk = hf_get(root, "attention_chunk_size", NULL);
 	if (cJSON_IsNumber(chunk) && chunk->valuedouble >= 1)

@@ -72,6 +72,11 @@ typedef struct model_tf {
 	 * projections come in ssm_groups groups of ssm_state, its causal convolution is ssm_conv
 	 * wide and its scan runs in chunks of ssm_chunk tokens (Dao and Gu 2024, arXiv 2405.21060). */
 	int64_t ssm_heads, ssm_head_dim, ssm_groups, ssm_state, ssm_conv, ssm_chunk;
+	/* Sliding-window attention (window == 0: none): a query attends to itself and the
+	 * window - 1 tokens before it, on every layer or, with window_global > 0, on all but every
+	 * window_global-th layer (layers window_global - 1, 2 window_global - 1, ... attend to the
+	 * whole context: gpt-oss and Gemma 2 every other layer, Gemma 3 one in six). */
+	int64_t window, window_global;
 } model_tf;
 
 /* What a layer holds: a transformer layer (attention and an MLP or MoE: every layer of a model
@@ -130,8 +135,14 @@ void model_cnn_input(const model *m, int64_t *c, int64_t *h, int64_t *w);
 /* Transformer layer structure. */
 bool model_layer_is_moe(const model *m, int64_t layer);
 model_block model_layer_block(const model *m, int64_t layer);
-/* Layers of the same structure (block and MoE or not): they cost the same. */
+/* Layers of the same structure (block, MoE or not, attention window): they cost the same. */
 bool model_layers_alike(const model *m, int64_t a, int64_t b);
+/* The attention window of a layer in tokens, 0 where it attends to the whole context. */
+int64_t model_layer_window(const model *m, int64_t layer);
+/* The (query, key) pairs causal attention scores for queries at positions from..to-1 (from
+ * tokens already before them) with a window of w tokens (0: none): each query at position p
+ * sees min(p + 1, w) keys. */
+double model_causal_pairs(double from, double to, double w);
 /* The hybrid pattern, one character a layer ("M", "*", "-", "E"), or NULL for a transformer. */
 const char *model_hybrid_pattern(const model *m);
 double model_mamba_params(const model *m);       /* one Mamba-2 mixer incl. its norm (0: none) */
@@ -147,16 +158,21 @@ double model_params_active(const model *m);  /* parameters used per token (MoE: 
 double model_params_nonembedding(const model *m);
 /* Forward FLOPs per token at sequence length seq, counting every GEMM (2 FLOPs per MAC) and
  * the attention score and context products over the full (non-causal-halved) s x s matrix,
- * as Narayanan Eq. 3 and Korthikanti Eq. 7 count them.  Training = 3x forward. */
+ * as Narayanan Eq. 3 and Korthikanti Eq. 7 count them (a sliding-window layer's over its
+ * band, min(s, window) keys a query).  Training = 3x forward. */
 double model_flops_fwd_per_token(const model *m, int64_t seq);
 double model_flops_train_per_token(const model *m, int64_t seq);
+/* The same counting causal attention's scores alone: half the full matrix, and a sliding-window
+ * layer's exact (query, key) pairs (model_causal_pairs). */
+double model_flops_train_causal_per_token(const model *m, int64_t seq);
 /* Closed forms from the papers, for GPT-style dense models (per iteration of batch B):
  * Narayanan 2021 Eq. 3 (includes the recomputed forward), Korthikanti 2022 Eq. 7 (model FLOPs)
  * and Eq. 8 (hardware FLOPs with selective recomputation). */
 double model_flops_narayanan_eq3(const model *m, double batch, int64_t seq);
 double model_flops_korthikanti_eq7(const model *m, double batch, int64_t seq);
 double model_flops_korthikanti_eq8(const model *m, double batch, int64_t seq);
-/* PaLM-style model FLOPs per token: 6 N + 12 L H Q T (N non-embedding active parameters). */
+/* PaLM-style model FLOPs per token: 6 N + 12 L H Q T (N non-embedding active parameters; a
+ * sliding-window layer's T at most its window). */
 double model_flops_palm_per_token(const model *m, int64_t seq);
 /* Bytes of weights at the given bytes per parameter (2 for bf16, 0.5 for int4). */
 double model_weight_bytes(const model *m, double bytes_per_param);

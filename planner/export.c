@@ -272,6 +272,12 @@ megatron_args(ex *x, const char *indent)
 		ARG("--disable-bias-linear");
 	if (t->qkv_bias)
 		ARG("--add-qkv-bias");
+	/* a sliding window: Transformer Engine's (left, right), left the tokens before the query */
+	if (t->window > 0) {
+		ARG("--window-size %lld,0", (long long)t->window - 1);
+		if (t->window_global > 0)
+			ARG("--window-attn-skip-freq %lld", (long long)t->window_global);
+	}
 	ARG("--attention-dropout 0");
 	ARG("--hidden-dropout 0");
 	/* how a step runs */
@@ -531,6 +537,11 @@ bridge_script(ex *x)
 	F("share_embeddings_and_output_weights=%s", t->tied_embeddings ? "True" : "False");
 	F("add_bias_linear=%s", t->bias ? "True" : "False");
 	F("add_qkv_bias=%s", t->qkv_bias || t->bias ? "True" : "False");
+	if (t->window > 0) {
+		F("window_size=(%lld, 0)", (long long)t->window - 1);
+		if (t->window_global > 0)
+			F("window_attn_skip_freq=%lld", (long long)t->window_global);
+	}
 	F("attention_dropout=0.0");
 	F("hidden_dropout=0.0");
 	F("init_method_std=0.02");

@@ -230,9 +230,16 @@ sim_layer_cost_rec(const model *m, const hw_cost *cost, const sim_train_cfg *c, 
 	/* causal attention computes half the scores (context parallelism balances the halves
 	 * over the ranks); packed samples of L tokens attend within their sample only, L / s of
 	 * the scores (the s / L samples of a sequence, L^2 (/ 2) each) */
-	double density = t->causal ? 0.5 : 1.0;
-	if (c->sample_len > 0 && c->sample_len < seq)
+	double density = t->causal ? 0.5 : 1.0, span = s;
+	if (c->sample_len > 0 && c->sample_len < seq) {
 		density *= (double)c->sample_len / s;
+		span = (double)c->sample_len;
+	}
+	/* a sliding window: the kernel skips the blocks outside it (FlashAttention's window_size),
+	 * its share of the causal pairs of each span */
+	int64_t w = model_layer_window(m, layer);
+	if (w > 0 && t->causal && (double)w < span)
+		density *= model_causal_pairs(0.0, span, (double)w) / model_causal_pairs(0.0, span, 0.0);
 	sim_kernels_layer(&ks, layer, b * sl, b, sl, s, density, price, &x);
 	if (!ks.flash && c->recompute == SIM_RECOMPUTE_SELECTIVE) {
 		/* Korthikanti 2022: recompute the attention core (scores, softmax, dropout, context) */

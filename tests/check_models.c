@@ -551,6 +551,17 @@ START_TEST(malformed_models)
 	expect_error("{\"name\":\"c\",\"kind\":\"cnn\",\"input\":{\"channels\":1,\"height\":4,\"width\":4},"
 		     "\"layers\":[{\"type\":\"conv\",\"out\":8,\"kernel\":3,\"bias\":\"yes\"}]}",
 		     "layers[0]: \"bias\" must be true or false");
+	expect_error("{\"name\":\"x\",\"layers\":2,\"hidden\":64,\"heads\":4,\"ffn\":256,\"vocab\":100,\"seq\":16,\"window\":128}",
+		     "\"window\" must be an object");
+	expect_error("{\"name\":\"x\",\"layers\":2,\"hidden\":64,\"heads\":4,\"ffn\":256,\"vocab\":100,\"seq\":16,"
+		     "\"window\":{\"tokens\":0}}",
+		     "\"window.tokens\"");
+	expect_error("{\"name\":\"x\",\"layers\":2,\"hidden\":64,\"heads\":4,\"ffn\":256,\"vocab\":100,\"seq\":16,"
+		     "\"window\":{\"tokens\":8,\"global_every\":-1}}",
+		     "\"window.global_every\"");
+	expect_error("{\"name\":\"x\",\"layers\":2,\"hidden\":64,\"heads\":4,\"ffn\":256,\"vocab\":100,\"seq\":16,"
+		     "\"causal\":false,\"window\":{\"tokens\":8}}",
+		     "causal models only");
 	char bin[4] = {'{', '\0', 'x', '}'};
 	model *m = NULL;
 	ck_assert_int_ne(model_parse(bin, sizeof bin, "bin.json", &m, err, sizeof err), 0);
@@ -599,7 +610,7 @@ START_TEST(huggingface_matches_catalog)
 		ck_assert_msg(a->mlp == b->mlp && a->norm == b->norm && a->pos == b->pos && a->causal == b->causal &&
 				      a->bias == b->bias && a->qkv_bias == b->qkv_bias &&
 				      a->tied_embeddings == b->tied_embeddings && a->mlm_head == b->mlm_head &&
-				      a->weights == b->weights,
+				      a->weights == b->weights && a->window == b->window && a->window_global == b->window_global,
 			      "%s: structure differs from %s", cases[i].fixture, cases[i].catalog);
 		ck_assert_msg(model_params(hf) == model_params(cat), "%s: %.0f params, %s has %.0f", cases[i].fixture,
 			      model_params(hf), cases[i].catalog, model_params(cat));
@@ -753,6 +764,11 @@ START_TEST(huggingface_architectures)
 	ck_assert_int_eq(t->head_dim, 256);
 	ck_assert_int_eq(t->kv_heads, 8);
 	assert_warns(m, "sliding-window attention (4096 tokens, 21 of 42 layers)");
+	/* Gemma 2: the even layers slide (transformers' Gemma2 is_sliding = not layer_idx % 2) */
+	ck_assert_int_eq(t->window, 4096);
+	ck_assert_int_eq(t->window_global, 2);
+	ck_assert_int_eq(model_layer_window(m, 0), 4096);
+	ck_assert_int_eq(model_layer_window(m, 1), 0);
 	assert_warns(m, "soft-capping");
 	assert_warns(m, "gelu_pytorch_tanh");
 	model_free(m);
@@ -763,6 +779,9 @@ START_TEST(huggingface_architectures)
 	ck_assert_int_eq(t->vocab, 262208);
 	assert_warns(m, "vision encoder");
 	assert_warns(m, "52 of 62 layers");
+	ck_assert_int_eq(t->window_global, 6); /* Gemma 3: five local layers, then a global one */
+	ck_assert_int_eq(model_layer_window(m, 4), 1024);
+	ck_assert_int_eq(model_layer_window(m, 5), 0);
 	model_free(m);
 
 	m = load_hf("qwen3-30b-a3b");
@@ -783,7 +802,9 @@ START_TEST(huggingface_architectures)
 	ck_assert_int_eq(t->expert_ffn, 2880);
 	ck_assert_int_eq(t->head_dim, 64);
 	ck_assert(t->qkv_bias && !t->tied_embeddings);
-	assert_warns(m, "128 tokens, 18 of 36 layers"); /* layer_types */
+	assert_warns(m, "128 tokens, 18 of 36 layers"); /* layer_types: sliding, full, sliding, ... */
+	ck_assert_int_eq(model_layer_window(m, 0), 128);
+	ck_assert_int_eq(model_layer_window(m, 35), 0);
 	ck_assert_int_eq(t->weights, MODEL_WEIGHTS_MXFP4); /* quantization_config: mxfp4 */
 	model_free(m);
 
@@ -818,6 +839,19 @@ START_TEST(huggingface_architectures)
 	t = model_transformer(m);
 	ck_assert_int_eq(t->kv_heads, 32);
 	assert_warns(m, "32 of 32 layers");
+	ck_assert_int_eq(t->window_global, 0); /* every layer */
+	ck_assert_int_eq(model_layer_window(m, 31), t->window);
+	model_free(m);
+
+	/* layer_types in no repeating pattern: read as full attention, and said so */
+	static const char odd[] = "{\"model_type\":\"llama\",\"hidden_size\":64,\"num_hidden_layers\":4,"
+				  "\"num_attention_heads\":4,\"intermediate_size\":128,\"vocab_size\":100,"
+				  "\"max_position_embeddings\":256,\"sliding_window\":64,\"layer_types\":[\"sliding_attention\","
+				  "\"full_attention\",\"full_attention\",\"sliding_attention\"]}";
+	char e2[512];
+	ck_assert_int_eq(model_parse(odd, sizeof odd - 1, "odd.json", &m, e2, sizeof e2), 0);
+	ck_assert_int_eq(model_transformer(m)->window, 0);
+	assert_warns(m, "in no repeating pattern is modelled as full attention");
 	model_free(m);
 
 	/* Catalog files and the older configs carry no warnings. */

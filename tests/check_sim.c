@@ -1325,6 +1325,52 @@ START_TEST(tp_allreduce_beside_wgrad)
 }
 END_TEST
 
+/* Sliding-window attention, by hand: gpt-oss-20b (64 heads of 64, layer 0 in a 128-token
+ * window, layer 1 over the whole context) at sequence 4096, micro-batch 1, tp 1.  The full
+ * layer's scores and context are 2 x 64 x 4096^2 x (64 + 64) x 0.5 = 137,438,953,472 FLOPs
+ * forward; the windowed layer's kernel scores 128 x 129 / 2 + 3968 x 128 = 516,160 pairs of
+ * the 4096 x 4097 / 2 = 8,390,656 causal ones. */
+START_TEST(sliding_window_attention)
+{
+	hw_db *db;
+	ck_assert_int_eq(hw_open(":memory:", 0, &db, err, sizeof err), 0);
+	hw_cost *cost;
+	ck_assert_int_eq(hw_cost_new(db, "dgx-h100", &cost, err, sizeof err), 0);
+	model *m;
+	ck_assert_int_eq(model_load("gpt-oss-20b", &m, err, sizeof err), 0);
+	ck_assert_double_eq(model_causal_pairs(0, 4096, 128), 516160.0);
+	ck_assert_double_eq(model_causal_pairs(0, 4096, 0), 8390656.0);
+	ck_assert_double_eq(model_causal_pairs(3, 6, 4), 12.0); /* positions 3, 4, 5: four keys each */
+	sim_train_cfg cfg;
+	sim_train_cfg_init(&cfg);
+	cfg.gpus = 8;
+	cfg.micro_batch = 1;
+	cfg.global_batch = 8;
+	cfg.seq = 4096;
+	ck_assert_int_eq(sim_train_check(m, hw_cost_system(cost), &cfg, err, sizeof err), 0);
+	layer_cost win, full;
+	sim_layer_cost(m, cost, &cfg, 0, &win);
+	sim_layer_cost(m, cost, &cfg, 1, &full);
+	ck_assert_rel(full.attn.fwd[1].flops, 137438953472.0, 1e-12);
+	ck_assert_rel(win.attn.fwd[1].flops, 137438953472.0 * 516160.0 / 8390656.0, 1e-12);
+	ck_assert(win.attn.fwd[1].t < full.attn.fwd[1].t && win.attn.bwd[1].t < full.attn.bwd[1].t);
+	/* the blocks around the attention core are the same */
+	ck_assert_double_eq(win.attn.fwd[0].t, full.attn.fwd[0].t);
+	ck_assert_double_eq(win.mlp.fwd[1].t, full.mlp.fwd[1].t);
+	ck_assert(!model_layers_alike(m, 0, 1) && model_layers_alike(m, 0, 2));
+	/* model FLOPs, causally: 12 full layers of 3 x 4 x 64 x 64 x 2048 per token, 12 windowed of
+	 * 3 x 4 x 64 x 64 x 516,160 / 4096 (NeMo Automodel's gpt_oss formula) */
+	ck_assert_rel(model_flops_train_causal_per_token(m, 4096) - model_flops_train_causal_per_token(m, 0),
+		      1207959552.0 + 74327040.0, 1e-12);
+	/* and over the full matrix, the windowed layers' band: 128 keys a query */
+	ck_assert_rel(model_flops_fwd_per_token(m, 4096) - model_flops_fwd_per_token(m, 0),
+		      12.0 * 4.0 * 64 * 64 * (4096 + 128), 1e-12);
+	model_free(m);
+	hw_cost_free(cost);
+	hw_close(db);
+}
+END_TEST
+
 /* ZeRO-3 with GPT-530B at micro-batch 4 does not fit on 560 A100s, fits on 640, and fits at
  * micro-batch 1 on 2240, as Narayanan 2021 Table 2 reports. */
 START_TEST(zero3_530b_fit)
@@ -1800,6 +1846,7 @@ main(void)
 	tcase_add_test(tt, deterministic_and_traced);
 	tcase_add_test(tt, activation_memory_formulas);
 	tcase_add_test(tt, zero3_530b_fit);
+	tcase_add_test(tt, sliding_window_attention);
 	tcase_add_test(tt, zero3_gather_granularity);
 	tcase_add_test(tt, grad_reduce_precision);
 	tcase_add_test(tt, zero3_gathers_for_the_recompute);

@@ -87,7 +87,7 @@ run 2 model show a b
 # and in the JSON, what cannot be expressed refused with the reason.
 run 0 model show "$top_srcdir/tests/data/hf/gemma-2-9b-config.json"
 expect_out "9.24B"
-expect_err "warning: gemma-2-9b-config.json: sliding-window attention (4096 tokens, 21 of 42 layers) is modelled as full attention"
+expect_err "warning: gemma-2-9b-config.json: sliding-window attention (4096 tokens, 21 of 42 layers): training prices it over the window"
 for f in gemma-3-27b-it phi-4 qwen2.5-72b qwen3-30b-a3b qwen3-235b-a22b gpt-oss-20b deepseek-v2 mixtral-8x7b llama-4-maverick kimi-k2; do
 	run 0 model show --json "$top_srcdir/tests/data/hf/$f-config.json"
 	json_check "$TMPD/out" "d['schema'] == 'paraplan.model/1' and d['params'] > 1e9 and isinstance(d['warnings'], list)"

@@ -64,6 +64,20 @@ run 0 plan train --model deepseek-v3 --system dgx-h100 --gpus 512 --global-batch
 check nemo "$TMPD/out"
 arg "DeepSeekModelProvider(" "$TMPD/out"
 
+# gpt-oss's sliding window (128 tokens, every other layer): Transformer Engine's window counts the
+# tokens before the query, and every 2nd layer attends to the whole context
+run 0 plan train --model gpt-oss-20b --system dgx-h100 --gpus 8 --global-batch 64 --export megatron
+cp "$TMPD/out" "$TMPD/swa.sh"
+check megatron "$TMPD/swa.sh"
+arg "--window-size 127,0" "$TMPD/swa.sh"
+arg "--window-attn-skip-freq 2" "$TMPD/swa.sh"
+run 0 plan train --model gpt-oss-20b --system dgx-h100 --gpus 8 --global-batch 64 --export nemo
+check nemo "$TMPD/out"
+arg "window_size=(127, 0)" "$TMPD/out"
+arg "window_attn_skip_freq=2" "$TMPD/out"
+run 0 plan train --model llama-3-8b --system dgx-h100 --gpus 8 --global-batch 64 --export megatron
+noarg "--window-size" "$TMPD/out"
+
 # --gpus-per-node: two nodes of 4 GPUs are 4 SLURM nodes for 16 GPUs
 run 0 plan train --model llama-3-8b --system dgx-h100 --gpus 16 --gpus-per-node 4 --global-batch 128 --export slurm
 cp "$TMPD/out" "$TMPD/gpn.sh"

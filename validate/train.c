@@ -811,15 +811,14 @@ shoeybi_baseline(val_set *s, const vrow *w, char *err, size_t errlen)
 static double
 source_flops_per_token(const vrow *w, int64_t seq)
 {
-	double full = model_flops_train_per_token(w->m, seq), mm = model_flops_train_per_token(w->m, 0);
 	switch (w->conv) {
 	case FL_CAUSAL:
-		return mm + 0.5 * (full - mm);
+		return model_flops_train_causal_per_token(w->m, seq);
 	case FL_MAXTEXT:
-		return mm + 6.0 * model_embedding_params(w->m) + 0.5 * (full - mm);
+		return model_flops_train_causal_per_token(w->m, seq) + 6.0 * model_embedding_params(w->m);
 	case FL_FULL:
 	default:
-		return full;
+		return model_flops_train_per_token(w->m, seq);
 	}
 }
 
