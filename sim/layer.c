@@ -133,8 +133,8 @@ ctx_init(ctx *x, const hw_cost *cost, const sim_train_cfg *c, sim_rec *rec)
  * (the EP group's ranks inside one node, else its nodes), m = E / u experts to a unit, a given
  * other unit holds none of them with probability C(E - m, k) / C(E, k): the expected units a
  * token is sent to beside its own are (u - 1)(1 - that).  An all-to-all instead sends the k
- * copies, of which (u - 1) / u leave the unit (hardware/cost.c prices what leaves the node, or
- * within a node what leaves the rank). */
+ * copies, of which (n - per_node) / n leave the node, or inside one node (n - 1) / n the rank
+ * (what hardware/cost.c prices). */
 double
 sim_ep_dispatch_scale(const sim_train_cfg *c, int64_t experts, int64_t top_k, int per_node)
 {
@@ -146,7 +146,7 @@ sim_ep_dispatch_scale(const sim_train_cfg *c, int64_t experts, int64_t top_k, in
 	for (int64_t i = 0; i < top_k && none > 0.0; i++)
 		none *= fmax(0.0, ((double)experts - m - (double)i) / ((double)experts - (double)i));
 	double crossed = (units - 1.0) * (1.0 - none);
-	double copies = (double)top_k * (units - 1.0) / units;
+	double copies = (double)top_k * (per_node >= n ? (double)(n - 1) : (double)(n - per_node)) / (double)n;
 	return crossed / copies;
 }
 
