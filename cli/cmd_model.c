@@ -137,8 +137,8 @@ print_show(const model *m, const cJSON *doc)
 	if (tf->window > 0) {
 		cli_table_addf(t, 0, "sliding window");
 		if (tf->window_global > 0)
-			cli_table_addf(t, 1, "%lld tokens, but every %lld%s layer", (long long)tf->window,
-				       (long long)tf->window_global, tf->window_global == 2 ? "nd" : tf->window_global == 3 ? "rd" : "th");
+			cli_table_addf(t, 1, "%lld tokens; one layer in %lld attends to the whole context", (long long)tf->window,
+				       (long long)tf->window_global);
 		else
 			cli_table_addf(t, 1, "%lld tokens, every layer", (long long)tf->window);
 	}

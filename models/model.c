@@ -467,7 +467,7 @@ count_layer_type(const cJSON *root, const char *type)
 
 /* The full-attention layers of a layer_types array of n entries ("sliding_attention" or
  * "full_attention"), as model_tf's window_global: 0 when every layer slides, p when layers
- * p - 1, 2p - 1, ... are the full ones; -1 for any other arrangement. */
+ * p - 1, 2p - 1, ... are the full ones, -2 when none slides; -1 for any other arrangement. */
 static int64_t
 layer_types_period(const cJSON *lt, int64_t n)
 {
@@ -488,6 +488,8 @@ layer_types_period(const cJSON *lt, int64_t n)
 	}
 	if (nfull == 0)
 		return 0;
+	if (nfull == n)
+		return -2;
 	int64_t p = first + 1;
 	l = 0;
 	cJSON_ArrayForEach(x, lt) {
@@ -676,8 +678,6 @@ hf_decoder(const reader *r, const cJSON *root, const char *mt, model *m)
 	bool use_sw = true;
 	if ((rc = get_bool(r, root, "use_sliding_window", true, &use_sw)) != 0)
 		return rc;
-	if (count_layer_type(root, "sliding_attention") == 0)
-		window = 0; /* layer_types names none */
 	if (window > 0 && use_sw) {
 		int64_t every = 0;
 		const cJSON *lt = hf_get(root, "layer_types", NULL);
@@ -696,7 +696,7 @@ hf_decoder(const reader *r, const cJSON *root, const char *mt, model *m)
 				"window; serving still prices it, and counts the KV cache, over the whole context",
 			     (long long)window, (long long)(every > 0 ? t->layers - t->layers / every : t->layers),
 			     (long long)t->layers);
-		} else {
+		} else if (every == -1) { /* -2: layer_types names no sliding layer */
 			warn(m, "sliding-window attention (%lld tokens) on layers in no repeating pattern is modelled as full "
 				"attention: attention FLOPs, activations and the KV cache are counted over the whole sequence",
 			     (long long)window);
