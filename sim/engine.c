@@ -184,6 +184,7 @@ struct sim_engine {
 	equeue q;
 	int64_t now;
 	int64_t events;
+	size_t ndone;      /* ops done */
 	int64_t *start, *end; /* recorded times, or NULL */
 	size_t startcap, endcap;
 	bool record;
@@ -558,8 +559,16 @@ sim_op_flow(sim_engine *e, const int *streams, int nstreams, const int *links, c
 	return id;
 }
 
+static inline int32_t flow_like(sim_engine *e, int32_t like, uint32_t tag);
+
 int32_t
 sim_op_flow_like(sim_engine *e, int32_t like, uint32_t tag)
+{
+	return flow_like(e, like, tag);
+}
+
+static inline __attribute__((always_inline)) int32_t
+flow_like(sim_engine *e, int32_t like, uint32_t tag)
 {
 	if (like < 0 || (size_t)like >= e->nops || e->ops[like].kind != OP_FLOW) {
 		e->oom = true;
@@ -611,8 +620,16 @@ dep_grow(sim_engine *e, int32_t before, int32_t after)
 	return sim_dep(e, before, after);
 }
 
+static inline int dep_add(sim_engine *e, int32_t before, int32_t after);
+
 int
 sim_dep(sim_engine *e, int32_t before, int32_t after)
+{
+	return dep_add(e, before, after);
+}
+
+static inline __attribute__((always_inline)) int
+dep_add(sim_engine *e, int32_t before, int32_t after)
 {
 	/* one unsigned comparison catches a negative id too */
 	if ((uint32_t)before >= e->nops || (uint32_t)after >= e->nops) {
@@ -627,6 +644,28 @@ sim_dep(sim_engine *e, int32_t before, int32_t after)
 	ops[before].succ = (int32_t)n;
 	ops[after].ndeps++;
 	e->nedges = n + 1;
+	return 0;
+}
+
+int
+sim_engine_replay(sim_engine *e, const sim_rep *rep, size_t n, const int32_t *slot, int nslot, uint32_t tag_lo)
+{
+	int32_t op0 = (int32_t)e->nops;
+	for (size_t i = 0; i < n; i++) {
+		const sim_rep *x = &rep[i];
+		if (x->what == SIM_REP_DEP) {
+			int32_t a = x->a, z = x->z;
+			a = a >= 0 ? op0 + a : a <= -2 && -2 - a < nslot ? slot[-2 - a] : -1;
+			z = z >= 0 ? op0 + z : z <= -2 && -2 - z < nslot ? slot[-2 - z] : -1;
+			if (dep_add(e, a, z) != 0)
+				return -1;
+		} else if (x->what == SIM_REP_COMPUTE) {
+			if (single(e, OP_COMPUTE, x->a, x->dur, x->tag | tag_lo, (hw_prov)x->prov) < 0)
+				return -1;
+		} else if (flow_like(e, x->a, x->tag | tag_lo) < 0) {
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -1437,6 +1476,7 @@ op_done(sim_engine *e, int32_t id)
 {
 	eop *o = &e->ops[id];
 	o->state = ST_DONE;
+	e->ndone++;
 	if (e->end)
 		e->end[id] = e->now;
 	rank_count(e, o, -1);
@@ -1544,7 +1584,7 @@ sim_run(sim_engine *e, char *err, size_t errlen)
 			      (double)SIM_CLOCK_MAX_PS * 1e-12 / 86400.0);
 	for (int r = 0; r < e->nranks; r++)
 		rank_advance(e, r);
-	for (size_t i = 0; i < e->nops; i++)
+	for (size_t i = 0; e->ndone < e->nops && i < e->nops; i++)
 		if (e->ops[i].state != ST_DONE) {
 			const eop *o = &e->ops[i];
 			return pp_err(err, errlen, PP_EINPUT,

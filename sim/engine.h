@@ -72,6 +72,22 @@ int32_t sim_op_flow_like(sim_engine *e, int32_t like, uint32_t tag);
 /* `after` cannot start before `before` is done. */
 int sim_dep(sim_engine *e, int32_t before, int32_t after);
 
+/* A construction call kept to be made again (sim_engine_replay): a compute op (a: its stream),
+ * a copy of a flow op (a: the op copied), or a dependency (a before z).  The ops a dependency
+ * names are coded: k >= 0 the k-th op the replay makes, -2 - i the op in slot[i]. */
+enum { SIM_REP_COMPUTE, SIM_REP_LIKE, SIM_REP_DEP };
+typedef struct sim_rep {
+	uint8_t what;   /* SIM_REP_* */
+	uint8_t prov;   /* compute: the provenance of its duration */
+	int32_t a, z;
+	uint32_t tag;   /* its tag is tag | the replay's tag_lo */
+	int64_t dur;    /* compute: duration (ps) */
+} sim_rep;
+/* Makes calls rep[0..n) as sim_op_compute, sim_op_flow_like and sim_dep would, in order: the
+ * same graph for a fraction of their work.  0, or -1 when out of memory, over the op limit, or
+ * given an op or stream that does not exist (nslot: the slots there are). */
+int sim_engine_replay(sim_engine *e, const sim_rep *rep, size_t n, const int32_t *slot, int nslot, uint32_t tag_lo);
+
 /* Runs to completion.  Returns 0, PP_ENOMEM, or PP_EINPUT when ops were left that could never
  * start (a dependency cycle or a rendezvous that never completes); *err says which. */
 int sim_run(sim_engine *e, char *err, size_t errlen);

@@ -105,6 +105,8 @@ typedef struct sim_train_cfg {
 	                             * (replay); off, the simulation does no recording at all */
 	bool no_fold;               /* simulate every micro-batch of the symmetric mode, never its
 	                             * steady state folded (the same result; for tests) */
+	bool no_stamp;              /* build every job of the graph op by op, none stamped from a
+	                             * journal of one like it (the same graph; for tests) */
 	bool attn_proxy;            /* price each fused attention kernel as the GEMMs a replay launches
 	                             * in its place (sim_attn_proxy): what 'paraplan replay' runs */
 	uint64_t seed;
@@ -230,6 +232,9 @@ int sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *c, sim_t
  * NAN without a profile or percentiles. */
 void sim_interval(const hw_profile *fw, double t, double *lo, double *hi);
 const sim_metrics *sim_train_metrics(const sim_train_result *r);
+/* How many jobs of the graph r was simulated on (a folded step's small steps) were stamped from
+ * a journal instead of built op by op (sim/train.c, "stamping"): for tests and benchmarks. */
+int64_t sim_train_jobs_stamped(const sim_train_result *r);
 const sim_mem *sim_train_stage_memory(const sim_train_result *r, int stage);
 /* A configuration as JSON (the "config" of 'simulate train --json' and of plan documents);
  * seq is the sequence length in effect (the model's when c->seq is 0). */

@@ -105,6 +105,10 @@ typedef struct bld {
 	int32_t *tp_like;    /* per (stage, instance) and TP collective kind: an op to copy, -1 */
 	int32_t *pp_like;    /* per (stage, instance) and direction: a pipeline transfer to copy, -1 */
 	struct merged *merged; /* per layer, block and direction: the block's segments as one op */
+	struct jtpl *jt;     /* per stage, job type and chunk: a journal to stamp jobs from (NULL: none
+	                      * are stamped; see "stamping") */
+	struct jrun *jr;     /* the job being journaled, or NULL */
+	int64_t stamped;     /* jobs stamped */
 } bld;
 
 /* log_flops when the log is full (out of line: the common path saves no registers). */
@@ -118,11 +122,15 @@ log_flops_grow(bld *b, int k, double f)
 		l->v[l->n++] = f;
 }
 
+static void journal_flops(bld *b, int k, double f);
+
 /* Adds f to FLOP count k (and notes it in the log, when one is kept: every compute op of a
  * folded step's small steps, so the append with room left is inline). */
 static inline void
 count_flops(bld *b, int k, double f)
 {
+	if (__builtin_expect(b->jr != NULL, 0))
+		journal_flops(b, k, f);
 	b->flops[k] += f;
 	if (b->flog != NULL) {
 		flop_log *l = &b->flog[k];
@@ -140,6 +148,40 @@ note_flops(bld *b, size_t i)
 	if (b->flog_at != NULL)
 		for (int k = 0; k < FL_N; k++)
 			b->flog_at[i * FL_N + k] = b->flog[k].n;
+}
+
+/* The builder's engine calls in the jobs of pass 1, journaled while a job is (see "stamping"). */
+enum { JE_COMPUTE, JE_LIKE };
+static void journal_op(bld *b, int what, int32_t a, int64_t ps, uint32_t tag, hw_prov prov, int32_t op);
+static void journal_dep(bld *b, int32_t before, int32_t after);
+static void journal_memo(bld *b, size_t slot, int32_t like);
+static void journal_gready(bld *b, size_t at, int32_t op);
+static void journal_bad(bld *b);
+
+static inline int32_t
+b_compute(bld *b, int stream, int64_t ps, uint32_t tag, hw_prov prov)
+{
+	int32_t op = sim_op_compute(b->e, stream, ps, tag, prov);
+	if (__builtin_expect(b->jr != NULL, 0))
+		journal_op(b, JE_COMPUTE, stream, ps, tag, prov, op);
+	return op;
+}
+
+static inline int32_t
+b_like(bld *b, int32_t like, uint32_t tag)
+{
+	int32_t op = sim_op_flow_like(b->e, like, tag);
+	if (__builtin_expect(b->jr != NULL, 0))
+		journal_op(b, JE_LIKE, like, 0, tag, HW_PROV_MEASURED, op);
+	return op;
+}
+
+static inline void
+b_dep(bld *b, int32_t before, int32_t after)
+{
+	sim_dep(b->e, before, after);
+	if (__builtin_expect(b->jr != NULL, 0))
+		journal_dep(b, before, after);
 }
 
 /* A block's three segments merged into the one op of a block without a side exchange, and that
@@ -325,7 +367,7 @@ static inline __attribute__((always_inline)) int32_t
 compute_priced(bld *b, int rank, const seg *sg, int64_t ps, hw_prov prov, uint32_t tag, int32_t list, int64_t layer)
 {
 	rank_res *r = &b->r[rank];
-	int32_t op = sim_op_compute(b->e, r->comp, ps, tag, prov);
+	int32_t op = b_compute(b, r->comp, ps, tag, prov);
 	if (op < 0) {
 		b->oom = true;
 		return -1;
@@ -336,7 +378,7 @@ compute_priced(bld *b, int rank, const seg *sg, int64_t ps, hw_prov prov, uint32
 		sim_rec_op(b->rec, op, &x);
 	}
 	for (int i = 0; i < r->npending; i++)
-		sim_dep(b->e, r->pending[i], op);
+		b_dep(b, r->pending[i], op);
 	r->npending = 0;
 	if (r->first < 0)
 		r->first = op;
@@ -400,7 +442,9 @@ collective(bld *b, const int *ranks, int n, int which, sim_group gk, hw_coll op,
 			    cm->per_node == per_node && cm->n == n && cm->bytes == bytes;
 		for (int i = 0; i < n && same; i++)
 			same = cm->ranks[i] == ranks[i];
-		if (same && (id = sim_op_flow_like(b->e, cm->like, tag)) < 0) {
+		if (same && b->jr != NULL)
+			journal_memo(b, (size_t)(cm - b->memo), cm->like);
+		if (same && (id = b_like(b, cm->like, tag)) < 0) {
 			b->oom = true;
 			return -1;
 		}
@@ -428,9 +472,9 @@ collective(bld *b, const int *ranks, int n, int which, sim_group gk, hw_coll op,
 	for (int i = 0; i < n; i++) {
 		rank_res *r = &b->r[ranks[i]];
 		if (deps != NULL && deps[i] >= 0)
-			sim_dep(b->e, deps[i], id);
+			b_dep(b, deps[i], id);
 		if (dep_last && r->last >= 0)
-			sim_dep(b->e, r->last, id);
+			b_dep(b, r->last, id);
 		if (gate_members)
 			add_pending(b, ranks[i], id);
 	}
@@ -485,6 +529,8 @@ new_collective(bld *b, const int *ranks, int n, int which, hw_coll op, int group
 		}
 	}
 	int32_t id = sim_op_flow(b->e, sv, n, lv, cv, nl, sim_ps(f.latency_s), f.wire_bytes, f.bw, 1.0, tag, f.prov);
+	if (b->jr != NULL)
+		journal_bad(b); /* a new flow: a job like this one copies it */
 	if (sv != streams)
 		free(sv);
 	if (lv != links)
@@ -524,7 +570,7 @@ tp_collective(bld *b, int s, int inst, hw_coll op, uint32_t tag, const int32_t *
 	int k = op == HW_ALL_GATHER ? 0 : op == HW_REDUCE_SCATTER ? 1 : 2;
 	int32_t *like = &b->tp_like[((size_t)s * (size_t)b->ninst + (size_t)inst) * 3 + (size_t)k];
 	if (*like >= 0 && b->rec == NULL) {
-		int32_t id = sim_op_flow_like(b->e, *like, tag);
+		int32_t id = b_like(b, *like, tag);
 		if (id < 0) {
 			b->oom = true;
 			return;
@@ -532,14 +578,16 @@ tp_collective(bld *b, int s, int inst, hw_coll op, uint32_t tag, const int32_t *
 		for (int j = 0; j < b->tpm; j++) {
 			int rk = rank_of(b, s, inst, j);
 			if (deps != NULL && deps[j] >= 0)
-				sim_dep(b->e, deps[j], id);
+				b_dep(b, deps[j], id);
 			if (dep_last && b->r[rk].last >= 0)
-				sim_dep(b->e, b->r[rk].last, id);
+				b_dep(b, b->r[rk].last, id);
 			if (gate)
 				add_pending(b, rk, id);
 		}
 		return;
 	}
+	if (b->jr != NULL)
+		journal_bad(b); /* it sets the instance's op to copy */
 	int mem[64];
 	int n = tp_members(b, s, inst, mem);
 	int32_t id = collective(b, mem, n, S_TP, SIM_G_TP, op, b->c->tp, b->pl.tp_per_node, b->act_msg, tag, deps,
@@ -1015,6 +1063,8 @@ layer_bwd(bld *b, int s, int64_t layer, int64_t mb)
 	int base = rank_of(b, s, 0, 0), nr = b->ninst * b->tpm;
 	for (int k = 0; k < nr; k++) {
 		b->gready[(size_t)(base + k) * b->maxlayers + li] = b->r[base + k].last;
+		if (b->jr != NULL)
+			journal_gready(b, (size_t)(base + k) * b->maxlayers + li, b->r[base + k].last);
 		b->ready[k] = b->r[base + k].last;
 	}
 	if (b->c->zero >= 3 && b->c->dp_one_stream) {
@@ -1042,6 +1092,8 @@ layer_w(bld *b, int s, int64_t layer, int64_t mb)
 	for (int k = 0; k < nr; k++) {
 		int32_t op = compute(b, base + k, &w, sim_tag(TAG_W_ATTN, layer, mb), l, layer);
 		b->gready[(size_t)(base + k) * b->maxlayers + li] = op;
+		if (b->jr != NULL)
+			journal_gready(b, (size_t)(base + k) * b->maxlayers + li, op);
 		b->ready[k] = op;
 	}
 	if (b->c->zero >= 2)
@@ -1073,8 +1125,277 @@ jkey(const bld *b, int type, int ch, int64_t mb)
 	return ((size_t)type * (size_t)b->v + (size_t)ch) * (size_t)b->micro + (size_t)mb;
 }
 
+/* ---- stamping: a job made again from the journal of one like it ---------------------------- *
+ *
+ * A stage's jobs of one type and chunk make the same ops in the same order: the same streams,
+ * durations, flows to copy and dependencies among themselves.  They differ only in the
+ * micro-batch in their tags and in the ops from before the job that they wait for: the
+ * collective that gates each rank's next compute op (its pending list) and its last layers.  So
+ * one job of a kind is built as usual and journaled: every engine call it makes, every FLOP it
+ * counts and every gradient-ready op it notes, in order, with each op it names coded as one of
+ * its own (by the order they were made) or as one of those slots from before it.  The jobs of
+ * that kind after it replay the journal: the same calls with the same arguments, so the graph is
+ * the same op for op and edge for edge, for about a third of the work (a step's graph of 12,000
+ * to 40,000 ops is built in each of a folded step's small steps).
+ *
+ * A journal is kept only where a job's calls are all of those kinds: none where a job makes a
+ * new flow (the first of its kind on a stage, which later ones copy) or names an op from before
+ * it that is not in a slot.  A job is replayed only where its slots are laid out as the
+ * journaled job's were (the same ones empty, the same ones naming one op) and the collective
+ * memo still holds each flow the journaled job copied from it; else it is built as usual.
+ * Stamping is for the symmetric mode and small full-mode graphs (at most JR_RANKS simulated
+ * ranks a stage), without ZeRO-2/3 (whose collectives wait on layers of other jobs) and
+ * without recording. */
+
+enum { JR_RANKS = 8, JR_SLOTS = 6, JR_OUT = 9, JR_TRIES = 3 };
+
+typedef struct jflops {
+	int k;          /* the count */
+	double f;
+} jflops;
+
+typedef struct jtpl {
+	int tries;      /* journals begun */
+	bool ready;     /* journaled: jobs of this kind are stamped */
+	sim_rep *rep;   /* the engine calls, in order */
+	size_t nrep, repcap;
+	jflops *fl;     /* the FLOPs counted, in order */
+	size_t nfl, flcap;
+	int32_t *gr;    /* gradient-ready ops noted: pairs of index into gready, coded op */
+	size_t ngr, grcap;
+	size_t memo[16], nmemo;   /* memo slots the job copied from, with the ops they held */
+	int32_t memo_like[16];
+	int8_t pat[JR_RANKS * JR_SLOTS]; /* slot layout at the start (see slot_pattern) */
+	int32_t out[JR_RANKS * JR_OUT];  /* coded rank state at the end: first, last, prev[2], npending,
+	                                  * pending[4] */
+} jtpl;
+
+typedef struct jrun {
+	jtpl *t;
+	int32_t op0;    /* the job's first op */
+	int nslots;
+	int32_t slot[JR_RANKS * JR_SLOTS];
+	uint32_t mb;    /* the micro-batch in its tags */
+	bool bad;
+} jrun;
+
+/* A stage's slots: per simulated rank its pending ops (-1 past npending) and prev[0], prev[1]. */
+static int
+slots_of(const bld *b, int s, int32_t *slot)
+{
+	int base = rank_of(b, s, 0, 0), nr = b->ninst * b->tpm, n = 0;
+	for (int k = 0; k < nr; k++) {
+		const rank_res *r = &b->r[base + k];
+		for (int i = 0; i < 4; i++)
+			slot[n++] = i < r->npending ? r->pending[i] : -1;
+		slot[n++] = r->prev[0];
+		slot[n++] = r->prev[1];
+	}
+	return n;
+}
+
+/* Their layout: for each slot -1 where it is empty, else the first slot naming the same op. */
 static void
-emit_job(bld *b, int s, size_t ji, const job *jb)
+slot_pattern(const int32_t *slot, int n, int8_t *pat)
+{
+	for (int i = 0; i < n; i++) {
+		pat[i] = -1;
+		if (slot[i] < 0)
+			continue;
+		int j = 0;
+		while (slot[j] != slot[i])
+			j++;
+		pat[i] = (int8_t)j;
+	}
+}
+
+static void
+journal_bad(bld *b)
+{
+	b->jr->bad = true;
+}
+
+/* An op as the journal names it: k >= 0 the job's k-th op, -1 none, -2 - i slot i. */
+static int32_t
+jcode(bld *b, int32_t op)
+{
+	jrun *jr = b->jr;
+	if (op < 0)
+		return -1;
+	if (op >= jr->op0)
+		return op - jr->op0;
+	for (int i = 0; i < jr->nslots; i++)
+		if (jr->slot[i] == op)
+			return -2 - i;
+	jr->bad = true;
+	return -1;
+}
+
+static sim_rep *
+journal_rep(bld *b, int what)
+{
+	jtpl *t = b->jr->t;
+	if (t->nrep + 1 > t->repcap && PP_GROW(t->rep, t->repcap, t->nrep + 1) != 0) {
+		b->jr->bad = true;
+		return NULL;
+	}
+	sim_rep *x = &t->rep[t->nrep++];
+	memset(x, 0, sizeof *x);
+	x->what = (uint8_t)what;
+	return x;
+}
+
+static void
+journal_op(bld *b, int what, int32_t a, int64_t ps, uint32_t tag, hw_prov prov, int32_t op)
+{
+	sim_rep *x = journal_rep(b, what == JE_COMPUTE ? SIM_REP_COMPUTE : SIM_REP_LIKE);
+	if (x == NULL)
+		return;
+	if (op < 0 || (tag & 0xffff) != b->jr->mb)
+		b->jr->bad = true;
+	x->a = a;
+	x->dur = ps;
+	x->tag = tag & ~UINT32_C(0xffff);
+	x->prov = (uint8_t)prov;
+}
+
+static void
+journal_dep(bld *b, int32_t before, int32_t after)
+{
+	sim_rep *x = journal_rep(b, SIM_REP_DEP);
+	if (x == NULL)
+		return;
+	if (before < 0 || after < 0)
+		b->jr->bad = true;
+	x->a = jcode(b, before);
+	x->z = jcode(b, after);
+}
+
+static void
+journal_flops(bld *b, int k, double f)
+{
+	jtpl *t = b->jr->t;
+	if (t->nfl + 1 > t->flcap && PP_GROW(t->fl, t->flcap, t->nfl + 1) != 0) {
+		b->jr->bad = true;
+		return;
+	}
+	t->fl[t->nfl++] = (jflops){k, f};
+}
+
+static void
+journal_gready(bld *b, size_t at, int32_t op)
+{
+	jtpl *t = b->jr->t;
+	if (t->ngr + 2 > t->grcap && PP_GROW(t->gr, t->grcap, t->ngr + 2) != 0) {
+		b->jr->bad = true;
+		return;
+	}
+	t->gr[t->ngr++] = (int32_t)at;
+	t->gr[t->ngr++] = jcode(b, op);
+}
+
+static void
+journal_memo(bld *b, size_t slot, int32_t like)
+{
+	jtpl *t = b->jr->t;
+	for (size_t i = 0; i < t->nmemo; i++)
+		if (t->memo[i] == slot)
+			return;
+	if (t->nmemo == sizeof t->memo / sizeof t->memo[0]) {
+		b->jr->bad = true;
+		return;
+	}
+	t->memo[t->nmemo] = slot;
+	t->memo_like[t->nmemo++] = like;
+}
+
+/* Begins journaling the job of kind t on stage s: false where it is not to be. */
+static bool
+journal_begin(bld *b, int s, jtpl *t, jrun *jr, int64_t mb)
+{
+	if (t->ready || t->tries >= JR_TRIES)
+		return false;
+	t->tries++;
+	t->nrep = t->nfl = t->ngr = t->nmemo = 0;
+	memset(jr, 0, sizeof *jr);
+	jr->t = t;
+	jr->op0 = sim_engine_ops(b->e);
+	jr->nslots = slots_of(b, s, jr->slot);
+	jr->mb = (uint32_t)(mb & 0xffff);
+	slot_pattern(jr->slot, jr->nslots, t->pat);
+	b->jr = jr;
+	return true;
+}
+
+static void
+journal_end(bld *b, int s)
+{
+	jrun *jr = b->jr;
+	jtpl *t = jr->t;
+	int base = rank_of(b, s, 0, 0), nr = b->ninst * b->tpm;
+	for (int k = 0; k < nr; k++) {
+		const rank_res *r = &b->r[base + k];
+		int32_t *o = &t->out[k * JR_OUT];
+		o[0] = jcode(b, r->first);
+		o[1] = jcode(b, r->last);
+		o[2] = jcode(b, r->prev[0]);
+		o[3] = jcode(b, r->prev[1]);
+		o[4] = r->npending;
+		for (int i = 0; i < 4; i++)
+			o[5 + i] = i < r->npending ? jcode(b, r->pending[i]) : -1;
+	}
+	b->jr = NULL;
+	t->ready = !jr->bad && !b->oom;
+}
+
+/* The op a journal's code names in a job whose first op is op0, with slots slot[]. */
+static inline int32_t
+jdecode(int32_t c, int32_t op0, const int32_t *slot)
+{
+	return c >= 0 ? op0 + c : c == -1 ? -1 : slot[-2 - c];
+}
+
+/* Makes the job of micro-batch mb of kind t on stage s from its journal: false, making nothing,
+ * where its slots or the memo are not as they were journaled. */
+static bool
+stamp_job(bld *b, int s, const jtpl *t, int64_t mb)
+{
+	int32_t slot[JR_RANKS * JR_SLOTS];
+	int8_t pat[JR_RANKS * JR_SLOTS];
+	int n = slots_of(b, s, slot);
+	slot_pattern(slot, n, pat);
+	if (memcmp(pat, t->pat, (size_t)n) != 0)
+		return false;
+	for (size_t i = 0; i < t->nmemo; i++)
+		if (b->memo[t->memo[i]].like != t->memo_like[i])
+			return false;
+	int32_t op0 = sim_engine_ops(b->e);
+	if (sim_engine_replay(b->e, t->rep, t->nrep, slot, n, (uint32_t)(mb & 0xffff)) != 0) {
+		b->oom = true;
+		return true;
+	}
+	for (size_t i = 0; i < t->nfl; i++)
+		count_flops(b, t->fl[i].k, t->fl[i].f);
+	for (size_t i = 0; i < t->ngr; i += 2)
+		b->gready[t->gr[i]] = jdecode(t->gr[i + 1], op0, slot);
+	int base = rank_of(b, s, 0, 0), nr = b->ninst * b->tpm;
+	for (int k = 0; k < nr; k++) {
+		rank_res *r = &b->r[base + k];
+		const int32_t *o = &t->out[k * JR_OUT];
+		r->first = jdecode(o[0], op0, slot);
+		r->last = jdecode(o[1], op0, slot);
+		r->prev[0] = jdecode(o[2], op0, slot);
+		r->prev[1] = jdecode(o[3], op0, slot);
+		r->npending = o[4];
+		for (int i = 0; i < o[4]; i++)
+			r->pending[i] = jdecode(o[5 + i], op0, slot);
+	}
+	return true;
+}
+
+/* Builds job jb of stage s as usual. */
+static void
+build_job(bld *b, int s, const job *jb)
 {
 	int64_t first, count;
 	chunk_layers(b, s, jb->chunk, &first, &count);
@@ -1106,6 +1427,22 @@ emit_job(bld *b, int s, size_t ji, const job *jb)
 		for (int64_t l = first + count - 1; l >= first; l--)
 			layer_w(b, s, l, jb->mb);
 	}
+}
+
+static void
+emit_job(bld *b, int s, size_t ji, const job *jb)
+{
+	jtpl *t = b->jt != NULL ? &b->jt[((size_t)s * 3 + (size_t)jb->type) * (size_t)b->v + (size_t)jb->chunk] : NULL;
+	if (t != NULL && t->ready && stamp_job(b, s, t, jb->mb)) {
+		b->stamped++;
+	} else {
+		jrun jr;
+		bool journal = t != NULL && journal_begin(b, s, t, &jr, jb->mb);
+		build_job(b, s, jb);
+		if (journal)
+			journal_end(b, s);
+	}
+	int base = rank_of(b, s, 0, 0), nr = b->ninst * b->tpm;
 	for (int k = 0; k < nr; k++) {
 		b->jfirst[(size_t)(base + k) * b->maxjobs + ji] = b->r[base + k].first;
 		b->jlast[(size_t)(base + k) * b->maxjobs + ji] = b->r[base + k].last;
@@ -1565,6 +1902,10 @@ bld_free(bld *b)
 	free(b->pp_like);
 	free(b->merged);
 	free(b->flog_at);
+	if (b->jt != NULL)
+		for (size_t i = 0; i < (size_t)b->p * 3 * (size_t)b->v; i++)
+			free(b->jt[i].rep), free(b->jt[i].fl), free(b->jt[i].gr);
+	free(b->jt);
 }
 
 static int
@@ -1682,6 +2023,12 @@ build(bld *b, const model *m, const hw_cost *cost, const sim_train_cfg *c, int64
 		if (ops > (size_t)SIM_MAX_OPS)
 			ops = (size_t)SIM_MAX_OPS;
 		sim_engine_reserve(b->e, ops, c->full ? ops * 7 / 2 : ops * 3 / 2, 0, 0, 0);
+		/* the FLOP logs likewise: an entry per compute op, and per block for the others */
+		for (int k = 0; b->flog != NULL && k < FL_N; k++) {
+			flop_log *l = &b->flog[k];
+			if (PP_GROW(l->v, l->cap, k == FL_OP ? ops : ops / 2) != 0)
+				b->oom = true;
+		}
 	}
 	b->embed_l[0] = b->embed_l[1] = b->head_l[0] = b->head_l[1] = -1;
 	if (c->record_ops && (b->rec = sim_rec_new(b->nranks)) == NULL)
@@ -1801,6 +2148,9 @@ build(bld *b, const model *m, const hw_cost *cost, const sim_train_cfg *c, int64
 			njobs += b->njobs[s];
 		if (b->flog != NULL && (b->flog_at = malloc((njobs + 2) * FL_N * sizeof *b->flog_at)) == NULL)
 			return pp_err(err, errlen, PP_ENOMEM, "out of memory");
+		/* stamping (see there); without its journals every job is built as usual */
+		if (b->rec == NULL && !c->no_stamp && c->zero < 2 && b->ninst * b->tpm <= JR_RANKS)
+			b->jt = calloc((size_t)b->p * 3 * (size_t)b->v, sizeof *b->jt);
 		/* pass 1 */
 		for (int s = 0; s < b->p; s++)
 			for (size_t k = 0; k < b->njobs[s]; k++) {
@@ -1933,6 +2283,7 @@ typedef struct run_sum {
 	size_t engine_bytes;
 	double flops[FL_N];
 	sim_rank_stats *st; /* [nranks] */
+	int64_t stamped;
 } run_sum;
 
 static int
@@ -1941,6 +2292,7 @@ sum_run(const bld *b, run_sum *s)
 	s->now = sim_engine_now(b->e);
 	s->events = sim_engine_events(b->e);
 	s->ops = sim_engine_ops(b->e);
+	s->stamped = b->stamped;
 	s->engine_bytes = sim_engine_bytes(b->e);
 	memcpy(s->flops, b->flops, sizeof s->flops);
 	if ((s->st = malloc((size_t)b->nranks * sizeof *s->st)) == NULL)
@@ -2152,7 +2504,7 @@ fold_steady(const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t
 	 * their phase a little more each micro-batch) is gone, to the picosecond, sooner at twice
 	 * the count than one micro-batch further on */
 	enum { WINDOW_SLIDES = 2 };
-	int64_t k = 0, mk = first, slides = 0, last_gap = INT64_MAX;
+	int64_t k = 0, mk = first, slides = 0, last_gap = INT64_MAX, stamped = 0;
 	int64_t budget = 3 * first + 3 * g > micro / 2 ? 3 * first + 3 * g : micro / 2; /* the first window */
 	while (agree == 0 && spent + mk <= budget) {
 		free(s[0].st);
@@ -2163,6 +2515,7 @@ fold_steady(const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t
 		small_free(&last);
 		if (!small_step(m, cost, c, mk, nranks, &last, &s[2]))
 			break;
+		stamped += s[2].stamped;
 		int64_t at = mk;
 		mk += g;
 		if (++k < 3)
@@ -2212,7 +2565,7 @@ fold_steady(const model *m, const hw_cost *cost, const sim_train_cfg *c, int64_t
 	bool ok = agree == 1 && out->now < SIM_CLOCK_MAX_PS && out->ops <= (int64_t)SIM_MAX_OPS &&
 		  whole_flops(&last, c, micro, out->flops);
 	if (ok)
-		out->engine_bytes = s[2].engine_bytes;
+		out->engine_bytes = s[2].engine_bytes, out->stamped = stamped;
 	else if (agree == 1) {
 		free(out->st);
 		out->st = NULL;
@@ -2292,6 +2645,7 @@ sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *cin, sim_tra
 	sim_metrics *mt = &res->m;
 	double step = (double)sum.now * 1e-12;
 	mt->step_time_s = step;
+	res->stamped = sum.stamped;
 	sim_interval(c->fw, step, &mt->step_lo_s, &mt->step_hi_s);
 	mt->stages = b.p;
 	double tokens = (double)c->global_batch * (double)res->seq;
@@ -2387,6 +2741,12 @@ const sim_metrics *
 sim_train_metrics(const sim_train_result *r)
 {
 	return &r->m;
+}
+
+int64_t
+sim_train_jobs_stamped(const sim_train_result *r)
+{
+	return r->stamped;
 }
 
 const sim_mem *

@@ -240,6 +240,7 @@ struct sim_train_result {
 	int ninst, tpm;    /* simulated instances per stage and TP members per instance */
 	bool transformer;
 	sim_ft_totals ft;  /* what the fine-tuning trains and holds (the whole model) */
+	int64_t stamped;   /* jobs stamped (sim_train_jobs_stamped) */
 };
 
 #endif

@@ -805,6 +805,129 @@ START_TEST(fold_after_a_transient)
 }
 END_TEST
 
+/* A job stamped from the journal of one like it (sim/train.c, "stamping") makes the graph
+ * building it op by op makes: cfg simulated whole with a trace, stamped and not, gives the same
+ * result and the same trace (every op's stream, tag, start and end) to the byte; folded, the
+ * same result.  Returns the jobs stamped. */
+static int64_t
+stamps_exactly(const model *m, const hw_cost *c, sim_train_cfg *cfg, const char *dir, const char *what)
+{
+	char *text[2], *json[2];
+	int64_t stamped[2];
+	for (int i = 0; i < 2; i++) {
+		cfg->no_stamp = i == 1;
+		cfg->trace = true;
+		sim_train_result *r = run_train(m, c, cfg);
+		stamped[i] = sim_train_jobs_stamped(r);
+		char path[1200];
+		snprintf(path, sizeof path, "%s/trace%d.json", dir, i);
+		ck_assert_int_eq(sim_train_trace(r, path, err, sizeof err), 0);
+		size_t len;
+		ck_assert_int_eq(pp_read_file(path, 1 << 28, &text[i], &len, err, sizeof err), 0);
+		cJSON *j = sim_train_json(r);
+		json[i] = cJSON_PrintUnformatted(j);
+		cJSON_Delete(j);
+		sim_train_result_free(r);
+	}
+	ck_assert_msg(strcmp(json[0], json[1]) == 0, "%s: stamped %s\nbuilt %s", what, json[0], json[1]);
+	ck_assert_msg(strcmp(text[0], text[1]) == 0, "%s: the traces differ", what);
+	ck_assert_int_eq(stamped[1], 0);
+	for (int i = 0; i < 2; i++)
+		free(text[i]), free(json[i]);
+	if (!cfg->full) {
+		cfg->trace = false;
+		cfg->no_stamp = false;
+		sim_train_result *a = run_train(m, c, cfg);
+		cfg->no_stamp = true;
+		sim_train_result *b = run_train(m, c, cfg);
+		cJSON *ja = sim_train_json(a), *jb = sim_train_json(b);
+		char *sa = cJSON_PrintUnformatted(ja), *sb = cJSON_PrintUnformatted(jb);
+		ck_assert_msg(strcmp(sa, sb) == 0, "%s folded: stamped %s\nbuilt %s", what, sa, sb);
+		ck_assert_int_eq(sim_train_jobs_stamped(b), 0);
+		free(sa), free(sb);
+		cJSON_Delete(ja), cJSON_Delete(jb);
+		sim_train_result_free(a);
+		sim_train_result_free(b);
+	}
+	cfg->no_stamp = false;
+	cfg->trace = false;
+	return stamped[0];
+}
+
+/* Over 1F1B, interleaved and ZB-H1 schedules, TP with and without sequence parallelism, TP
+ * communication beside compute (Megatron-Core's profile), CP's ring, a MoE model's all-to-all,
+ * a hybrid model's layers without TP collectives, full and selective recomputation, ZeRO-1, a
+ * small full-mode graph and a straggler in it; and nothing is stamped with ZeRO-2. */
+START_TEST(stamp_is_exact)
+{
+	const char *dir = test_tmpdir("simstamp");
+	hw_db *db;
+	ck_assert_int_eq(hw_open(":memory:", 0, &db, err, sizeof err), 0);
+	hw_profile *fw;
+	ck_assert_int_eq(hw_profile_find(db, HW_SCOPE_FRAMEWORK, "megatron", &fw, err, sizeof err), 0);
+	hw_cost *c;
+	ck_assert_int_eq(hw_cost_new(db, "dgx-h100", &c, err, sizeof err), 0);
+	struct {
+		const char *model;
+		int tp, pp, cp, dp, ep, vpp, zero;
+		sim_schedule sched;
+		sim_recompute rc;
+		bool sp, megatron, full;
+		int64_t micro, seq;
+		int straggler; /* full mode: this rank 1.3x slower (-1: none) */
+	} cases[] = {
+		{"gpt-1.7b", 2, 2, 1, 2, 1, 1, 1, SIM_1F1B, SIM_RECOMPUTE_SELECTIVE, true, false, false, 16, 2048, -1},
+		{"gpt-1.7b", 2, 4, 1, 1, 1, 2, 0, SIM_INTERLEAVED, SIM_RECOMPUTE_FULL, false, false, false, 16, 2048, -1},
+		{"gpt-1.7b", 2, 4, 1, 1, 1, 1, 0, SIM_ZB_H1, SIM_RECOMPUTE_NONE, true, false, false, 12, 2048, -1},
+		{"llama-3-8b", 4, 2, 2, 1, 1, 2, 1, SIM_INTERLEAVED, SIM_RECOMPUTE_NONE, true, true, false, 8, 8192, -1},
+		{"llama-3-8b", 2, 2, 1, 2, 1, 1, 1, SIM_1F1B, SIM_RECOMPUTE_NONE, false, true, false, 8, 4096, -1},
+		{"mixtral-8x7b", 2, 2, 1, 4, 4, 1, 1, SIM_1F1B, SIM_RECOMPUTE_NONE, true, false, false, 8, 2048, -1},
+		{"nemotron-3-nano-30b-a3b", 2, 2, 1, 2, 2, 1, 1, SIM_1F1B, SIM_RECOMPUTE_NONE, true, true, false, 8,
+		 4096, -1},
+		{"gpt-1.7b", 2, 2, 1, 2, 1, 1, 1, SIM_1F1B, SIM_RECOMPUTE_SELECTIVE, true, false, true, 8, 2048, -1},
+		{"gpt-1.7b", 2, 2, 1, 2, 1, 2, 0, SIM_INTERLEAVED, SIM_RECOMPUTE_NONE, true, false, true, 8, 2048, 5},
+		{"gpt-1.7b", 2, 2, 1, 2, 1, 1, 2, SIM_1F1B, SIM_RECOMPUTE_NONE, true, false, false, 8, 2048, -1},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		model *m;
+		ck_assert_int_eq(model_load(cases[i].model, &m, err, sizeof err), 0);
+		sim_train_cfg cfg;
+		sim_train_cfg_init(&cfg);
+		if (cases[i].megatron)
+			sim_train_cfg_framework(&cfg, fw);
+		cfg.tp = cases[i].tp;
+		cfg.pp = cases[i].pp;
+		cfg.cp = cases[i].cp;
+		cfg.dp = cases[i].dp;
+		cfg.ep = cases[i].ep;
+		cfg.vpp = cases[i].vpp;
+		cfg.schedule = cases[i].sched;
+		cfg.zero = cases[i].zero;
+		cfg.recompute = cases[i].rc;
+		cfg.sequence_parallel = cases[i].sp;
+		cfg.full = cases[i].full;
+		if (cases[i].straggler >= 0)
+			cfg.straggler_rank = cases[i].straggler, cfg.straggler = 1.3;
+		cfg.gpus = cfg.tp * cfg.pp * cfg.cp * cfg.dp;
+		cfg.micro_batch = 1;
+		cfg.global_batch = cases[i].micro * cfg.dp;
+		cfg.seq = cases[i].seq;
+		char what[64];
+		snprintf(what, sizeof what, "case %zu (%s)", i, cases[i].model);
+		int64_t n = stamps_exactly(m, c, &cfg, dir, what);
+		if (cfg.zero >= 2)
+			ck_assert_msg(n == 0, "%s: %lld jobs stamped under ZeRO-2", what, (long long)n);
+		else
+			ck_assert_msg(n > 0, "%s: no job stamped", what);
+		model_free(m);
+	}
+	hw_profile_free(fw);
+	hw_cost_free(c);
+	hw_close(db);
+	test_rmdir(dir);
+}
+END_TEST
+
 START_TEST(deterministic_and_traced)
 {
 	const char *dir = test_tmpdir("simdet");
@@ -1840,6 +1963,7 @@ main(void)
 	tcase_add_test(tt, symmetric_equals_full);
 	tcase_add_test(tt, fold_is_exact);
 	tcase_add_test(tt, fold_after_a_transient);
+	tcase_add_test(tt, stamp_is_exact);
 	tcase_add_test(tt, census_counts_the_full_graph);
 	tcase_add_test(tt, hybrid_sharding_by_hand);
 	tcase_add_test(tt, over_the_op_limit_refused_before_building);
