@@ -647,25 +647,173 @@ dep_add(sim_engine *e, int32_t before, int32_t after)
 	return 0;
 }
 
-int
-sim_engine_replay(sim_engine *e, const sim_rep *rep, size_t n, const int32_t *slot, int nslot, uint32_t tag_lo)
+/* A journal, resolved: its ops as records to copy (each one's next op on its stream coded as
+ * one of the journal's own, -1 for none), its dependencies in order, and for each stream its ops
+ * are on, the first and last of them and how many.  Made again, the ops are written first, then
+ * the dependencies: an op's successor list and dependency count come out as the calls made
+ * them, whose order among the dependencies alone decides them. */
+typedef struct jstream {
+	int32_t stream, first, last, n;
+} jstream;
+
+struct sim_journal {
+	const sim_engine *e;
+	eop *op;           /* next: coded as above; everything else as made */
+	int64_t *dur;
+	uint32_t *tag;     /* without the replay's tag_lo */
+	int32_t nops;
+	int32_t *dep;      /* pairs of coded ops (see sim_rep) */
+	int32_t ndeps;
+	jstream *st;
+	int nst;
+	int nslot;
+	uint64_t slots[4]; /* bit i: slot i is named (nslot <= 256) */
+};
+
+void
+sim_journal_free(sim_journal *j)
 {
-	int32_t op0 = (int32_t)e->nops;
+	if (j == NULL)
+		return;
+	free(j->op);
+	free(j->dur);
+	free(j->tag);
+	free(j->dep);
+	free(j->st);
+	free(j);
+}
+
+sim_journal *
+sim_journal_new(sim_engine *e, const sim_rep *rep, size_t n, int nslot)
+{
+	if (nslot < 0 || nslot > 256 || n > (size_t)INT32_MAX / 2)
+		return NULL;
+	sim_journal *j = calloc(1, sizeof *j);
+	size_t m = n ? n : 1;
+	if (j == NULL || (j->op = malloc(m * sizeof *j->op)) == NULL || (j->dur = malloc(m * sizeof *j->dur)) == NULL ||
+	    (j->tag = malloc(m * sizeof *j->tag)) == NULL || (j->dep = malloc(2 * m * sizeof *j->dep)) == NULL ||
+	    (j->st = malloc(m * sizeof *j->st)) == NULL) {
+		sim_journal_free(j);
+		return NULL;
+	}
+	j->e = e;
+	j->nslot = nslot;
 	for (size_t i = 0; i < n; i++) {
 		const sim_rep *x = &rep[i];
+		bool ok = true;
 		if (x->what == SIM_REP_DEP) {
-			int32_t a = x->a, z = x->z;
-			a = a >= 0 ? op0 + a : a <= -2 && -2 - a < nslot ? slot[-2 - a] : -1;
-			z = z >= 0 ? op0 + z : z <= -2 && -2 - z < nslot ? slot[-2 - z] : -1;
-			if (dep_add(e, a, z) != 0)
-				return -1;
-		} else if (x->what == SIM_REP_COMPUTE) {
-			if (single(e, OP_COMPUTE, x->a, x->dur, x->tag | tag_lo, (hw_prov)x->prov) < 0)
-				return -1;
-		} else if (flow_like(e, x->a, x->tag | tag_lo) < 0) {
-			return -1;
+			int32_t code[2] = {x->a, x->z};
+			for (int k = 0; k < 2 && ok; k++) {
+				int32_t c = code[k];
+				if (c >= 0) {
+					ok = c < j->nops;
+				} else if (c <= -2 && -2 - (int64_t)c < nslot) {
+					int sl = -2 - c;
+					j->slots[sl >> 6] |= UINT64_C(1) << (sl & 63);
+				} else {
+					ok = false;
+				}
+			}
+			j->dep[2 * j->ndeps] = x->a;
+			j->dep[2 * j->ndeps + 1] = x->z;
+			j->ndeps++;
+		} else if (x->what == SIM_REP_COMPUTE || x->what == SIM_REP_LIKE) {
+			eop o = {.ndeps = 0, .succ = -1, .next = -1, .flow = -1, .nstreams = 1, .state = ST_PENDING};
+			int64_t dur = 0;
+			if (x->what == SIM_REP_COMPUTE) {
+				ok = x->a >= 0 && (size_t)x->a < e->nstreams && x->prov < HW_NPROV;
+				o.kind = OP_COMPUTE, o.prov = x->prov, o.streams = x->a;
+				dur = x->dur > 0 ? x->dur : 0;
+			} else {
+				/* a copy of a flow op on one stream (one on several is not journaled) */
+				int32_t l = x->a;
+				ok = l >= 0 && (size_t)l < e->nops && e->ops[l].kind == OP_FLOW && e->ops[l].nstreams == 1;
+				if (ok) {
+					o.kind = OP_FLOW, o.prov = e->ops[l].prov, o.streams = e->ops[l].streams;
+					o.flow = e->ops[l].flow;
+					dur = e->dur[l];
+				}
+			}
+			if (ok) {
+				int32_t id = j->nops++;
+				j->op[id] = o;
+				j->dur[id] = dur;
+				j->tag[id] = x->tag;
+				int k = 0;
+				while (k < j->nst && j->st[k].stream != o.streams)
+					k++;
+				if (k == j->nst)
+					j->st[j->nst++] = (jstream){o.streams, id, id, 1};
+				else
+					j->op[j->st[k].last].next = id, j->st[k].last = id, j->st[k].n++;
+			}
+		} else {
+			ok = false;
+		}
+		if (!ok) {
+			sim_journal_free(j);
+			return NULL;
 		}
 	}
+	return j;
+}
+
+int
+sim_journal_replay(sim_engine *e, const sim_journal *j, const int32_t *slot, uint32_t tag_lo)
+{
+	if (j->e != e)
+		return -1;
+	size_t nops = e->nops;
+	for (int i = 0; i < j->nslot; i++)
+		if ((j->slots[i >> 6] >> (i & 63) & 1) && (slot[i] < 0 || (size_t)slot[i] >= nops))
+			return -1;
+	if (nops + (size_t)j->nops > e->maxops) {
+		e->over = e->oom = true;
+		return -1;
+	}
+	if ((nops + (size_t)j->nops > e->opcap && ops_grow(e, nops + (size_t)j->nops) != 0) ||
+	    GROW(e->edges, e->edgecap, e->nedges + (size_t)j->ndeps) != 0) {
+		e->oom = true;
+		return -1;
+	}
+	/* Room made and every id checked: the ops and edges are written directly. */
+	int32_t op0 = (int32_t)nops;
+	eop *restrict ops = e->ops;
+	int64_t *restrict dur = e->dur;
+	uint32_t *restrict tag = e->tag;
+	for (int32_t k = 0; k < j->nops; k++) {
+		eop o = j->op[k];
+		if (o.next >= 0)
+			o.next += op0;
+		ops[op0 + k] = o;
+		dur[op0 + k] = j->dur[k];
+		tag[op0 + k] = j->tag[k] | tag_lo;
+	}
+	for (int k = 0; k < j->nst; k++) {
+		const jstream *js = &j->st[k];
+		estream *st = &e->streams[js->stream];
+		if (st->tail < 0)
+			st->first = st->head = op0 + js->first;
+		else if (st->tail_slot < 0)
+			ops[st->tail].next = op0 + js->first;
+		else
+			e->memb[st->tail_slot].next = op0 + js->first;
+		st->tail = op0 + js->last;
+		st->tail_slot = -1;
+		st->n += js->n;
+	}
+	e->nops = nops + (size_t)j->nops;
+	edge *restrict edges = e->edges;
+	size_t ne = e->nedges;
+	for (int32_t k = 0; k < j->ndeps; k++) {
+		int32_t a = j->dep[2 * k], z = j->dep[2 * k + 1];
+		a = a >= 0 ? op0 + a : slot[-2 - a];
+		z = z >= 0 ? op0 + z : slot[-2 - z];
+		edges[ne] = (edge){.to = z, .next = ops[a].succ};
+		ops[a].succ = (int32_t)ne++;
+		ops[z].ndeps++;
+	}
+	e->nedges = ne;
 	return 0;
 }
 

@@ -72,7 +72,7 @@ int32_t sim_op_flow_like(sim_engine *e, int32_t like, uint32_t tag);
 /* `after` cannot start before `before` is done. */
 int sim_dep(sim_engine *e, int32_t before, int32_t after);
 
-/* A construction call kept to be made again (sim_engine_replay): a compute op (a: its stream),
+/* A construction call kept to be made again (sim_journal_replay): a compute op (a: its stream),
  * a copy of a flow op (a: the op copied), or a dependency (a before z).  The ops a dependency
  * names are coded: k >= 0 the k-th op the replay makes, -2 - i the op in slot[i]. */
 enum { SIM_REP_COMPUTE, SIM_REP_LIKE, SIM_REP_DEP };
@@ -83,10 +83,16 @@ typedef struct sim_rep {
 	uint32_t tag;   /* its tag is tag | the replay's tag_lo */
 	int64_t dur;    /* compute: duration (ps) */
 } sim_rep;
-/* Makes calls rep[0..n) as sim_op_compute, sim_op_flow_like and sim_dep would, in order: the
- * same graph for a fraction of their work.  0, or -1 when out of memory, over the op limit, or
- * given an op or stream that does not exist (nslot: the slots there are). */
-int sim_engine_replay(sim_engine *e, const sim_rep *rep, size_t n, const int32_t *slot, int nslot, uint32_t tag_lo);
+/* Calls rep[0..n) checked against e (every stream, copied op and coded op exists, every slot is
+ * below nslot) and kept, resolved, to be made again on e: NULL where one is not so, or out of
+ * memory. */
+typedef struct sim_journal sim_journal;
+sim_journal *sim_journal_new(sim_engine *e, const sim_rep *rep, size_t n, int nslot);
+void sim_journal_free(sim_journal *j);
+/* Makes j's calls on e again, as sim_op_compute, sim_op_flow_like and sim_dep would, in order:
+ * the same graph for a fraction of their work.  0, or -1 when out of memory, over the op limit,
+ * given another engine than j's, or given a slot j names that holds no op. */
+int sim_journal_replay(sim_engine *e, const sim_journal *j, const int32_t *slot, uint32_t tag_lo);
 
 /* Runs to completion.  Returns 0, PP_ENOMEM, or PP_EINPUT when ops were left that could never
  * start (a dependency cycle or a rendezvous that never completes); *err says which. */

@@ -586,12 +586,12 @@ tp_collective(bld *b, int s, int inst, hw_coll op, uint32_t tag, const int32_t *
 		}
 		return;
 	}
-	if (b->jr != NULL)
-		journal_bad(b); /* it sets the instance's op to copy */
 	int mem[64];
 	int n = tp_members(b, s, inst, mem);
 	int32_t id = collective(b, mem, n, S_TP, SIM_G_TP, op, b->c->tp, b->pl.tp_per_node, b->act_msg, tag, deps,
 				dep_last, gate);
+	if (id >= 0 && b->jr != NULL)
+		journal_bad(b); /* it sets the instance's op to copy */
 	if (id >= 0)
 		*like = id;
 }
@@ -1157,8 +1157,9 @@ typedef struct jflops {
 typedef struct jtpl {
 	int tries;      /* journals begun */
 	bool ready;     /* journaled: jobs of this kind are stamped */
-	sim_rep *rep;   /* the engine calls, in order */
+	sim_rep *rep;   /* the engine calls, in order, as journaled */
 	size_t nrep, repcap;
+	sim_journal *jn; /* and as the engine keeps them to replay */
 	jflops *fl;     /* the FLOPs counted, in order */
 	size_t nfl, flcap;
 	int32_t *gr;    /* gradient-ready ops noted: pairs of index into gready, coded op */
@@ -1345,7 +1346,7 @@ journal_end(bld *b, int s)
 			o[5 + i] = i < r->npending ? jcode(b, r->pending[i]) : -1;
 	}
 	b->jr = NULL;
-	t->ready = !jr->bad && !b->oom;
+	t->ready = !jr->bad && !b->oom && (t->jn = sim_journal_new(b->e, t->rep, t->nrep, jr->nslots)) != NULL;
 }
 
 /* The op a journal's code names in a job whose first op is op0, with slots slot[]. */
@@ -1370,7 +1371,7 @@ stamp_job(bld *b, int s, const jtpl *t, int64_t mb)
 		if (b->memo[t->memo[i]].like != t->memo_like[i])
 			return false;
 	int32_t op0 = sim_engine_ops(b->e);
-	if (sim_engine_replay(b->e, t->rep, t->nrep, slot, n, (uint32_t)(mb & 0xffff)) != 0) {
+	if (sim_journal_replay(b->e, t->jn, slot, (uint32_t)(mb & 0xffff)) != 0) {
 		b->oom = true;
 		return true;
 	}
@@ -1904,7 +1905,7 @@ bld_free(bld *b)
 	free(b->flog_at);
 	if (b->jt != NULL)
 		for (size_t i = 0; i < (size_t)b->p * 3 * (size_t)b->v; i++)
-			free(b->jt[i].rep), free(b->jt[i].fl), free(b->jt[i].gr);
+			free(b->jt[i].rep), free(b->jt[i].fl), free(b->jt[i].gr), sim_journal_free(b->jt[i].jn);
 	free(b->jt);
 }
 
