@@ -64,6 +64,7 @@ typedef struct estream {
 	int32_t n;       /* ops on the stream */
 	int32_t rank;
 	int32_t running; /* op running on the stream, -1 */
+	int64_t started; /* when it started */
 	uint8_t kind;
 	bool head_counted;
 	bool waited;     /* an op's last dependency was done while the stream was busy or held
@@ -781,12 +782,10 @@ sim_journal_replay(sim_engine *e, const sim_journal *j, const int32_t *slot, uin
 	eop *restrict ops = e->ops;
 	int64_t *restrict dur = e->dur;
 	uint32_t *restrict tag = e->tag;
+	memcpy(&ops[op0], j->op, (size_t)j->nops * sizeof *ops);
+	memcpy(&dur[op0], j->dur, (size_t)j->nops * sizeof *dur);
 	for (int32_t k = 0; k < j->nops; k++) {
-		eop o = j->op[k];
-		if (o.next >= 0)
-			o.next += op0;
-		ops[op0 + k] = o;
-		dur[op0 + k] = j->dur[k];
+		ops[op0 + k].next += ops[op0 + k].next >= 0 ? op0 : 0;
 		tag[op0 + k] = j->tag[k] | tag_lo;
 	}
 	for (int k = 0; k < j->nst; k++) {
@@ -1551,12 +1550,18 @@ op_start(sim_engine *e, int32_t id)
 	eop *o = &e->ops[id];
 	o->state = ST_RUNNING;
 	if (o->nstreams == 1) {
-		e->streams[o->streams].running = id;
+		estream *st = &e->streams[o->streams];
+		st->running = id;
+		st->started = e->now;
 	} else {
-		for (int i = 0; i < o->nstreams; i++)
-			e->streams[e->memb[o->streams + i].stream].running = id;
+		for (int i = 0; i < o->nstreams; i++) {
+			estream *st = &e->streams[e->memb[o->streams + i].stream];
+			st->running = id;
+			st->started = e->now;
+		}
 	}
-	e->start[id] = e->now;
+	if (e->start != NULL)
+		e->start[id] = e->now;
 	rank_count(e, o, +1);
 	int64_t dur = e->dur[id];
 	if (o->kind == OP_FLOW && o->flow >= 0) {
@@ -1628,7 +1633,7 @@ op_done(sim_engine *e, int32_t id)
 	if (e->end)
 		e->end[id] = e->now;
 	rank_count(e, o, -1);
-	int64_t took = e->now - e->start[id];
+	int64_t took = e->now - e->streams[op_stream(e, o, 0)].started;
 	if (o->nstreams == 1) {
 		stream_leave(e, &e->streams[o->streams], o, o->next, took);
 	} else {
@@ -1675,10 +1680,8 @@ sim_run(sim_engine *e, char *err, size_t errlen)
 {
 	if (e->oom)
 		return pp_err(err, errlen, PP_ENOMEM, "out of memory while building the op graph");
-	/* Start times are always kept (provenance accounting needs them); end times on request. */
-	if (GROW(e->start, e->startcap, e->nops + 1) != 0)
-		return pp_err(err, errlen, PP_ENOMEM, "out of memory");
-	if (e->record && GROW(e->end, e->endcap, e->nops + 1) != 0)
+	/* Start and end times on request (a running op's start is kept on its streams). */
+	if (e->record && (GROW(e->start, e->startcap, e->nops + 1) != 0 || GROW(e->end, e->endcap, e->nops + 1) != 0))
 		return pp_err(err, errlen, PP_ENOMEM, "out of memory");
 	/* A flow is exclusive when every link it crosses is owned by one stream: no other flow can
 	 * be active there while it is, so it runs alone without joining the links' lists. */

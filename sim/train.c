@@ -1149,19 +1149,14 @@ jkey(const bld *b, int type, int ch, int64_t mb)
 
 enum { JR_RANKS = 8, JR_SLOTS = 6, JR_OUT = 9, JR_TRIES = 3 };
 
-typedef struct jflops {
-	int k;          /* the count */
-	double f;
-} jflops;
-
 typedef struct jtpl {
 	int tries;      /* journals begun */
 	bool ready;     /* journaled: jobs of this kind are stamped */
 	sim_rep *rep;   /* the engine calls, in order, as journaled */
 	size_t nrep, repcap;
 	sim_journal *jn; /* and as the engine keeps them to replay */
-	jflops *fl;     /* the FLOPs counted, in order */
-	size_t nfl, flcap;
+	double *fl[FL_N]; /* the FLOPs added to each count, in order */
+	size_t nfl[FL_N], flcap[FL_N];
 	int32_t *gr;    /* gradient-ready ops noted: pairs of index into gready, coded op */
 	size_t ngr, grcap;
 	size_t memo[16], nmemo;   /* memo slots the job copied from, with the ops they held */
@@ -1276,11 +1271,11 @@ static void
 journal_flops(bld *b, int k, double f)
 {
 	jtpl *t = b->jr->t;
-	if (t->nfl + 1 > t->flcap && PP_GROW(t->fl, t->flcap, t->nfl + 1) != 0) {
+	if (t->nfl[k] + 1 > t->flcap[k] && PP_GROW(t->fl[k], t->flcap[k], t->nfl[k] + 1) != 0) {
 		b->jr->bad = true;
 		return;
 	}
-	t->fl[t->nfl++] = (jflops){k, f};
+	t->fl[k][t->nfl[k]++] = f;
 }
 
 static void
@@ -1317,7 +1312,8 @@ journal_begin(bld *b, int s, jtpl *t, jrun *jr, int64_t mb)
 	if (t->ready || t->tries >= JR_TRIES)
 		return false;
 	t->tries++;
-	t->nrep = t->nfl = t->ngr = t->nmemo = 0;
+	t->nrep = t->ngr = t->nmemo = 0;
+	memset(t->nfl, 0, sizeof t->nfl);
 	memset(jr, 0, sizeof *jr);
 	jr->t = t;
 	jr->op0 = sim_engine_ops(b->e);
@@ -1375,8 +1371,24 @@ stamp_job(bld *b, int s, const jtpl *t, int64_t mb)
 		b->oom = true;
 		return true;
 	}
-	for (size_t i = 0; i < t->nfl; i++)
-		count_flops(b, t->fl[i].k, t->fl[i].f);
+	for (int k = 0; k < FL_N; k++) {
+		/* each count as count_flops adds them, one by one in order: the same sum to the bit */
+		size_t nf = t->nfl[k];
+		const double *f = t->fl[k];
+		if (b->flog != NULL) {
+			flop_log *l = &b->flog[k];
+			if (l->n + nf > l->cap && PP_GROW(l->v, l->cap, l->n + nf) != 0) {
+				b->oom = true;
+				return true;
+			}
+			memcpy(&l->v[l->n], f, nf * sizeof *f);
+			l->n += nf;
+		}
+		double acc = b->flops[k];
+		for (size_t i = 0; i < nf; i++)
+			acc += f[i];
+		b->flops[k] = acc;
+	}
 	for (size_t i = 0; i < t->ngr; i += 2)
 		b->gready[t->gr[i]] = jdecode(t->gr[i + 1], op0, slot);
 	int base = rank_of(b, s, 0, 0), nr = b->ninst * b->tpm;
@@ -1905,7 +1917,11 @@ bld_free(bld *b)
 	free(b->flog_at);
 	if (b->jt != NULL)
 		for (size_t i = 0; i < (size_t)b->p * 3 * (size_t)b->v; i++)
-			free(b->jt[i].rep), free(b->jt[i].fl), free(b->jt[i].gr), sim_journal_free(b->jt[i].jn);
+		{
+			free(b->jt[i].rep), free(b->jt[i].gr), sim_journal_free(b->jt[i].jn);
+			for (int k = 0; k < FL_N; k++)
+				free(b->jt[i].fl[k]);
+		}
 	free(b->jt);
 }
 
