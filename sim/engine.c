@@ -14,7 +14,8 @@
  *   - sim_engine_reserve sizes the arrays before a graph is built.  (Transparent huge pages
  *     for them were tried: the kernel's compaction cost more system time than the faults saved,
  *     and the resident size grew.)
- * Events are ordered by (time, insertion): a radix heap of FIFO buckets (see "events").  A
+ * Events are ordered by (time, insertion): a radix heap of FIFO buckets, or a binary heap where
+ * few can be pending (see "events").  A
  * flow no other flow can share a link with (a TP collective inside its node) has its end known
  * when it starts: one event, not one at the end of its latency and another at its end.
  * Flow rates are recomputed only over the connected component (flows linked through shared
@@ -145,15 +146,26 @@ typedef struct evnode {
 	int32_t op;
 	uint32_t ver;
 	int32_t next;    /* the next event of the bucket, or the next free node */
-	int32_t prev;    /* the previous event of the bucket, -1 */
+	int32_t prev;    /* the previous event of the bucket, -1; in a small queue its place in the heap */
 	uint8_t type;
 	uint8_t bucket;  /* the bucket it is in */
 } evnode;
+
+/* An event in a small queue's heap: its time, the order it was queued in, its node. */
+typedef struct hent {
+	int64_t t;
+	uint64_t seq;
+	int32_t n;
+} hent;
 
 typedef struct equeue {
 	evnode *node;
 	size_t nnode, nodecap;
 	int32_t freenode;
+	bool small;       /* a binary heap (heap, seq) instead of the buckets below */
+	hent *heap;
+	size_t nheap, heapcap;
+	uint64_t seq;
 	int32_t head[65], tail[65]; /* bucket i > 0: events whose time first differs from `last`
 				     * in bit i - 1; bucket 0: events at `last` */
 	int64_t min[65];  /* the earliest time in each bucket (INT64_MAX when empty) */
@@ -284,6 +296,7 @@ sim_engine_free(sim_engine *e)
 	free(e->links);
 	free(e->ranks);
 	free(e->q.node);
+	free(e->q.heap);
 	free(e->start);
 	free(e->end);
 	free(e->cflows);
@@ -923,6 +936,53 @@ later_ps(sim_engine *e, int64_t dt_ps)
 	return e->now + dt_ps;
 }
 
+/* A small queue (sim_run makes one where few events can be pending at once, the symmetric
+ * mode's ten or so, against thousands in the full mode): a binary heap ordered by time, then by
+ * the order events were queued in (a requeued one counting as queued anew), which is the order
+ * the buckets give.  With a handful of events it sifts through two or three levels, where the
+ * buckets spread almost every pop. */
+static inline bool
+hent_before(const hent *a, const hent *b)
+{
+	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+static inline void
+heap_put(equeue *q, size_t i, hent x)
+{
+	q->heap[i] = x;
+	q->node[x.n].prev = (int32_t)i;
+}
+
+/* Places x at i or above it. */
+static inline void
+heap_up(equeue *q, size_t i, hent x)
+{
+	while (i > 0 && hent_before(&x, &q->heap[(i - 1) / 2])) {
+		heap_put(q, i, q->heap[(i - 1) / 2]);
+		i = (i - 1) / 2;
+	}
+	heap_put(q, i, x);
+}
+
+/* Places x at i or below it. */
+static inline void
+heap_down(equeue *q, size_t i, hent x)
+{
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= q->nheap)
+			break;
+		if (c + 1 < q->nheap && hent_before(&q->heap[c + 1], &q->heap[c]))
+			c++;
+		if (!hent_before(&q->heap[c], &x))
+			break;
+		heap_put(q, i, q->heap[c]);
+		i = c;
+	}
+	heap_put(q, i, x);
+}
+
 static inline __attribute__((always_inline)) int32_t
 push_event(sim_engine *e, int64_t t, int32_t op, uint32_t ver, int type)
 {
@@ -939,7 +999,15 @@ push_event(sim_engine *e, int64_t t, int32_t op, uint32_t ver, int type)
 	x->op = op;
 	x->ver = ver;
 	x->type = (uint8_t)type;
-	bucket_append(q, bucket_of(t, q->last), n, t);
+	if (q->small) {
+		if (q->nheap == q->heapcap && GROW(q->heap, q->heapcap, q->nheap + 1) != 0) {
+			e->oom = true;
+			return -1;
+		}
+		heap_up(q, q->nheap++, (hent){t, q->seq++, n});
+	} else {
+		bucket_append(q, bucket_of(t, q->last), n, t);
+	}
 	q->npending++;
 	return n;
 }
@@ -966,6 +1034,17 @@ requeue_event(sim_engine *e, int32_t n, int32_t op, uint32_t ver, int64_t t)
 	evnode *x = &q->node[n];
 	if (x->type != EV_END || x->op != op || x->ver != ver)
 		return push_event(e, t, op, ver + 1, EV_END);
+	if (q->small) {
+		x->t = t;
+		x->ver = ver + 1;
+		size_t i = (size_t)x->prev;
+		hent h = {t, q->seq++, n};
+		if (i > 0 && hent_before(&h, &q->heap[(i - 1) / 2]))
+			heap_up(q, i, h);
+		else
+			heap_down(q, i, h);
+		return n;
+	}
 	int b = x->bucket;
 	if (x->prev >= 0)
 		q->node[x->prev].next = x->next;
@@ -989,6 +1068,12 @@ pop_event(sim_engine *e)
 {
 	equeue *q = &e->q;
 	int32_t n = q->head[0];
+	if (q->small) {
+		n = q->heap[0].n;
+		if (--q->nheap > 0)
+			heap_down(q, 0, q->heap[q->nheap]);
+		goto take;
+	}
 	while (n < 0) {
 		/* spread the lowest non-empty bucket against its earliest time; when that time was a
 		 * dropped event's (requeue_event), nothing lands in bucket 0 and the next spreading
@@ -1697,6 +1782,8 @@ sim_run(sim_engine *e, char *err, size_t errlen)
 		}
 		f->excl = memo;
 	}
+	/* no more events can be pending than ops running, one at most a stream */
+	e->q.small = e->nstreams <= 256;
 	for (size_t s = 0; s < e->nstreams; s++)
 		stream_kick(e, (int)s);
 	while (e->q.npending > 0 && !e->oom && !e->overflow) {
