@@ -15,9 +15,9 @@
  *     for them were tried: the kernel's compaction cost more system time than the faults saved,
  *     and the resident size grew.)
  * Events are ordered by (time, insertion): a radix heap of FIFO buckets, or a binary heap where
- * few can be pending (see "events").  A
- * flow no other flow can share a link with (a TP collective inside its node) has its end known
- * when it starts: one event, not one at the end of its latency and another at its end.
+ * few can be pending (see "events").  A flow no other flow can share a link with (a TP
+ * collective inside its node) has its end known when it starts: one event, not one at the end
+ * of its latency and another at its end.
  * Flow rates are recomputed only over the connected component (flows linked through shared
  * links) of the flow that started or ended; a stale completion event is recognised by its
  * version number and dropped.
