@@ -1134,9 +1134,10 @@ jkey(const bld *b, int type, int ch, int64_t mb)
  * one job of a kind is built as usual and journaled: every engine call it makes, every FLOP it
  * counts and every gradient-ready op it notes, in order, with each op it names coded as one of
  * its own (by the order they were made) or as one of those slots from before it.  The jobs of
- * that kind after it replay the journal: the same calls with the same arguments, so the graph is
- * the same op for op and edge for edge, for about a third of the work (a step's graph of 12,000
- * to 40,000 ops is built in each of a folded step's small steps).
+ * that kind after it replay the journal (the engine keeps it resolved: sim_journal_new): the same
+ * calls with the same arguments, so the graph is the same op for op and edge for edge.  GPT-3
+ * 175B's folded step (bench/bench_sim) builds three small graphs of 3,456 jobs, 168 of them as
+ * usual and the rest stamped: 12.3 M instructions, against 27.2 M building every job.
  *
  * A journal is kept only where a job's calls are all of those kinds: none where a job makes a
  * new flow (the first of its kind on a stage, which later ones copy) or names an op from before
