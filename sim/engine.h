@@ -73,8 +73,8 @@ int32_t sim_op_flow_like(sim_engine *e, int32_t like, uint32_t tag);
 int sim_dep(sim_engine *e, int32_t before, int32_t after);
 
 /* A construction call kept to be made again (sim_journal_replay): a compute op (a: its stream),
- * a copy of a flow op (a: the op copied), or a dependency (a before z).  The ops a dependency
- * names are coded: k >= 0 the k-th op the replay makes, -2 - i the op in slot[i]. */
+ * a copy of a flow op on one stream (a: the op copied), or a dependency (a before z).  The ops a
+ * dependency names are coded: k >= 0 the k-th op the replay makes, -2 - i the op in slot[i]. */
 enum { SIM_REP_COMPUTE, SIM_REP_LIKE, SIM_REP_DEP };
 typedef struct sim_rep {
 	uint8_t what;   /* SIM_REP_* */
@@ -83,9 +83,9 @@ typedef struct sim_rep {
 	uint32_t tag;   /* its tag is tag | the replay's tag_lo */
 	int64_t dur;    /* compute: duration (ps) */
 } sim_rep;
-/* Calls rep[0..n) checked against e (every stream, copied op and coded op exists, every slot is
- * below nslot) and kept, resolved, to be made again on e: NULL where one is not so, or out of
- * memory. */
+/* Calls rep[0..n) checked against e (every stream and coded op exists, every copied op is a flow
+ * op on one stream, every slot is below nslot) and kept, resolved, to be made again on e: NULL
+ * where one is not so, or out of memory. */
 typedef struct sim_journal sim_journal;
 sim_journal *sim_journal_new(sim_engine *e, const sim_rep *rep, size_t n, int nslot);
 void sim_journal_free(sim_journal *j);

@@ -233,7 +233,7 @@ int sim_train(const model *m, const hw_cost *cost, const sim_train_cfg *c, sim_t
 void sim_interval(const hw_profile *fw, double t, double *lo, double *hi);
 const sim_metrics *sim_train_metrics(const sim_train_result *r);
 /* How many jobs of the graph r was simulated on (a folded step's small steps) were stamped from
- * a journal instead of built op by op (sim/train.c, "stamping"): for tests and benchmarks. */
+ * a journal instead of built op by op (sim/train.c, "stamping"): for tests. */
 int64_t sim_train_jobs_stamped(const sim_train_result *r);
 const sim_mem *sim_train_stage_memory(const sim_train_result *r, int stage);
 /* A configuration as JSON (the "config" of 'simulate train --json' and of plan documents);

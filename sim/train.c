@@ -151,7 +151,6 @@ note_flops(bld *b, size_t i)
 }
 
 /* The builder's engine calls in the jobs of pass 1, journaled while a job is (see "stamping"). */
-enum { JE_COMPUTE, JE_LIKE };
 static void journal_op(bld *b, int what, int32_t a, int64_t ps, uint32_t tag, hw_prov prov, int32_t op);
 static void journal_dep(bld *b, int32_t before, int32_t after);
 static void journal_memo(bld *b, size_t slot, int32_t like);
@@ -163,7 +162,7 @@ b_compute(bld *b, int stream, int64_t ps, uint32_t tag, hw_prov prov)
 {
 	int32_t op = sim_op_compute(b->e, stream, ps, tag, prov);
 	if (__builtin_expect(b->jr != NULL, 0))
-		journal_op(b, JE_COMPUTE, stream, ps, tag, prov, op);
+		journal_op(b, SIM_REP_COMPUTE, stream, ps, tag, prov, op);
 	return op;
 }
 
@@ -172,7 +171,7 @@ b_like(bld *b, int32_t like, uint32_t tag)
 {
 	int32_t op = sim_op_flow_like(b->e, like, tag);
 	if (__builtin_expect(b->jr != NULL, 0))
-		journal_op(b, JE_LIKE, like, 0, tag, HW_PROV_MEASURED, op);
+		journal_op(b, SIM_REP_LIKE, like, 0, tag, HW_PROV_MEASURED, op);
 	return op;
 }
 
@@ -1245,7 +1244,7 @@ journal_rep(bld *b, int what)
 static void
 journal_op(bld *b, int what, int32_t a, int64_t ps, uint32_t tag, hw_prov prov, int32_t op)
 {
-	sim_rep *x = journal_rep(b, what == JE_COMPUTE ? SIM_REP_COMPUTE : SIM_REP_LIKE);
+	sim_rep *x = journal_rep(b, what);
 	if (x == NULL)
 		return;
 	if (op < 0 || (tag & 0xffff) != b->jr->mb)
