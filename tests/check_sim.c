@@ -741,6 +741,19 @@ END_TEST
  * queued. */
 /* Simulates cfg folded and whole and checks they give the same JSON to the bit; true where the
  * fold ran (its engine held a small step, not the whole one). */
+/* Asserts that results a and b give the same JSON, to the bit (as, bs: what each one is). */
+static void
+same_json(const sim_train_result *a, const sim_train_result *b, const char *what, const char *as, const char *bs)
+{
+	cJSON *ja = sim_train_json(a), *jb = sim_train_json(b);
+	char *sa = cJSON_PrintUnformatted(ja), *sb = cJSON_PrintUnformatted(jb);
+	ck_assert_msg(strcmp(sa, sb) == 0, "%s: %s %s\n%s %s", what, as, sa, bs, sb);
+	free(sa);
+	free(sb);
+	cJSON_Delete(ja);
+	cJSON_Delete(jb);
+}
+
 static bool
 folds_exactly(const model *m, const hw_cost *c, sim_train_cfg *cfg, const char *what)
 {
@@ -748,14 +761,8 @@ folds_exactly(const model *m, const hw_cost *c, sim_train_cfg *cfg, const char *
 	cfg->no_fold = true;
 	sim_train_result *b = run_train(m, c, cfg);
 	cfg->no_fold = false;
-	cJSON *ja = sim_train_json(a), *jb = sim_train_json(b);
-	char *sa = cJSON_PrintUnformatted(ja), *sb = cJSON_PrintUnformatted(jb);
-	ck_assert_msg(strcmp(sa, sb) == 0, "%s: folded %s\nwhole %s", what, sa, sb);
+	same_json(a, b, what, "folded", "whole");
 	bool folded = sim_train_metrics(a)->engine_bytes < sim_train_metrics(b)->engine_bytes / 2;
-	free(sa);
-	free(sb);
-	cJSON_Delete(ja);
-	cJSON_Delete(jb);
 	sim_train_result_free(a);
 	sim_train_result_free(b);
 	return folded;
@@ -889,46 +896,37 @@ END_TEST
 static int64_t
 stamps_exactly(const model *m, const hw_cost *c, sim_train_cfg *cfg, const char *dir, const char *what)
 {
-	char *text[2], *json[2];
-	int64_t stamped[2];
+	char *text[2];
+	sim_train_result *r[2];
 	for (int i = 0; i < 2; i++) {
 		cfg->no_stamp = i == 1;
 		cfg->trace = true;
-		sim_train_result *r = run_train(m, c, cfg);
-		stamped[i] = sim_train_jobs_stamped(r);
+		r[i] = run_train(m, c, cfg);
 		char path[1200];
 		snprintf(path, sizeof path, "%s/trace%d.json", dir, i);
-		ck_assert_int_eq(sim_train_trace(r, path, err, sizeof err), 0);
+		ck_assert_int_eq(sim_train_trace(r[i], path, err, sizeof err), 0);
 		size_t len;
 		ck_assert_int_eq(pp_read_file(path, 1 << 28, &text[i], &len, err, sizeof err), 0);
-		cJSON *j = sim_train_json(r);
-		json[i] = cJSON_PrintUnformatted(j);
-		cJSON_Delete(j);
-		sim_train_result_free(r);
 	}
-	ck_assert_msg(strcmp(json[0], json[1]) == 0, "%s: stamped %s\nbuilt %s", what, json[0], json[1]);
+	same_json(r[0], r[1], what, "stamped", "built");
 	ck_assert_msg(strcmp(text[0], text[1]) == 0, "%s: the traces differ", what);
-	ck_assert_int_eq(stamped[1], 0);
+	int64_t stamped = sim_train_jobs_stamped(r[0]);
+	ck_assert_int_eq(sim_train_jobs_stamped(r[1]), 0);
 	for (int i = 0; i < 2; i++)
-		free(text[i]), free(json[i]);
+		free(text[i]), sim_train_result_free(r[i]);
+	cfg->trace = false;
 	if (!cfg->full) {
-		cfg->trace = false;
-		cfg->no_stamp = false;
-		sim_train_result *a = run_train(m, c, cfg);
-		cfg->no_stamp = true;
-		sim_train_result *b = run_train(m, c, cfg);
-		cJSON *ja = sim_train_json(a), *jb = sim_train_json(b);
-		char *sa = cJSON_PrintUnformatted(ja), *sb = cJSON_PrintUnformatted(jb);
-		ck_assert_msg(strcmp(sa, sb) == 0, "%s folded: stamped %s\nbuilt %s", what, sa, sb);
-		ck_assert_int_eq(sim_train_jobs_stamped(b), 0);
-		free(sa), free(sb);
-		cJSON_Delete(ja), cJSON_Delete(jb);
-		sim_train_result_free(a);
-		sim_train_result_free(b);
+		for (int i = 0; i < 2; i++) {
+			cfg->no_stamp = i == 1;
+			r[i] = run_train(m, c, cfg);
+		}
+		same_json(r[0], r[1], what, "folded, stamped", "folded, built");
+		ck_assert_int_eq(sim_train_jobs_stamped(r[1]), 0);
+		for (int i = 0; i < 2; i++)
+			sim_train_result_free(r[i]);
 	}
 	cfg->no_stamp = false;
-	cfg->trace = false;
-	return stamped[0];
+	return stamped;
 }
 
 /* Over 1F1B, interleaved and ZB-H1 schedules, TP with and without sequence parallelism, TP
