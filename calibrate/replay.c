@@ -209,6 +209,7 @@ parse_cfg(const pctx *x, const cJSON *o, sim_train_cfg *c)
 	if ((rc = get_bool(x, o, "sequence_parallel", true, &c->sequence_parallel)) != 0 ||
 	    (rc = get_bool(x, o, "fsdp", false, &c->fsdp)) != 0 ||
 	    (rc = get_bool(x, o, "zero3_regather", false, &c->zero3_regather)) != 0 ||
+	    (rc = get_bool(x, o, "zero3_prefetch", false, &c->zero3_prefetch)) != 0 ||
 	    (rc = get_bool(x, o, "dp_one_stream", false, &c->dp_one_stream)) != 0 ||
 	    (rc = get_bool(x, o, "offload_optimizer", false, &c->offload_optimizer)) != 0 ||
 	    (rc = get_bool(x, o, "tp_comm_overlap", false, &c->tp_comm_overlap)) != 0 ||
@@ -371,6 +372,8 @@ cal_replay_plan_json(const cal_replay_plan *p)
 		cJSON_AddStringToObject(x, "zero3_gather", hw_pdef_choice_name(hw_pdef_get(HW_P_FW_ZERO3_GATHER), c->zero3_gather));
 	if (c->zero >= 3 && c->zero3_regather)
 		cJSON_AddBoolToObject(x, "zero3_regather", true);
+	if (c->zero >= 3 && !c->zero3_prefetch)
+		cJSON_AddBoolToObject(x, "zero3_prefetch", false);
 	if (c->zero >= 2 && c->dp_one_stream)
 		cJSON_AddBoolToObject(x, "dp_one_stream", true);
 	if (p->framework[0])

@@ -206,7 +206,7 @@ simulate_train(int argc, char **argv)
 	sim_train_cfg_init(&c);
 	const char *model_spec = NULL, *system = NULL, *db_path = NULL, *trace = NULL, *framework = HW_DEFAULT_FRAMEWORK;
 	bool json = false;
-	int gpn = 0, attn = 0, recipe = 0, gather = 0, regather = 0, onestream = 0;
+	int gpn = 0, attn = 0, recipe = 0, gather = 0, regather = 0, prefetch = 0, onestream = 0;
 	bool sp_on = false, sp_off = false, no_tp_overlap = false, no_wgrad_overlap = false;
 	double bucket_mb = 0;
 	c.gpus = 0; /* required */
@@ -234,6 +234,9 @@ simulate_train(int argc, char **argv)
 		OPT_CHOICE("zero3-regather", "on|off", &regather, onoff,
 			   "ZeRO-3 with full recomputation: the backward gathers again what the recompute gathered and "
 			   "released (default: the framework's; DeepSpeed on)"),
+		OPT_CHOICE("zero3-prefetch", "on|off", &prefetch, onoff,
+			   "ZeRO-3 gathers a layer's parameters one layer ahead, beside the compute (off: once the "
+			   "layer before it is done; default: the framework's, on)"),
 		OPT_CHOICE("dp-one-stream", "on|off", &onestream, onoff,
 			   "ZeRO-2/3: reduce-scatters queue with the all-gathers on the DP group's one stream "
 			   "(default: the framework's; PyTorch's on)"),
@@ -332,6 +335,8 @@ simulate_train(int argc, char **argv)
 		c.zero3_gather = gather;
 	if (cli_given(opts, "zero3-regather"))
 		c.zero3_regather = regather == 1;
+	if (cli_given(opts, "zero3-prefetch"))
+		c.zero3_prefetch = prefetch == 1;
 	if (cli_given(opts, "dp-one-stream"))
 		c.dp_one_stream = onestream == 1;
 	hw_cost *cost;

@@ -140,6 +140,10 @@ static const hw_pdef defs[HW_NPKEYS] = {
 				    "ZeRO-3 with full recomputation: the recompute gathers a layer's parameters and releases "
 				    "them, and its backward gathers them again (off: one gather serves both)",
 				    onoff},
+	[HW_P_FW_ZERO3_PREFETCH] = {"zero3_prefetch", HW_SCOPE_FRAMEWORK, 1.0, 0.0, 1.0, "choice", NULL,
+				    "ZeRO-3 gathers a layer's parameters one layer ahead, beside the compute of the layer "
+				    "before it (off: once the layer before it is done, on the compute's critical path)",
+				    onoff},
 	[HW_P_FW_DP_ONE_STREAM] = {"dp_one_stream", HW_SCOPE_FRAMEWORK, 0.0, 0.0, 1.0, "choice", NULL,
 				   "ZeRO-2/3: the gradient reduce-scatters run on the data-parallel group's one communication "
 				   "stream with its parameter all-gathers, in the order they are issued (PyTorch's NCCL "

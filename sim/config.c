@@ -66,6 +66,7 @@ sim_train_cfg_init(sim_train_cfg *c)
 	c->attention = SIM_ATTN_FLASH;
 	c->overlap_grad_reduce = true;
 	c->overlap_param_gather = true;
+	c->zero3_prefetch = true;
 	c->pp_scatter_gather = true;
 	c->moe_imbalance = 1.0;
 	c->straggler = 1.0;
@@ -109,6 +110,7 @@ sim_train_cfg_framework(sim_train_cfg *c, const hw_profile *fw)
 	c->ep_deepep = hw_profile_get(fw, HW_P_FW_EP_DISPATCH) == HW_EP_DEEPEP;
 	c->zero3_gather = (int)hw_profile_get(fw, HW_P_FW_ZERO3_GATHER);
 	c->zero3_regather = hw_profile_get(fw, HW_P_FW_ZERO3_REGATHER) != 0.0;
+	c->zero3_prefetch = hw_profile_get(fw, HW_P_FW_ZERO3_PREFETCH) != 0.0;
 	c->dp_one_stream = hw_profile_get(fw, HW_P_FW_DP_ONE_STREAM) != 0.0;
 	c->grad_reduce = (int)hw_profile_get(fw, HW_P_FW_GRAD_REDUCE);
 }

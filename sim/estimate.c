@@ -132,7 +132,10 @@ sim_train_estimate(const model *m, const hw_cost *cost, const sim_train_cfg *cin
 					    replicas(cost, &pl, (lp / grp + le / pl.edp) * gb);
 				double gathers = c->recompute == SIM_RECOMPUTE_FULL && c->zero3_regather ? 3.0 : 2.0;
 				double comm = gathers * ag + rs;
-				zexp += comm > fwd + bwd ? comm - (fwd + bwd) : 0.0;
+				if (c->zero3_prefetch)
+					zexp += comm > fwd + bwd ? comm - (fwd + bwd) : 0.0;
+				else /* the gathers on the critical path; the reduce-scatters beside the backward */
+					zexp += gathers * ag + (rs > bwd ? rs - bwd : 0.0);
 			} else if (c->zero == 2) {
 				double rs = hw_cost_coll_time(cost, HW_REDUCE_SCATTER, grp, pl.grad_per_node, (lp + le) * gb, NULL) +
 					    replicas(cost, &pl, (lp / grp + le / pl.edp) * gb);

@@ -49,6 +49,7 @@ sim_train_cfg_json(const sim_train_cfg *c, int64_t seq)
 	if (c->zero >= 3) {
 		cJSON_AddStringToObject(o, "zero3_gather", hw_pdef_choice_name(hw_pdef_get(HW_P_FW_ZERO3_GATHER), c->zero3_gather));
 		cJSON_AddBoolToObject(o, "zero3_regather", c->zero3_regather);
+		cJSON_AddBoolToObject(o, "zero3_prefetch", c->zero3_prefetch);
 	}
 	if (c->zero >= 2)
 		cJSON_AddBoolToObject(o, "dp_one_stream", c->dp_one_stream);

@@ -84,6 +84,8 @@ typedef struct sim_train_cfg {
 	int fp8_recipe;        /* HW_FP8_*: how fp8 GEMMs get their scales (the casts around them) */
 	int zero3_gather;      /* HW_Z3_*: the collectives ZeRO-3 gathers a layer's parameters in */
 	bool zero3_regather;   /* full recompute under ZeRO-3: the recompute and the backward each gather */
+	bool zero3_prefetch;   /* ZeRO-3 gathers a layer's parameters one layer ahead (off: once the layer
+	                        * before it is done) */
 	bool dp_one_stream;    /* ZeRO-2/3's reduce-scatters queue on the DP stream with its all-gathers */
 	bool ep_deepep;        /* MoE tokens cross nodes once per node holding one of their experts
 	                        * (DeepEP), not once per expert (HW_P_FW_EP_DISPATCH) */

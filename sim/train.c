@@ -725,15 +725,18 @@ shard_blocks(const bld *b)
 /* The members of shard group `blk` of the data-parallel (ZeRO) group of TP member j of stage s,
  * and for each the op that gates a prefetch: the end of the layer before the previous one, so
  * that one layer's gather overlaps the previous layer's compute and no more than two layers are
- * gathered. */
+ * gathered; without prefetching (zero3_prefetch off), the rank's last compute op (the layer
+ * before, or the embedding or head before the first), so that the gather runs on its own. */
 static int
 dp_members(const bld *b, int s, int j, int blk, int *mem, int32_t *gate)
 {
 	int per = b->ninst / shard_blocks(b), n = 0;
 	for (int i = blk * per; i < (blk + 1) * per && n < 4096; i++) {
 		mem[n] = rank_of(b, s, i, j);
-		if (gate)
-			gate[n] = b->r[mem[n]].prev[1];
+		if (gate) {
+			const rank_res *r = &b->r[mem[n]];
+			gate[n] = b->c->zero3_prefetch ? r->prev[1] : r->last >= 0 ? r->last : r->prev[0];
+		}
 		n++;
 	}
 	return n;

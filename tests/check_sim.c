@@ -1154,6 +1154,58 @@ START_TEST(zero3_gather_granularity)
 }
 END_TEST
 
+/* Whether any ZeRO-3 gather of rank 0 runs while one of its compute ops does (the traced step's
+ * ops, from the engine). */
+static bool
+gathers_beside_compute(const sim_train_result *r)
+{
+	const sim_engine *e = r->engine;
+	int32_t n = sim_engine_ops(e);
+	for (int32_t g = 0; g < n; g++) {
+		int sg = sim_op_first_stream(e, g);
+		if (sim_op_tag(e, g) >> 26 != TAG_ZERO_AG || sim_stream_rank(e, sg) != 0)
+			continue;
+		for (int32_t k = 0; k < n; k++) {
+			int sk = sim_op_first_stream(e, k);
+			if (sim_stream_kind(e, sk) != SIM_STREAM_COMPUTE || sim_stream_rank(e, sk) != 0)
+				continue;
+			if (sim_op_start(e, k) < sim_op_end(e, g) && sim_op_start(e, g) < sim_op_end(e, k))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* ZeRO-3 without prefetching (zero3_prefetch off: DeepSpeed of early 2021) gathers a layer's
+ * parameters once the layer before it is done: no gather runs beside the compute, and the step
+ * is longer than with the gathers one layer ahead, which do run beside it. */
+START_TEST(zero3_prefetch_off_serializes)
+{
+	hw_db *db;
+	ck_assert_int_eq(hw_open(":memory:", 0, &db, err, sizeof err), 0);
+	hw_cost *cost;
+	ck_assert_int_eq(hw_cost_new(db, "dgx-a100", &cost, err, sizeof err), 0);
+	model *m;
+	ck_assert_int_eq(model_load("gpt2-xl", &m, err, sizeof err), 0);
+	double step[2];
+	for (int pf = 0; pf < 2; pf++) {
+		sim_train_cfg cfg;
+		zero3_gpt2xl_cfg(&cfg);
+		cfg.global_batch = 32;
+		cfg.trace = true;
+		cfg.zero3_prefetch = pf == 1;
+		sim_train_result *r = run_train(m, cost, &cfg);
+		ck_assert_msg(gathers_beside_compute(r) == (pf == 1), "prefetch %d", pf);
+		step[pf] = sim_train_metrics(r)->step_time_s;
+		sim_train_result_free(r);
+	}
+	ck_assert_msg(step[0] > step[1], "without prefetch %.6f s, with %.6f s", step[0], step[1]);
+	model_free(m);
+	hw_cost_free(cost);
+	hw_close(db);
+}
+END_TEST
+
 /* The precision gradients are reduced in, by hand: the dtype rule (fp32 for bf16 under DDP or
  * ZeRO-1, as Megatron-LM forces; 16 bits under ZeRO-2/3 and FSDP, and for fp8), a framework's
  * fp32 or bf16 (torchtitan's mixed_precision_reduce float32), and --grad-reduce above both.  A
@@ -2049,6 +2101,7 @@ main(void)
 	tcase_add_test(tt, zero3_530b_fit);
 	tcase_add_test(tt, sliding_window_attention);
 	tcase_add_test(tt, zero3_gather_granularity);
+	tcase_add_test(tt, zero3_prefetch_off_serializes);
 	tcase_add_test(tt, grad_reduce_precision);
 	tcase_add_test(tt, zero3_gathers_for_the_recompute);
 	tcase_add_test(tt, zero3_one_dp_stream);

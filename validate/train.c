@@ -569,10 +569,15 @@ row_config(vrow *w, const hw_profile *fw)
 		return "the ZeRO configuration is not one the simulator models";
 	/* Narayanan 2021's ZeRO-3 baseline ran DeepSpeed as released in early 2021, whose ZeRO-3
 	 * gathered each parameter with its own dist.all_gather (partition_parameters.py
-	 * _allgather_param); the coalesced fetch came later (docs/profiles.md) */
+	 * _allgather_param; the coalesced fetch came later), and whose gathers stood on the
+	 * compute's critical path (DeepSpeed issue 1174, 0.3.16: the forward bounded by parameter
+	 * gathering, eight times ZeRO-2's; PR 1170: the prefetch overlapped the compute only in
+	 * part) (docs/profiles.md) */
 	if (c->zero >= 3 && val_has(zero, "DeepSpeed") && val_has(get(w, C_SOURCE), "Narayanan")) {
 		c->zero3_gather = HW_Z3_TENSOR;
-		pp_strlcpy(w->note, "DeepSpeed ZeRO-3 of early 2021: one all-gather per parameter tensor", sizeof w->note);
+		c->zero3_prefetch = false;
+		pp_strlcpy(w->note, "DeepSpeed ZeRO-3 of early 2021: one all-gather per parameter tensor, no prefetch",
+			   sizeof w->note);
 	}
 	/* Korthikanti 2022's Megatron-LM launched the input gradient's all-reduce before the weight
 	 * gradient and waited after it (its Table 4: "baseline backward overlaps all-reduce with
