@@ -4,11 +4,11 @@
 -- recorded fits (hardware/data/fit-*.json); docs/validation.md says how each was made.
 --
 -- Training (per framework profile) over validate/data/published-training.csv + training-2024-2025.csv:
---   generic        606 rows, MAPE 28.6% -> 10.5%
---     pytorch        566 rows, MAPE 10.3% -> 10.2%
+--   generic        606 rows, MAPE 28.1% -> 10.1%
+--     pytorch        566 rows, MAPE 9.9% -> 9.8%
 --     maxtext         40 rows, MAPE 14.2% -> 6.9%
 --       megatron       326 rows, MAPE 9.5% -> 9.3%
---       deepspeed       26 rows, MAPE 38.9% -> 18.4%
+--       deepspeed       26 rows, MAPE 29.8% -> 14.0%
 --       llm-foundry    191 rows, MAPE 6.7% -> 6.5%
 --       nemo-automodel  16 rows, MAPE 11.2% -> 10.7%
 --       torchtitan       7 rows, MAPE 27.6% -> 12.4%
@@ -19,7 +19,7 @@
 --   host_op_us     the host's time to issue one kernel (a floor on a kernel's time)
 --   comm_slowdown  compute slowdown while its collectives run beside it
 -- and the 80% intervals of 7 frameworks' predictions (err_p10, err_p90: percentiles of their
--- cross-validated errors), which held 71.0% of 611 measured values.
+-- cross-validated errors), which held 71.4% of 611 measured values.
 -- The GPUs keep their measured kernel rates (params.sql): no framework's behaviour is fitted
 -- into them.
 --
@@ -36,56 +36,56 @@
 -- band, every engine's batch and closed-loop throughput errors, at whose ends a run at a rate
 -- is simulated again), which held 81.8% of 313 measured values
 INSERT INTO param(scope, subject, key, value, origin, method, source) VALUES
-('framework', 'generic', 'attn_scale', 0.662944, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 606 rows, MAPE 28.6% -> 10.5%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'generic', 'comm_slowdown', 0.32791, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 606 rows, MAPE 28.6% -> 10.5%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'generic', 'gemm_scale', 0.816033, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 606 rows, MAPE 28.6% -> 10.5%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'generic', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 606 rows, MAPE 28.6% -> 10.5%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'pytorch', 'attn_scale', 0.660504, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 566 rows, MAPE 10.3% -> 10.2%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'pytorch', 'comm_slowdown', 0.327666, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 566 rows, MAPE 10.3% -> 10.2%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'pytorch', 'gemm_scale', 0.827594, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 566 rows, MAPE 10.3% -> 10.2%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'pytorch', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 566 rows, MAPE 10.3% -> 10.2%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'maxtext', 'attn_scale', 0.519979, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 40 rows, MAPE 14.2% -> 6.9%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'generic', 'attn_scale', 0.66254, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 606 rows, MAPE 28.1% -> 10.1%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'generic', 'comm_slowdown', 0.32791, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 606 rows, MAPE 28.1% -> 10.1%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'generic', 'gemm_scale', 0.816488, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 606 rows, MAPE 28.1% -> 10.1%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'generic', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 606 rows, MAPE 28.1% -> 10.1%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'pytorch', 'attn_scale', 0.6601, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 566 rows, MAPE 9.9% -> 9.8%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'pytorch', 'comm_slowdown', 0.327666, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 566 rows, MAPE 9.9% -> 9.8%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'pytorch', 'gemm_scale', 0.827977, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 566 rows, MAPE 9.9% -> 9.8%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'pytorch', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 566 rows, MAPE 9.9% -> 9.8%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'maxtext', 'attn_scale', 0.519529, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 40 rows, MAPE 14.2% -> 6.9%', 'validate/data/published-training.csv + training-2024-2025.csv'),
 ('framework', 'maxtext', 'comm_slowdown', 0.329681, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 40 rows, MAPE 14.2% -> 6.9%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'maxtext', 'gemm_scale', 0.704025, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 40 rows, MAPE 14.2% -> 6.9%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'maxtext', 'gemm_scale', 0.704137, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 40 rows, MAPE 14.2% -> 6.9%', 'validate/data/published-training.csv + training-2024-2025.csv'),
 ('framework', 'maxtext', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 40 rows, MAPE 14.2% -> 6.9%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'megatron', 'attn_scale', 0.590076, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 326 rows, MAPE 9.5% -> 9.3%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'megatron', 'comm_slowdown', 0.323732, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 326 rows, MAPE 9.5% -> 9.3%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'megatron', 'gemm_scale', 0.827314, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 326 rows, MAPE 9.5% -> 9.3%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'megatron', 'attn_scale', 0.592902, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 326 rows, MAPE 9.5% -> 9.3%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'megatron', 'comm_slowdown', 0.327666, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 326 rows, MAPE 9.5% -> 9.3%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'megatron', 'gemm_scale', 0.828188, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 326 rows, MAPE 9.5% -> 9.3%', 'validate/data/published-training.csv + training-2024-2025.csv'),
 ('framework', 'megatron', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 326 rows, MAPE 9.5% -> 9.3%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'deepspeed', 'attn_scale', 1.09911, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 26 rows, MAPE 38.9% -> 18.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'deepspeed', 'comm_slowdown', 0.329984, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 26 rows, MAPE 38.9% -> 18.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'deepspeed', 'gemm_scale', 0.528806, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 26 rows, MAPE 38.9% -> 18.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'deepspeed', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 26 rows, MAPE 38.9% -> 18.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'llm-foundry', 'attn_scale', 0.649592, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 191 rows, MAPE 6.7% -> 6.5%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'deepspeed', 'attn_scale', 1.09758, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 26 rows, MAPE 29.8% -> 14.0%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'deepspeed', 'comm_slowdown', 0.329957, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 26 rows, MAPE 29.8% -> 14.0%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'deepspeed', 'gemm_scale', 0.572739, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 26 rows, MAPE 29.8% -> 14.0%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'deepspeed', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 26 rows, MAPE 29.8% -> 14.0%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'llm-foundry', 'attn_scale', 0.649585, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 191 rows, MAPE 6.7% -> 6.5%', 'validate/data/published-training.csv + training-2024-2025.csv'),
 ('framework', 'llm-foundry', 'comm_slowdown', 0.329138, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 191 rows, MAPE 6.7% -> 6.5%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'llm-foundry', 'gemm_scale', 0.870837, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 191 rows, MAPE 6.7% -> 6.5%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'llm-foundry', 'gemm_scale', 0.870844, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 191 rows, MAPE 6.7% -> 6.5%', 'validate/data/published-training.csv + training-2024-2025.csv'),
 ('framework', 'llm-foundry', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 191 rows, MAPE 6.7% -> 6.5%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'nemo-automodel', 'attn_scale', 0.776116, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 16 rows, MAPE 11.2% -> 10.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'nemo-automodel', 'comm_slowdown', 0.329138, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 16 rows, MAPE 11.2% -> 10.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'nemo-automodel', 'gemm_scale', 0.870743, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 16 rows, MAPE 11.2% -> 10.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'nemo-automodel', 'attn_scale', 0.777529, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 16 rows, MAPE 11.2% -> 10.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'nemo-automodel', 'comm_slowdown', 0.32858, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 16 rows, MAPE 11.2% -> 10.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'nemo-automodel', 'gemm_scale', 0.872511, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 16 rows, MAPE 11.2% -> 10.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
 ('framework', 'nemo-automodel', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 16 rows, MAPE 11.2% -> 10.7%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'torchtitan', 'attn_scale', 0.491756, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 7 rows, MAPE 27.6% -> 12.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'torchtitan', 'attn_scale', 0.491452, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 7 rows, MAPE 27.6% -> 12.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
 ('framework', 'torchtitan', 'comm_slowdown', 0.329138, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 7 rows, MAPE 27.6% -> 12.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'torchtitan', 'gemm_scale', 0.702699, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 7 rows, MAPE 27.6% -> 12.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'torchtitan', 'gemm_scale', 0.703046, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 7 rows, MAPE 27.6% -> 12.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
 ('framework', 'torchtitan', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 7 rows, MAPE 27.6% -> 12.4%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'megatron-2021', 'attn_scale', 0.590076, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 64 rows, MAPE 6.3% -> 6.0%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'megatron-2021', 'comm_slowdown', 0.318246, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 64 rows, MAPE 6.3% -> 6.0%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'megatron-2021', 'gemm_scale', 0.850586, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 64 rows, MAPE 6.3% -> 6.0%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'megatron-2021', 'attn_scale', 0.592902, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 64 rows, MAPE 6.3% -> 6.0%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'megatron-2021', 'comm_slowdown', 0.322941, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 64 rows, MAPE 6.3% -> 6.0%', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'megatron-2021', 'gemm_scale', 0.850926, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 64 rows, MAPE 6.3% -> 6.0%', 'validate/data/published-training.csv + training-2024-2025.csv'),
 ('framework', 'megatron-2021', 'host_op_us', 3.475, 'fitted', 'paraplan validate --fit: least squares on log error (pseudo-Huber 10%) over 64 rows, MAPE 6.3% -> 6.0%', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'generic', 'err_p10', -0.115702, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 611 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'generic', 'err_p90', 0.144458, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 611 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'pytorch', 'err_p10', -0.117978, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 571 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'pytorch', 'err_p90', 0.150145, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 571 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'megatron', 'err_p10', -0.0675026, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 326 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'megatron', 'err_p90', 0.156949, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 326 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'megatron-2021', 'err_p10', -0.0823784, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 64 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'megatron-2021', 'err_p90', 0.0904822, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 64 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'deepspeed', 'err_p10', -0.413474, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 26 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'deepspeed', 'err_p90', 0.320783, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 26 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'llm-foundry', 'err_p10', -0.131892, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 191 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'llm-foundry', 'err_p90', 0.0599829, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 191 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'maxtext', 'err_p10', -0.0926715, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 40 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
-('framework', 'maxtext', 'err_p90', 0.11758, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 40 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'generic', 'err_p10', -0.114342, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 611 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'generic', 'err_p90', 0.148176, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 611 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'pytorch', 'err_p10', -0.11565, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 571 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'pytorch', 'err_p90', 0.155265, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 571 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'megatron', 'err_p10', -0.0677646, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 326 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'megatron', 'err_p90', 0.156468, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 326 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'megatron-2021', 'err_p10', -0.0822442, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 64 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'megatron-2021', 'err_p90', 0.0905345, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 64 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'deepspeed', 'err_p10', -0.391327, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 26 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'deepspeed', 'err_p90', 0.346145, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 26 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'llm-foundry', 'err_p10', -0.129905, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 191 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'llm-foundry', 'err_p90', 0.0613514, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 191 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'maxtext', 'err_p10', -0.09262, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 40 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
+('framework', 'maxtext', 'err_p90', 0.117655, 'fitted', 'paraplan validate --cross-validate: percentile of log(measured / predicted step time) over 40 cross-validated rows', 'validate/data/published-training.csv + training-2024-2025.csv'),
 ('engine', 'vllm', 'sched_us', 2466.44, 'fitted', 'paraplan validate --set serving --fit: Nelder-Mead on log error (pseudo-Huber 10%, priors) over 41 rows of vllm, MAPE 12.6% -> 12.6%', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
 ('engine', 'vllm', 'serve_gemm_scale', 1.05381, 'fitted', 'paraplan validate --set serving --fit: Nelder-Mead on log error (pseudo-Huber 10%, priors) over 41 rows of vllm, MAPE 12.6% -> 12.6%', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
 ('engine', 'vllm-v0', 'sched_us', 594.104, 'fitted', 'paraplan validate --set serving --fit: Nelder-Mead on log error (pseudo-Huber 10%, priors) over 16 rows of vllm-v0, MAPE 41.6% -> 41.7%', 'validate/data/published-serving.csv + serving-2024-2025.csv'),
