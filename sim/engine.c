@@ -1969,7 +1969,7 @@ sim_engine_bytes(const sim_engine *e)
 		   e->edgecap * sizeof(edge) + e->membcap * sizeof(emember) + e->streamcap * sizeof(estream) +
 		   e->flowcap * sizeof(eflow) + e->flcap * sizeof(int32_t) + e->fccap * sizeof(double) +
 		   e->linkcap * sizeof(elink) + (size_t)e->nranks * sizeof(erank) + e->q.nodecap * sizeof(evnode) +
-		   (e->startcap + e->endcap) * sizeof(int64_t);
+		   e->q.heapcap * sizeof(hent) + (e->startcap + e->endcap) * sizeof(int64_t);
 	for (size_t i = 0; i < e->nlinks; i++)
 		b += e->links[i].ncap * sizeof(lentry);
 	return b;

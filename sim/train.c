@@ -1147,8 +1147,8 @@ jkey(const bld *b, int type, int ch, int64_t mb)
  * journaled job's were (the same ones empty, the same ones naming one op) and the collective
  * memo still holds each flow the journaled job copied from it; else it is built as usual.
  * Stamping is for the symmetric mode and small full-mode graphs (at most JR_RANKS simulated
- * ranks a stage), without ZeRO-2/3 (whose collectives wait on layers of other jobs) and
- * without recording. */
+ * ranks a stage, and without TP: the engine journals no copy of a flow on several streams),
+ * without ZeRO-2/3 (whose collectives wait on layers of other jobs) and without recording. */
 
 enum { JR_RANKS = 8, JR_SLOTS = 6, JR_OUT = 9, JR_TRIES = 3 };
 
