@@ -1378,7 +1378,7 @@ stamp_job(bld *b, int s, const jtpl *t, int64_t mb)
 		/* each count as count_flops adds them, one by one in order: the same sum to the bit */
 		size_t nf = t->nfl[k];
 		const double *f = t->fl[k];
-		if (b->flog != NULL) {
+		if (b->flog != NULL && nf > 0) {
 			flop_log *l = &b->flog[k];
 			if (l->n + nf > l->cap && PP_GROW(l->v, l->cap, l->n + nf) != 0) {
 				b->oom = true;
