@@ -157,6 +157,15 @@ static void journal_memo(bld *b, size_t slot, int32_t like);
 static void journal_gready(bld *b, size_t at, int32_t op);
 static void journal_bad(bld *b);
 
+/* Notes op as the one after which a layer's gradients are complete on a rank (gready[at]). */
+static inline void
+note_gready(bld *b, size_t at, int32_t op)
+{
+	b->gready[at] = op;
+	if (__builtin_expect(b->jr != NULL, 0))
+		journal_gready(b, at, op);
+}
+
 static inline int32_t
 b_compute(bld *b, int stream, int64_t ps, uint32_t tag, hw_prov prov)
 {
@@ -1064,9 +1073,7 @@ layer_bwd(bld *b, int s, int64_t layer, int64_t mb)
 	int64_t li = local_index(b, s, layer);
 	int base = rank_of(b, s, 0, 0), nr = b->ninst * b->tpm;
 	for (int k = 0; k < nr; k++) {
-		b->gready[(size_t)(base + k) * b->maxlayers + li] = b->r[base + k].last;
-		if (b->jr != NULL)
-			journal_gready(b, (size_t)(base + k) * b->maxlayers + li, b->r[base + k].last);
+		note_gready(b, (size_t)(base + k) * b->maxlayers + li, b->r[base + k].last);
 		b->ready[k] = b->r[base + k].last;
 	}
 	if (b->c->zero >= 3 && b->c->dp_one_stream) {
@@ -1093,9 +1100,7 @@ layer_w(bld *b, int s, int64_t layer, int64_t mb)
 	int32_t l = b->rec ? sim_rec_concat(b->rec, klist(&lc->attn, SLOT_W), klist(&lc->mlp, SLOT_W), -1, -1) : -1;
 	for (int k = 0; k < nr; k++) {
 		int32_t op = compute(b, base + k, &w, sim_tag(TAG_W_ATTN, layer, mb), l, layer);
-		b->gready[(size_t)(base + k) * b->maxlayers + li] = op;
-		if (b->jr != NULL)
-			journal_gready(b, (size_t)(base + k) * b->maxlayers + li, op);
+		note_gready(b, (size_t)(base + k) * b->maxlayers + li, op);
 		b->ready[k] = op;
 	}
 	if (b->c->zero >= 2)
