@@ -219,7 +219,7 @@ cmd_plan_serve(int argc, char **argv)
 		OPT_STR("export", "ENGINE", &export_s,
 			"print the serve command of the cheapest deployment's replica: vllm, sglang or trtllm (TP, PP, "
 			"weight quantization, KV-cache dtype, batch limits)"),
-		OPT_STR("out", "FILE", &out_path, "with --export: write it to FILE (atomically) and print the table"),
+		OPT_OUT("out", "FILE", &out_path, "with --export: write it to FILE (atomically) and print the table"),
 		OPT_STR("scenario", "S", &scenario_s, "offline, server or interactive: an MLPerf scenario on one deployment"),
 		OPT_STR("dataset", "NAME", &dataset_s, "with --scenario: the dataset's lengths and MLPerf's limits"),
 		OPT_INT("tp", "T", &so.cfg.tp, 1, 1024, "with --scenario: tensor-parallel degree of a replica"),

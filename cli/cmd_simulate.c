@@ -493,6 +493,8 @@ opt_arrival(const cli_opt *o, const char *val, char *err, size_t errlen)
 	arrival_arg *a = o->target;
 	char e[256];
 	if (!strncmp(val, "trace:", 6)) {
+		if (val[6] == '\0')
+			return pp_err(err, errlen, PP_EUSAGE, "--arrival trace:FILE needs the trace file's path");
 		a->c->arrival = SIM_ARR_TRACE;
 		*a->trace_in = val + 6;
 		return 0;

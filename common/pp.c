@@ -66,24 +66,44 @@ pp_grow(void **pp, size_t *cap, size_t need, size_t elsz)
 	return 0;
 }
 
+static const char *kind_of(mode_t m);
+
 static int
 read_all(const char *path, size_t maxlen, bool text, char **out, size_t *len, char *err, size_t errlen)
 {
 	*out = NULL;
 	if (len)
 		*len = 0;
-	FILE *f = fopen(path, "rb");
-	if (f == NULL)
+	/* opened without blocking, so that a FIFO named here (in a plan, say) is refused below
+	 * rather than waited on for a writer */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
 		return pp_err(err, errlen, errno == ENOENT ? PP_ENOTFOUND : PP_EIO,
 			      "%s: cannot open: %s", path, strerror(errno));
 	struct stat st;
-	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-		fclose(f);
+	if (fstat(fd, &st) != 0) {
+		int e = errno;
+		close(fd);
+		return pp_err(err, errlen, PP_EIO, "%s: cannot open: %s", path, strerror(e));
+	}
+	if (S_ISDIR(st.st_mode)) {
+		close(fd);
 		return pp_err(err, errlen, PP_EINPUT, "%s: is a directory, expected a file", path);
 	}
-	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > (uint64_t)maxlen) {
-		fclose(f);
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return pp_err(err, errlen, PP_EINPUT, "%s: is %s, expected a regular file", path, kind_of(st.st_mode));
+	}
+	if ((uint64_t)st.st_size > (uint64_t)maxlen) {
+		close(fd);
 		return pp_err(err, errlen, PP_EINPUT, "%s: file is larger than %zu bytes", path, maxlen);
+	}
+	int fl = fcntl(fd, F_GETFL);
+	FILE *f = fl == -1 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == -1 ? NULL : fdopen(fd, "rb");
+	if (f == NULL) {
+		int e = errno;
+		close(fd);
+		return pp_err(err, errlen, PP_EIO, "%s: cannot open: %s", path, strerror(e));
 	}
 	size_t cap = 0, n = 0;
 	char *buf = NULL;
@@ -501,6 +521,15 @@ pp_parse_i64(const char *s, int64_t *out)
 	return 0;
 }
 
+/* Whether s (blanks skipped) starts as a hexadecimal number, which strtod reads ("0x10" as
+ * 16) and no flag or file of ours means: numbers are decimal. */
+static bool
+hex_number(const char *s)
+{
+	const char *d = *s == '+' || *s == '-' ? s + 1 : s;
+	return d[0] == '0' && (d[1] == 'x' || d[1] == 'X');
+}
+
 int
 pp_parse_double(const char *s, double *out)
 {
@@ -508,6 +537,8 @@ pp_parse_double(const char *s, double *out)
 		return PP_EUSAGE;
 	s = skip_blanks(s);
 	if (*s == '\0')
+		return PP_EUSAGE;
+	if (hex_number(s))
 		return PP_EUSAGE;
 	char *end;
 	errno = 0;
@@ -526,6 +557,8 @@ pp_parse_count(const char *s, double *out)
 	if (s == NULL)
 		return PP_EUSAGE;
 	s = skip_blanks(s);
+	if (hex_number(s))
+		return PP_EUSAGE;
 	char *end;
 	errno = 0;
 	double v = strtod(s, &end);

@@ -671,10 +671,9 @@ hf_decoder(const reader *r, const cJSON *root, const char *mt, model *m)
 	/* Sliding-window attention: every layer, or all but every n-th (layer_types, or the
 	 * patterns of the types that alternate: Gemma 2 every other layer, Gemma 3 five local to
 	 * one global, sliding_window_pattern) */
-	int64_t window = 0;
-	const cJSON *sw = hf_get(root, "sliding_window", NULL);
-	if (cJSON_IsNumber(sw) && sw->valuedouble >= 1 && sw->valuedouble <= (double)(1LL << 30))
-		window = (int64_t)sw->valuedouble;
+	int64_t window = 0; /* absent, null or 0: none */
+	if ((rc = get_int(r, root, "sliding_window", false, 0, 0, 1LL << 30, &window)) != 0)
+		return rc;
 	bool use_sw = true;
 	if ((rc = get_bool(r, root, "use_sliding_window", true, &use_sw)) != 0)
 		return rc;

@@ -18,6 +18,7 @@
 #include "planner/plan_int.h"
 
 #include <cJSON.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -856,6 +857,20 @@ torchrun_script(ex *x, const char *tt_name, const char *tt_flavor)
 	add(x, "\n");
 }
 
+/* The job name sbatch is given: the model's name with every character but letters, digits,
+ * '.', '_' and '-' made '_' (sbatch splits an #SBATCH line at blanks and reads quotes, so a
+ * model file's name could otherwise add options of its own). */
+static void
+slurm_job_name(const char *name, char *out, size_t n)
+{
+	size_t i = 0;
+	for (; name[i] != '\0' && i + 1 < n; i++) {
+		unsigned char ch = (unsigned char)name[i];
+		out[i] = isalnum(ch) || ch == '.' || ch == '_' || ch == '-' ? (char)ch : '_';
+	}
+	out[i] = '\0';
+}
+
 /* A SLURM batch script: one task per node, each running torchrun, which starts a process per
  * GPU; the c10d rendezvous on the first node of the allocation. */
 static void
@@ -870,7 +885,9 @@ slurm_script(ex *x, const char *tt_name, const char *tt_flavor)
 		 !strcmp(x->fw->name, "torchtitan") ? TITAN_AT : !strcmp(x->fw->name, "nemo") ? BRIDGE_AT
 							   : !strcmp(x->fw->name, "deepspeed") ? DEEPSPEED_AT : MEGATRON_AT);
 	add(x, "#!/bin/bash\n");
-	add(x, "#SBATCH --job-name=%s\n", model_name(x->m));
+	char job[64];
+	slurm_job_name(model_name(x->m), job, sizeof job);
+	add(x, "#SBATCH --job-name=%s\n", job);
 	add(x, "#SBATCH --nodes=%d\n", x->nodes);
 	add(x, "#SBATCH --ntasks-per-node=1\n");
 	add(x, "#SBATCH --gpus-per-node=%d\n", x->per_node);

@@ -30,6 +30,11 @@ START_TEST(parse_numbers)
 	ck_assert_rel(d, 1000.0, 1e-12);
 	ck_assert_int_ne(pp_parse_double("nan", &d), 0);
 	ck_assert_int_ne(pp_parse_double("inf", &d), 0);
+	/* decimal only: strtod's hexadecimal is refused */
+	ck_assert_int_ne(pp_parse_double("0x10", &d), 0);
+	ck_assert_int_ne(pp_parse_double(" -0X1p4", &d), 0);
+	ck_assert_int_ne(pp_parse_count("0x10", &d), 0);
+	ck_assert_int_eq(pp_parse_double("0.5", &d), 0);
 	ck_assert_int_eq(pp_parse_count("15T", &d), 0);
 	ck_assert_rel(d, 15e12, 1e-12);
 	ck_assert_int_eq(pp_parse_count("4Gi", &d), 0);
@@ -81,6 +86,14 @@ START_TEST(atomic_write)
 	ck_assert_int_eq(pp_write_file_atomic(path, "x", 1, err, sizeof err), PP_EIO);
 	ck_assert(strstr(err, "missing/out.txt") != NULL);
 	ck_assert_int_eq(pp_read_file(dir, 1024, &text, &len, err, sizeof err), PP_EINPUT);
+	/* A FIFO is refused at once (opening it to read would wait for a writer), and so is a
+	 * device. */
+	snprintf(path, sizeof path, "%s/fifo", dir);
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	ck_assert_int_eq(pp_read_file(path, 1024, &text, &len, err, sizeof err), PP_EINPUT);
+	ck_assert_msg(strstr(err, "is a FIFO, expected a regular file") != NULL, "%s", err);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(pp_read_text("/dev/null", 1024, &text, &len, err, sizeof err), PP_EINPUT);
 	test_rmdir(dir);
 }
 END_TEST

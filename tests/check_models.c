@@ -878,6 +878,13 @@ START_TEST(huggingface_refusals)
 	expect_error("{\"model_type\":\"llama\",\"hidden_size\":64,\"num_hidden_layers\":2,\"num_attention_heads\":4,"
 		     "\"intermediate_size\":256,\"vocab_size\":100,\"max_position_embeddings\":16,\"hidden_act\":\"tanh\"}",
 		     "\"hidden_act\" \"tanh\" is not supported");
+	/* a sliding window that is not a whole number of tokens from 0 (0 or null: none) */
+#define SW(v) "{\"model_type\":\"mistral\",\"hidden_size\":64,\"num_hidden_layers\":2,\"num_attention_heads\":4," \
+	      "\"intermediate_size\":256,\"vocab_size\":100,\"max_position_embeddings\":16,\"sliding_window\":" v "}"
+	expect_error(SW("-1"), "\"sliding_window\" must be between 0 and 1073741824, got -1");
+	expect_error(SW("\"4096\""), "\"sliding_window\" must be an integer, got a string");
+	expect_error(SW("40.5"), "\"sliding_window\" must be an integer, got 40.5");
+#undef SW
 	static const char mystery[] = "{\"model_type\":\"mystery\",\"hidden_size\":64,\"num_hidden_layers\":2,"
 				      "\"num_attention_heads\":4,\"intermediate_size\":256,\"vocab_size\":100,"
 				      "\"max_position_embeddings\":16,\"mlp_only_layers\":[0]}";

@@ -77,6 +77,8 @@ run_bad 1 "is a directory" model show "$BAD/model"
 run_bad 2 "cannot open" model show "$TMPD/no-such.json"
 
 # ---- request traces ------------------------------------------------------------------------------
+run_bad 2 "--arrival trace:FILE needs the trace file's path" simulate serve --model llama-3-8b --system dgx-h100 \
+	--tp 1 --rate 1 --arrival trace:
 while IFS='|' read -r file needle; do
 	[ -n "$file" ] || continue
 	run_bad 1 "$needle" simulate serve --model llama-3-8b --system dgx-h100 --tp 1 --rate 1 \
@@ -120,6 +122,12 @@ json_check "$TMPD/out" "{s['model']: s['reason'] for s in d['skipped']}['nan-val
 json_check "$TMPD/out" "{s['model']: s['reason'] for s in d['skipped']}['typo-batch'] == 'the global_batch \"128x\" is not a whole number from 1'"
 json_check "$TMPD/out" "{s['model']: s['reason'] for s in d['skipped']}['zero-tp'] == 'the tp \"0\" is not a whole number from 1'"
 json_check "$TMPD/out" "{s['model']: s['reason'] for s in d['skipped']}['odd-unit'].startswith('the unit \"parsecs\" is not one of')"
+# a measured value no run reports, an MFU above 100%, a recompute or precision the simulator does
+# not know: skipped with the reason, not scored (the MAPE once printed 305 digits) or run on a default
+for why in "tiny-value|is outside 1e-6 to 1e9" "huge-value|is outside 1e-6 to 1e9" "mfu-150|MFU is above 100%" \
+	"odd-recompute|the recompute is not one the simulator runs" "odd-precision|the precision is not one the simulator runs"; do
+	json_check "$TMPD/out" "'''${why#*|}''' in {s['model']: s['reason'] for s in d['skipped']}['${why%%|*}']"
+done
 run 0 validate --set serving --data "$BAD/validate/serving-absurd.csv" --json
 json_check "$TMPD/out" "len([s for s in d['skipped'] if s['source'] == 'x']) == 3 and all('out of range' in s['reason'] or 'from 1 to 100000' in s['reason'] for s in d['skipped'] if s['source'] == 'x')"
 # a GPU count that wraps or leaves GPUs over, a unit not the metric's, an engine setting out of

@@ -86,6 +86,17 @@ arg "#SBATCH --nodes=4" "$TMPD/gpn.sh"
 arg "#SBATCH --gpus-per-node=4" "$TMPD/gpn.sh"
 arg "torchrun --nnodes 4 --nproc-per-node 4" "$TMPD/gpn.sh"
 
+# a model file's name reaches sbatch only as letters, digits, '.', '_' and '-': a name with
+# blanks or quotes would add #SBATCH options of its own
+python3 -c "
+import json, sys
+m = json.load(open(sys.argv[1]))
+m['name'] = \"x --output=/tmp/clobbered --chdir='/tmp'\"
+json.dump(m, open(sys.argv[2], 'w'))" "$top_srcdir/models/catalog/llama-3-8b.json" "$TMPD/inj.json"
+run 0 plan train --model "$TMPD/inj.json" --system dgx-h100 --gpus 8 --global-batch 64 --export slurm
+arg "#SBATCH --job-name=x_--output__tmp_clobbered_--chdir___tmp_$" "$TMPD/out"
+[ "$(grep -c '^#SBATCH' "$TMPD/out")" = 5 ] || fail "the job name added #SBATCH lines"
+
 # a sweep exports every point: to stdout one after another, or to a file each
 run 0 plan train --model llama-3-8b --system dgx-h100 --gpus 8..32 --global-batch 256 --export slurm
 [ "$(grep -c '^#SBATCH --nodes=' "$TMPD/out")" = 3 ] || fail "a sweep of 3 counts did not export 3 scripts"
@@ -209,6 +220,12 @@ for e in vllm sglang trtllm; do
 	run 0 $S --weights fp8 --export $e --out "$TMPD/$e.sh"
 	check $e "$TMPD/$e.sh"
 done
+# --out is checked before the search: a folder is refused at once, naming the flag
+mkdir -p "$TMPD/outdir"
+# shellcheck disable=SC2086
+run 2 $S --weights fp8 --export vllm --out "$TMPD/outdir"
+expect_err "--out"
+[ ! -s "$TMPD/out" ] || fail "plan serve searched before refusing its --out: $(head -c 200 "$TMPD/out")"
 # TensorRT-LLM's chunked context as planned: off by default (whole prompts), on when asked; vLLM
 # V1 always chunks, so a plan of whole prompts is refused there
 noarg "--enable_chunked_prefill" "$TMPD/trtllm.sh"

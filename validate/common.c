@@ -49,6 +49,16 @@ val_unit_in(const char *unit, const char *list)
 	return false;
 }
 
+const char *
+val_measured_absurd(double v)
+{
+	if (!isfinite(v) || !(v > 0))
+		return "the measured value is not a positive number";
+	if (v < 1e-6 || v > 1e9)
+		return "the measured value is outside 1e-6 to 1e9 in its unit: not a number a run reports";
+	return NULL;
+}
+
 void
 val_source_key(const char *src, char *out, size_t n)
 {

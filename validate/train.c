@@ -584,7 +584,13 @@ row_config(vrow *w, const hw_profile *fw)
 	 * weight-grad GEMM"); the 2019-2021 releases megatron-2021 describes did not */
 	if (val_has(get(w, C_SOURCE), "Korthikanti"))
 		c->tp_wgrad_overlap = true;
+	/* the precision as the files write it (bf16, amp_bf16, fp8, mxfp8, fp32, "mixed fp16",
+	 * "mixed 16-bit"); one not stated is mixed 16-bit, the era's default; any other is refused,
+	 * not run as fp16 */
 	const char *prec = get(w, C_PREC);
+	if (prec[0] != '\0' && !val_has(prec, "fp8") && !val_has(prec, "bf16") && !val_has(prec, "fp32") &&
+	    !val_has(prec, "fp16") && !val_has(prec, "16-bit"))
+		return "the precision is not one the simulator runs (fp32, fp16, bf16, fp8, mxfp8)";
 	c->dtype = val_has(prec, "fp8") ? HW_FP8 : val_has(prec, "bf16") ? HW_BF16 : val_has(prec, "fp32") ? HW_FP32 : HW_FP16;
 	const char *rc = get(w, C_RECOMP);
 	if (val_has(rc, "microbatch-level"))
@@ -598,8 +604,10 @@ row_config(vrow *w, const hw_profile *fw)
 	else if (val_has(rc, "full") || val_has(rc, "checkpointing on") || (rc[0] == '\0' && megatron_era(w) &&
 										   !strcmp(hw_profile_name(fw), "megatron-2021")))
 		c->recompute = SIM_RECOMPUTE_FULL; /* Megatron-LM 2019-2020: --checkpoint-activations */
-	else
+	else if (rc[0] == '\0')
 		c->recompute = SIM_RECOMPUTE_NONE;
+	else
+		return "the recompute is not one the simulator runs (none, full, selective, per-op)";
 	/* sequence parallelism as the framework runs it, unless the row says */
 	if (val_has(rc, "sequence parallel"))
 		c->sequence_parallel = !val_has(rc, "no sequence parallel");
@@ -1057,8 +1065,13 @@ prepare_row(val_set *s, vrow *w, bool simulate, char *err, size_t errlen)
 		pp_strlcpy(w->why, "the metric is not a step time or throughput the simulator predicts", sizeof w->why);
 		return 0;
 	}
-	if (pp_parse_double(get(w, C_VALUE), &w->measured) != 0 || !(w->measured > 0) || !isfinite(w->measured)) {
-		pp_strlcpy(w->why, "the measured value is not a positive number", sizeof w->why);
+	const char *absurd = "the measured value is not a positive number";
+	if (pp_parse_double(get(w, C_VALUE), &w->measured) != 0 || (absurd = val_measured_absurd(w->measured)) != NULL) {
+		pp_strlcpy(w->why, absurd, sizeof w->why);
+		return 0;
+	}
+	if (w->mt == M_MFU_EQ7 && w->measured > 100) {
+		pp_strlcpy(w->why, "the measured MFU is above 100%", sizeof w->why);
 		return 0;
 	}
 	if (!unit_ok(w)) {

@@ -19,6 +19,11 @@ bool val_has(const char *hay, const char *needle);
  * another unit, compared as if in the metric's, would be off by its factor and scored. */
 bool val_unit_in(const char *unit, const char *list);
 
+/* Whether a measured value is one a published run could report: finite and from 1e-6 to 1e9 in
+ * its metric's unit (no metric of a run, a time in ms or s, a rate per GPU or in all, a
+ * percentage, comes near either end); NULL, or why not. */
+const char *val_measured_absurd(double v);
+
 /* The short name of a source (its first author or repository and year: up to the first comma
  * or parenthesis), and its family: the repository (owner/name) of a "github ..." source or of
  * one that starts with owner/name, the benchmark round of an MLPerf source, else the paper
