@@ -229,6 +229,11 @@ static const hw_pdef defs[HW_NPKEYS] = {
 				"a request is admitted only while the KV cache keeps room for this fraction of every "
 				"running and admitted request's remaining output up to its max_tokens (1: TensorRT-LLM's "
 				"GUARANTEED_NO_EVICT; 0: vLLM, which preempts when the cache runs out)", NULL},
+	[HW_P_EN_DECODE_GQA] = {"decode_gqa", HW_SCOPE_ENGINE, 1.0, 0.0, 1.0, "choice", NULL,
+				"the decode attention kernel reads each KV head once for the query heads that share it "
+				"(on: XQA, FlashInfer, FlashAttention); off: once per query head, as TensorRT-LLM's masked "
+				"multi-head attention did before its XQA kernel (0.8)",
+				onoff},
 	[HW_P_EN_GEMM_SCALE] = {"serve_gemm_scale", HW_SCOPE_ENGINE, 1.0, 0.3, 1.3, "fraction", NULL,
 				"the engine's GEMMs (its kernel choices and epilogues) as a fraction of the GPU's measured rate", NULL},
 	[HW_P_EN_ATTN_SCALE] = {"serve_attn_scale", HW_SCOPE_ENGINE, 1.0, 0.2, 1.5, "fraction", NULL,

@@ -312,6 +312,10 @@ sim_kernels_attn(const sim_kspec *s, double b, double sq, double sk, double dens
 		gt = 1.0;
 		dqk = (double)(t->kv_lora_rank + t->qk_rope_dim);
 		dv = (double)t->kv_lora_rank;
+	} else if (decode && s->kv_per_head) {
+		/* a kernel that gives each query head its own pass over the cache reads a KV head
+		 * once per query head that shares it */
+		gt = at;
 	}
 	if (s->flash) {
 		hw_kernel k = {.kind = HW_K_ATTN, .dtype = s->adt, .impl = s->attn, .b = b, .heads = at, .kv_heads = gt,

@@ -28,6 +28,7 @@ typedef struct sim_kspec {
 	hw_dtype adt;        /* attention: the fused kernel or the batched products */
 	double wbytes;       /* bytes per stored weight element (weight-only quantization); 0: dt's */
 	double kvbytes;      /* bytes per cached K/V element (serving); 0: adt's */
+	bool kv_per_head;    /* decode attention reads each KV head once per query head (no GQA sharing) */
 	double e;            /* bytes per activation element between kernels */
 	bool backward;       /* the backward kernels too (training) */
 	bool opsac;          /* per-op selective recomputation (SIM_RECOMPUTE_OP) into SLOT_RC */

@@ -51,6 +51,38 @@ kv_number(const char *spec, const char *key, double *out)
 	return 1;
 }
 
+/* Whether every item of spec after its colon is key=value with one of the comma-separated
+ * keys, each at most once: an item misspelt ("mx=2000") would otherwise be ignored and one
+ * given twice read at its first. */
+static int
+kv_check(const char *spec, const char *keys, char *err, size_t errlen)
+{
+	const char *p = strchr(spec, ':');
+	p = p != NULL ? p + 1 : spec + strlen(spec);
+	char seen[64] = ",";
+	for (;;) {
+		size_t n = strcspn(p, ","), kl = strcspn(p, "=,");
+		char key[32];
+		int bad = p[kl] != '=' || kl == 0 || kl >= sizeof key;
+		if (!bad) {
+			snprintf(key, sizeof key, ",%.*s,", (int)kl, p);
+			char list[96];
+			snprintf(list, sizeof list, ",%s,", keys);
+			bad = strstr(list, key) == NULL;
+			if (!bad && strstr(seen, key) != NULL)
+				return pp_err(err, errlen, PP_EUSAGE, "\"%s\": %.*s is given twice", spec, (int)kl, p);
+			if (!bad && strlen(seen) + kl + 1 < sizeof seen)
+				snprintf(seen + strlen(seen), sizeof seen - strlen(seen), "%.*s,", (int)kl, p);
+		}
+		if (bad)
+			return pp_err(err, errlen, PP_EUSAGE, "\"%s\": \"%.*s\" is not KEY=VALUE with KEY one of %s", spec,
+				      (int)n, p, keys);
+		if (p[n] == '\0')
+			return 0;
+		p += n + 1;
+	}
+}
+
 int
 sim_dist_parse(const char *s, sim_dist *out, char *err, size_t errlen)
 {
@@ -71,6 +103,8 @@ sim_dist_parse(const char *s, sim_dist *out, char *err, size_t errlen)
 		return pp_err(err, errlen, PP_EUSAGE, "\"%s\": max must be a number of at least 1", s);
 	out->max = mx;
 	if (nl == 7 && !strncmp(s, "uniform", 7)) {
+		if ((rc = kv_check(s, "min,max", err, errlen)) != 0)
+			return rc;
 		if (kv_number(s, "min", &a) != 1 || kv_number(s, "max", &b) != 1 || !(a >= 1) || !(b >= a))
 			return pp_err(err, errlen, PP_EUSAGE, "\"%s\": expected uniform:min=A,max=B with 1 <= A <= B", s);
 		out->kind = SIM_DIST_UNIFORM;
@@ -82,6 +116,8 @@ sim_dist_parse(const char *s, sim_dist *out, char *err, size_t errlen)
 	}
 	if (nl == 9 && !strncmp(s, "lognormal", 9)) {
 		double sigma;
+		if ((rc = kv_check(s, "mean,sigma,max", err, errlen)) != 0)
+			return rc;
 		if (kv_number(s, "mean", &mean) != 1 || kv_number(s, "sigma", &sigma) != 1 || !(mean >= 1) || !(sigma > 0) ||
 		    sigma > 5)
 			return pp_err(err, errlen, PP_EUSAGE,
@@ -93,6 +129,8 @@ sim_dist_parse(const char *s, sim_dist *out, char *err, size_t errlen)
 		return 0;
 	}
 	if (nl == 11 && !strncmp(s, "exponential", 11)) {
+		if ((rc = kv_check(s, "mean,max", err, errlen)) != 0)
+			return rc;
 		if (kv_number(s, "mean", &mean) != 1 || !(mean >= 1))
 			return pp_err(err, errlen, PP_EUSAGE, "\"%s\": expected exponential:mean=M with M >= 1", s);
 		out->kind = SIM_DIST_EXPONENTIAL;
@@ -101,6 +139,8 @@ sim_dist_parse(const char *s, sim_dist *out, char *err, size_t errlen)
 	}
 	if (nl == 5 && !strncmp(s, "gamma", 5)) {
 		double cv;
+		if ((rc = kv_check(s, "mean,cv,max", err, errlen)) != 0)
+			return rc;
 		if (kv_number(s, "mean", &mean) != 1 || kv_number(s, "cv", &cv) != 1 || !(mean >= 1) || !(cv > 0) || cv > 20)
 			return pp_err(err, errlen, PP_EUSAGE, "\"%s\": expected gamma:mean=M,cv=C with M >= 1 and 0 < C <= 20", s);
 		out->kind = SIM_DIST_GAMMA;
@@ -158,7 +198,7 @@ sim_arrival_parse(const char *s, sim_arrival_kind *kind, double *param, char *er
 	}
 	double v;
 	if (!strncmp(s, "gamma:", 6)) {
-		if (kv_number(s, "cv", &v) != 1 || !(v > 0) || v > 20)
+		if (kv_check(s, "cv", err, errlen) != 0 || kv_number(s, "cv", &v) != 1 || !(v > 0) || v > 20)
 			return pp_err(err, errlen, PP_EUSAGE, "--arrival gamma needs cv=C with 0 < C <= 20, got \"%s\"", s);
 		*kind = SIM_ARR_GAMMA;
 		*param = v;
@@ -342,6 +382,7 @@ engine_fill(sim_engine *e, const hw_profile *p)
 	e->fp8_scaling = (int)en_get(p, HW_P_EN_FP8_SCALING);
 	e->allreduce_us = en_get(p, HW_P_EN_ALLREDUCE_US);
 	e->kv_reserve = en_get(p, HW_P_EN_KV_RESERVE);
+	e->decode_gqa = en_get(p, HW_P_EN_DECODE_GQA) != 0;
 	e->gemm_scale = en_get(p, HW_P_EN_GEMM_SCALE);
 	e->attn_scale = en_get(p, HW_P_EN_ATTN_SCALE);
 	e->decode_scale = en_get(p, HW_P_EN_DECODE_SCALE);
@@ -713,6 +754,7 @@ icost_init(icost *ic, const model *m, const hw_cost *cost, const sim_serve_cfg *
 	/* with an fp8 KV cache, engines with fp8 attention kernels compute attention in fp8 */
 	s->adt = c->kv_dtype == HW_FP8 && c->engine.fp8_attention ? HW_FP8 : HW_BF16;
 	s->kvbytes = hw_dtype_bytes(c->kv_dtype);
+	s->kv_per_head = !c->engine.decode_gqa;
 	s->e = 2.0;
 	s->flash = true;
 	/* the engine's prefill kernels: FlashAttention-2 class or the architecture's fastest */

@@ -84,6 +84,7 @@ typedef struct sim_engine {
 	int fp8_scaling;            /* HW_EN_FP8_STATIC, _DYNAMIC or _TOKEN */
 	double allreduce_us;        /* one-shot all-reduce latency (0: NCCL's) */
 	double kv_reserve;          /* KV room admission keeps for the remaining outputs (fraction) */
+	bool decode_gqa;            /* decode attention reads a KV head once per query group, not per head */
 	double gemm_scale, attn_scale, decode_scale; /* fractions of the GPU's measured rates */
 	double iv[3][2];            /* the 80% intervals' log ratios per sim_iv_kind (NAN: none) */
 	double cap[2];              /* the capacity band's log ratios, as iv's throughput (NAN: none) */

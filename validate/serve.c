@@ -279,13 +279,34 @@ serve_system_of(const char *gpu)
 	return NULL;
 }
 
-/* The engine profile of a row's engine column: TensorRT-LLM, SGLang, vLLM (V0 below 0.7: the
- * V1 engine became the default in 0.8; no version: V1 unless dated 2023 or 2024), else none. */
-static const char *
-serve_engine_of(const char *e)
+/* The minor version of a "TensorRT-LLM v0.N" or "TensorRT-LLM 0.N" in s, or -1. */
+static long
+trtllm_minor(const char *s)
 {
-	if (val_has(e, "TensorRT"))
-		return "trtllm";
+	const char *v = strstr(s, "TensorRT-LLM ");
+	if (v == NULL)
+		return -1;
+	v += strlen("TensorRT-LLM ");
+	if (*v == 'v')
+		v++;
+	if (strncmp(v, "0.", 2) != 0 || !isdigit((unsigned char)v[2]))
+		return -1;
+	return strtol(v + 2, NULL, 10);
+}
+
+/* The engine profile of a row's engine column (its source's for TensorRT-LLM's version):
+ * TensorRT-LLM (before 0.8, without the XQA kernel: trtllm-v0), SGLang, vLLM (V0 below 0.7:
+ * the V1 engine became the default in 0.8; no version: V1 unless dated 2023 or 2024), else
+ * none. */
+static const char *
+serve_engine_of(const char *e, const char *src)
+{
+	if (val_has(e, "TensorRT")) {
+		long minor = trtllm_minor(e);
+		if (minor < 0)
+			minor = trtllm_minor(src);
+		return minor >= 0 && minor < 8 ? "trtllm-v0" : "trtllm";
+	}
 	if (val_has(e, "SGLang"))
 		return "sglang";
 	if (val_has(e, "vLLM")) {
@@ -546,7 +567,7 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 		val_family_key(src, fam, sizeof fam);
 		if (o->family != NULL && (strcmp(fam, o->family) == 0) == o->exclude)
 			continue;
-		const char *engine = o->engine != NULL ? o->engine : serve_engine_of(ecell);
+		const char *engine = o->engine != NULL ? o->engine : serve_engine_of(ecell, src);
 		if (o->only_engine != NULL && (engine == NULL || strcmp(engine, o->only_engine) != 0))
 			continue;
 		double measured = 0, in = serve_len_of(pp_csv_get(&t, r, col[7]), false),
@@ -575,8 +596,9 @@ serving_file(hw_db *db, const val_src *src_in, const serve_opts *o, cJSON *rows,
 		bool reqs = !strcmp(metric, "requests/s"), dur = val_has(metric, "benchmark duration");
 		bool ttft = val_has(metric, "TTFT"), tpot = val_has(metric, "TPOT") || val_has(metric, "ITL");
 		const char *unit = pp_csv_get(&t, r, col[11]);
-		if (pp_parse_double(pp_csv_get(&t, r, col[10]), &measured) != 0 || !(measured > 0))
-			snprintf(why, sizeof why, "the measured value is not a positive number");
+		const char *absurd = NULL;
+		if (pp_parse_double(pp_csv_get(&t, r, col[10]), &measured) != 0 || (absurd = val_measured_absurd(measured)) != NULL)
+			snprintf(why, sizeof why, "%s", absurd != NULL ? absurd : "the measured value is not a positive number");
 		else if (pp_parse_i64(pp_csv_get(&t, r, col[3]), &gpus) != 0 || gpus < 1 || gpus > 1 << 20)
 			snprintf(why, sizeof why, "the GPU count \"%.24s\" is not a whole number from 1 to 1048576",
 				 pp_csv_get(&t, r, col[3]));

@@ -88,7 +88,10 @@ INSERT INTO profile(kind, name, base, version, description, source) VALUES
   'sgl-project/sglang python/sglang/srt/server_args.py (chunked_prefill_size, cuda_graph_max_bs); LMSYS blog 2024-12-04 (SGLang v0.4 zero-overhead scheduler)'),
 ('engine', 'trtllm', 'generic', 'TensorRT-LLM 0.10-1.0',
   'TensorRT-LLM: in-flight batching of whole prompts with decode tokens (chunked context when enabled), C++ runtime, FP8 context FMHA and XQA decode kernels, static fp8 scales from ModelOpt calibration, overlap scheduler',
-  'NVIDIA/TensorRT-LLM docs (batch manager, overlap scheduler), mlcommons/inference_results_v4.1 and v5.1 closed/NVIDIA/configs');
+  'NVIDIA/TensorRT-LLM docs (batch manager, overlap scheduler), mlcommons/inference_results_v4.1 and v5.1 closed/NVIDIA/configs'),
+('engine', 'trtllm-v0', 'trtllm', 'TensorRT-LLM 0.5-0.7 (before the XQA kernel)',
+  'TensorRT-LLM before 0.8: decode attention by the masked multi-head attention kernel, one pass over the KV cache per query head (XQA, which reads a grouped KV head once, came with 0.8), no FP8 context FMHA; otherwise as trtllm',
+  'NVIDIA/TensorRT-LLM docs/source/blogs/XQA-kernel.md (2024-01-30: Llama-70B on one H200, 128/2048, 1,227 out tok/s/GPU without XQA, 2,941 with; in the v0.8 releases), docs/source/release-notes.md (0.9.0: experimental FP8 FMHA)');
 
 INSERT INTO param(scope, subject, key, value, origin, method, source) VALUES
 -- generic
@@ -135,4 +138,8 @@ INSERT INTO param(scope, subject, key, value, origin, method, source) VALUES
 ('engine', 'trtllm', 'prefill_attention', 2, 'default', 'flash3: TensorRT-LLM context FMHA and XQA generation kernels', 'TensorRT-LLM docs: attention'),
 ('engine', 'trtllm', 'fp8_attention', 1, 'default', 'use_fp8_context_fmha with an fp8 KV cache', 'mlcommons/inference_results_v5.1 closed/NVIDIA/configs (use_fp8_context_fmha)'),
 ('engine', 'trtllm', 'fp8_scaling', 0, 'default', 'static per-tensor scales from ModelOpt calibration, the cast fused into the kernel before', 'NVIDIA MLPerf documentation/calibration.md'),
-('engine', 'trtllm', 'allreduce_us', 6, 'default', 'judgement: TensorRT-LLM''s one-shot all-reduce plugin over NVLink takes a few microseconds', 'TensorRT-LLM docs: custom all-reduce');
+('engine', 'trtllm', 'allreduce_us', 6, 'default', 'judgement: TensorRT-LLM''s one-shot all-reduce plugin over NVLink takes a few microseconds', 'TensorRT-LLM docs: custom all-reduce'),
+('engine', 'trtllm', 'decode_gqa', 1, 'default', 'on: the XQA generation kernel reads each grouped KV head once for its query heads', 'NVIDIA/TensorRT-LLM docs/source/blogs/XQA-kernel.md, docs/source/advanced/gpt-attention.md (XQA optimization)'),
+-- TensorRT-LLM before 0.8
+('engine', 'trtllm-v0', 'decode_gqa', 0, 'default', 'off: the masked multi-head attention kernel of 0.5-0.7 passes over the cache once per query head; XQA came with 0.8 (2.4x the output tokens/s of Llama-70B at 128/2048 on one H200)', 'NVIDIA/TensorRT-LLM docs/source/blogs/XQA-kernel.md'),
+('engine', 'trtllm-v0', 'fp8_attention', 0, 'default', 'off: FP8 context FMHA came (experimental) with 0.9.0', 'NVIDIA/TensorRT-LLM docs/source/release-notes.md (0.9.0)');
