@@ -59,6 +59,8 @@ kv_check(const char *spec, const char *keys, char *err, size_t errlen)
 {
 	const char *p = strchr(spec, ':');
 	p = p != NULL ? p + 1 : spec + strlen(spec);
+	if (*p == '\0')
+		return 0; /* no items: the caller says which it needs */
 	char seen[64] = ",";
 	for (;;) {
 		size_t n = strcspn(p, ","), kl = strcspn(p, "=,");
@@ -315,6 +317,11 @@ sim_trace_parse(const char *text, size_t len, const char *origin, sim_request **
 		}
 		for (size_t r = 1; r < t.nrows; r++) {
 			double a, pt, ot;
+			if (t.nfields[r] > t.nfields[0]) {
+				rc = pp_err(err, errlen, PP_EINPUT, "%s:%zu: %zu fields where the header names %zu", origin,
+					    t.lines[r], t.nfields[r], t.nfields[0]);
+				break;
+			}
 			if (pp_parse_double(pp_csv_get(&t, r, ca), &a) != 0 || pp_parse_double(pp_csv_get(&t, r, cpt), &pt) != 0 ||
 			    pp_parse_double(pp_csv_get(&t, r, cot), &ot) != 0) {
 				rc = pp_err(err, errlen, PP_EINPUT, "%s:%zu: expected numbers in arrival_s, prompt_tokens, output_tokens",

@@ -95,6 +95,7 @@ infinite-arrival.csv|infinite-arrival.csv:2: expected numbers
 prompt-too-long.csv|prompt-too-long.csv:2: arrival must be from 0 to 1e9 s and prompt/output tokens integers from 1 to 10000000
 fractional-tokens.csv|fractional-tokens.csv:2:
 zero-output.csv|zero-output.csv:2:
+extra-field.csv|extra-field.csv:3: 4 fields where the header names 3
 unterminated-quote.csv|unterminated-quote.csv:2: unterminated quoted field
 bad-line.jsonl|bad-line.jsonl:3: expected a JSON object
 trailing-junk.jsonl|trailing-junk.jsonl:1:60: text after the JSON document

@@ -141,5 +141,5 @@ INSERT INTO param(scope, subject, key, value, origin, method, source) VALUES
 ('engine', 'trtllm', 'allreduce_us', 6, 'default', 'judgement: TensorRT-LLM''s one-shot all-reduce plugin over NVLink takes a few microseconds', 'TensorRT-LLM docs: custom all-reduce'),
 ('engine', 'trtllm', 'decode_gqa', 1, 'default', 'on: the XQA generation kernel reads each grouped KV head once for its query heads', 'NVIDIA/TensorRT-LLM docs/source/blogs/XQA-kernel.md, docs/source/advanced/gpt-attention.md (XQA optimization)'),
 -- TensorRT-LLM before 0.8
-('engine', 'trtllm-v0', 'decode_gqa', 0, 'default', 'off: the masked multi-head attention kernel of 0.5-0.7 passes over the cache once per query head; XQA came with 0.8 (2.4x the output tokens/s of Llama-70B at 128/2048 on one H200)', 'NVIDIA/TensorRT-LLM docs/source/blogs/XQA-kernel.md'),
+('engine', 'trtllm-v0', 'decode_gqa', 0, 'default', 'off: 0.5-0.7 decoded with masked multi-head attention, one pass over the cache per query head; XQA came with 0.8', 'NVIDIA/TensorRT-LLM docs/source/blogs/XQA-kernel.md'),
 ('engine', 'trtllm-v0', 'fp8_attention', 0, 'default', 'off: FP8 context FMHA came (experimental) with 0.9.0', 'NVIDIA/TensorRT-LLM docs/source/release-notes.md (0.9.0)');
