@@ -58,30 +58,24 @@ static int
 kv_check(const char *spec, const char *keys, char *err, size_t errlen)
 {
 	const char *p = strchr(spec, ':');
-	p = p != NULL ? p + 1 : spec + strlen(spec);
-	if (*p == '\0')
+	if (p == NULL || p[1] == '\0')
 		return 0; /* no items: the caller says which it needs */
-	char seen[64] = ",";
-	for (;;) {
+	char list[96];
+	snprintf(list, sizeof list, ",%s,", keys);
+	for (p++;; p++) {
 		size_t n = strcspn(p, ","), kl = strcspn(p, "=,");
-		char key[32];
-		int bad = p[kl] != '=' || kl == 0 || kl >= sizeof key;
-		if (!bad) {
+		char key[36]; /* ",KEY," then ",KEY=" */
+		if (kl > 0 && kl < 32)
 			snprintf(key, sizeof key, ",%.*s,", (int)kl, p);
-			char list[96];
-			snprintf(list, sizeof list, ",%s,", keys);
-			bad = strstr(list, key) == NULL;
-			if (!bad && strstr(seen, key) != NULL)
-				return pp_err(err, errlen, PP_EUSAGE, "\"%s\": %.*s is given twice", spec, (int)kl, p);
-			if (!bad && strlen(seen) + kl + 1 < sizeof seen)
-				snprintf(seen + strlen(seen), sizeof seen - strlen(seen), "%.*s,", (int)kl, p);
-		}
-		if (bad)
+		if (p[kl] != '=' || kl == 0 || kl >= 32 || strstr(list, key) == NULL)
 			return pp_err(err, errlen, PP_EUSAGE, "\"%s\": \"%.*s\" is not KEY=VALUE with KEY one of %s", spec,
 				      (int)n, p, keys);
-		if (p[n] == '\0')
+		key[kl + 1] = '=';
+		if (strstr(p + n, key) != NULL)
+			return pp_err(err, errlen, PP_EUSAGE, "\"%s\": %.*s is given twice", spec, (int)kl, p);
+		p += n;
+		if (*p == '\0')
 			return 0;
-		p += n + 1;
 	}
 }
 

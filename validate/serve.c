@@ -279,19 +279,19 @@ serve_system_of(const char *gpu)
 	return NULL;
 }
 
-/* The minor version of a "TensorRT-LLM v0.N" or "TensorRT-LLM 0.N" in s, or -1. */
+/* The minor version of "NAME 0.N" or "NAME v0.N" in s, or -1. */
 static long
-trtllm_minor(const char *s)
+version_minor(const char *s, const char *name)
 {
-	const char *v = strstr(s, "TensorRT-LLM ");
-	if (v == NULL)
-		return -1;
-	v += strlen("TensorRT-LLM ");
-	if (*v == 'v')
-		v++;
-	if (strncmp(v, "0.", 2) != 0 || !isdigit((unsigned char)v[2]))
-		return -1;
-	return strtol(v + 2, NULL, 10);
+	for (const char *v = strstr(s, name); v != NULL; v = strstr(v + 1, name)) {
+		const char *p = v + strlen(name);
+		if (*p++ != ' ')
+			continue;
+		p += *p == 'v';
+		if (p[0] == '0' && p[1] == '.' && isdigit((unsigned char)p[2]))
+			return strtol(p + 2, NULL, 10);
+	}
+	return -1;
 }
 
 /* The engine profile of a row's engine column (its source's for TensorRT-LLM's version):
@@ -302,21 +302,17 @@ static const char *
 serve_engine_of(const char *e, const char *src)
 {
 	if (val_has(e, "TensorRT")) {
-		long minor = trtllm_minor(e);
+		long minor = version_minor(e, "TensorRT-LLM");
 		if (minor < 0)
-			minor = trtllm_minor(src);
+			minor = version_minor(src, "TensorRT-LLM");
 		return minor >= 0 && minor < 8 ? "trtllm-v0" : "trtllm";
 	}
 	if (val_has(e, "SGLang"))
 		return "sglang";
 	if (val_has(e, "vLLM")) {
-		const char *v = strstr(e, " 0.");
-		if (v == NULL)
-			v = strstr(e, "v0.");
-		if (v != NULL) {
-			long minor = strtol(strchr(v, '.') + 1, NULL, 10);
+		long minor = version_minor(e, "vLLM");
+		if (minor >= 0)
 			return minor < 8 ? "vllm-v0" : "vllm";
-		}
 		/* no version, but a date before V1 (January 2025) */
 		return val_has(e, "2023") || val_has(e, "2024") ? "vllm-v0" : "vllm";
 	}
